@@ -1,0 +1,361 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { openSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { BrokerStartError } from './errors.ts';
+import { assertJava17, DEFAULT_KAFKA_VERSION, resolveBrokerJars, usesLog4j2 } from './jars.ts';
+import { freePort, isAlive, packageRoot, waitForExit } from './process.ts';
+
+/** Options of {@link startBroker}. */
+export interface StartBrokerOptions {
+  /** Apache Kafka version; defaults to `KAFKA_VERSION` or {@link DEFAULT_KAFKA_VERSION}. */
+  version?: string;
+  /** Maximum JVM heap in MiB (default 512). */
+  heapMb?: number;
+  /** How long to wait for the broker to serve requests (default 90 s). */
+  startTimeoutMs?: number;
+  /**
+   * Keep the broker running after this process exits (what `kafka-lambda broker start` does).
+   * By default the broker is tied to this process: if it exits or crashes, the broker is stopped.
+   */
+  detached?: boolean;
+}
+
+/** A running single-node KRaft broker on 127.0.0.1. */
+export interface EmbeddedBroker {
+  /** `host:port` to give Kafka clients. */
+  readonly bootstrapServers: string;
+  /** The broker JVM's process id. */
+  readonly pid: number;
+  /** Temporary folder with the broker's data and logs; removed by {@link EmbeddedBroker.stop}. */
+  readonly runDir: string;
+  /** The Apache Kafka version running. */
+  readonly version: string;
+  /** SIGTERM, SIGKILL after `timeoutMs` (default 20 s), then removes the data folder. */
+  stop(timeoutMs?: number): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+const STARTED = 'Kafka Server started';
+const FATAL = 'Exiting Kafka due to fatal exception';
+
+/**
+ * Starts a real Apache Kafka broker (single-node KRaft, combined broker and controller) on free
+ * loopback ports, in a fresh temporary folder, and resolves once it serves requests: the cluster
+ * answers metadata requests and the group coordinator answers group requests.
+ *
+ * @example
+ * ```ts
+ * await using broker = await startBroker();
+ * const kafka = new Kafka({ brokers: [broker.bootstrapServers] });
+ * ```
+ * @throws BrokerPrerequisiteError when Java 17+ or Maven is missing.
+ * @throws BrokerStartError when the broker dies or does not become ready in time (with its log tail).
+ */
+export async function startBroker(options: StartBrokerOptions = {}): Promise<EmbeddedBroker> {
+  const version = options.version ?? process.env.KAFKA_VERSION ?? DEFAULT_KAFKA_VERSION;
+  await assertJava17();
+  const libs = await resolveBrokerJars(version);
+  let lastError: unknown;
+  // Ports are chosen before the JVM binds them; another process can take one meanwhile, so retry.
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    try {
+      return await startOnce(version, libs, options);
+    } catch (error) {
+      lastError = error;
+      if (!(error instanceof BrokerStartError && /Address already in use/.test(error.logTail))) throw error;
+    }
+  }
+  throw lastError;
+}
+
+async function startOnce(
+  version: string,
+  libs: string,
+  options: StartBrokerOptions,
+): Promise<EmbeddedBroker> {
+  const [port, controllerPort] = [await freePort(), await freePort()];
+  const runDir = await mkdtemp(join(tmpdir(), 'kafka-lambda-broker-'));
+  const logsDir = join(runDir, 'logs');
+  await mkdir(logsDir);
+  const propertiesFile = join(runDir, 'server.properties');
+  await writeFile(propertiesFile, serverProperties(port, controllerPort, join(runDir, 'data')));
+
+  const tool = await runKafkaTool(
+    'kafka.tools.StorageTool',
+    ['format', '-t', clusterId(), '-c', propertiesFile],
+    {
+      version,
+      libs,
+    },
+  );
+  if (tool.code !== 0) {
+    await rm(runDir, { recursive: true, force: true });
+    throw new BrokerStartError(
+      'Formatting the broker storage failed',
+      `${tool.stdout}${tool.stderr}`.slice(-4000),
+    );
+  }
+
+  const javaArgs = [
+    `-Xms128m`,
+    `-Xmx${options.heapMb ?? 512}m`,
+    '-XX:+UseG1GC',
+    '-XX:MaxGCPauseMillis=20',
+    '-Djava.awt.headless=true',
+    `-Dkafka.logs.dir=${logsDir}`,
+    ...loggingFlags(version, 'broker'),
+    '-cp',
+    join(libs, '*'),
+    'kafka.Kafka',
+    propertiesFile,
+  ];
+  const stdoutLog = join(logsDir, 'stdout.log');
+  let jvm: { pid: number; exited: () => boolean; stop: (timeoutMs: number) => Promise<void> };
+  if (options.detached) {
+    const out = openSync(stdoutLog, 'a');
+    const child = spawn('java', javaArgs, { detached: true, stdio: ['ignore', out, out] });
+    child.unref();
+    const pid = child.pid ?? 0;
+    jvm = { pid, exited: () => !isAlive(pid), stop: (timeoutMs) => stopPid(pid, timeoutMs) };
+  } else {
+    jvm = await spawnWatched(javaArgs, stdoutLog);
+  }
+
+  const broker: EmbeddedBroker = {
+    bootstrapServers: `127.0.0.1:${port}`,
+    pid: jvm.pid,
+    runDir,
+    version,
+    async stop(timeoutMs = 20_000) {
+      await jvm.stop(timeoutMs);
+      await rm(runDir, { recursive: true, force: true });
+    },
+    [Symbol.asyncDispose]() {
+      return this.stop();
+    },
+  };
+
+  try {
+    await waitForLog(runDir, jvm.exited, options.startTimeoutMs ?? 90_000);
+    await waitUntilServing(broker.bootstrapServers, 30_000);
+  } catch (error) {
+    const tail = await brokerLogTail(runDir);
+    await broker.stop(5_000);
+    if (error instanceof BrokerStartError) throw new BrokerStartError(error.message, tail);
+    throw new BrokerStartError(`The broker did not serve requests: ${(error as Error).message}`, tail);
+  }
+  return broker;
+}
+
+/**
+ * Runs the JVM under a small shell watchdog that reads this process's end of a pipe: when this
+ * process exits for any reason (even SIGKILL), the pipe closes and the watchdog stops the JVM, so a
+ * crashed or interrupted test run leaves no orphan broker.
+ */
+async function spawnWatched(
+  javaArgs: string[],
+  stdoutLog: string,
+): Promise<{ pid: number; exited: () => boolean; stop: (timeoutMs: number) => Promise<void> }> {
+  // A background job's stdin is /dev/null in a non-interactive shell, hence the explicit fd 3.
+  const script = `
+exec 3<&0
+java "$@" </dev/null 3<&- >>"$KAFKA_LAMBDA_STDOUT" 2>&1 &
+jvm=$!
+echo "$jvm"
+{
+  read -r _ || true
+  kill -TERM "$jvm" 2>/dev/null
+  for _ in $(seq 1 "$KAFKA_LAMBDA_GRACE_TICKS"); do kill -0 "$jvm" 2>/dev/null || exit 0; sleep 0.5; done
+  kill -KILL "$jvm" 2>/dev/null
+} <&3 >/dev/null 2>&1 &
+wait "$jvm"
+`;
+  const watchdog: ChildProcess = spawn('bash', ['-c', script, 'kafka-broker', ...javaArgs], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+    env: { ...process.env, KAFKA_LAMBDA_STDOUT: stdoutLog, KAFKA_LAMBDA_GRACE_TICKS: '40' },
+  });
+  const pid = await new Promise<number>((resolve, reject) => {
+    watchdog.once('error', reject);
+    watchdog.stdout?.once('data', (chunk: Buffer) => resolve(Number.parseInt(chunk.toString(), 10)));
+  });
+  watchdog.stdout?.destroy();
+  let exited = false;
+  watchdog.once('exit', () => {
+    exited = true;
+  });
+  // The watchdog must not keep this process alive; the pipe still closes when it exits.
+  watchdog.unref();
+  (watchdog.stdin as unknown as { unref?: () => void }).unref?.();
+  return {
+    pid,
+    exited: () => exited || !isAlive(pid),
+    async stop(timeoutMs) {
+      watchdog.stdin?.end();
+      if (!(await waitForExit(pid, timeoutMs))) process.kill(pid, 'SIGKILL');
+      await waitForExit(pid, 5_000);
+    },
+  };
+}
+
+/** SIGTERM, then SIGKILL after `timeoutMs`, for a broker started by another process. */
+export async function stopPid(pid: number, timeoutMs = 20_000): Promise<void> {
+  if (!isAlive(pid)) return;
+  process.kill(pid, 'SIGTERM');
+  if (!(await waitForExit(pid, timeoutMs))) {
+    process.kill(pid, 'SIGKILL');
+    await waitForExit(pid, 5_000);
+  }
+}
+
+async function waitForLog(runDir: string, exited: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const log = await readFile(join(runDir, 'logs', 'server.log'), 'utf8').catch(() => '');
+    if (log.includes(STARTED)) return;
+    if (exited() || log.includes(FATAL))
+      throw new BrokerStartError('The broker process died during start-up', '');
+    if (Date.now() > deadline)
+      throw new BrokerStartError(`The broker did not start within ${timeoutMs} ms`, '');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/**
+ * Resolves once a broker at `bootstrapServers` answers metadata requests and its group coordinator
+ * answers; the first group request also creates `__consumer_offsets`, which would otherwise slow
+ * down the first consumer.
+ *
+ * @example
+ * ```ts
+ * await waitUntilServing('127.0.0.1:9092', 30_000);
+ * ```
+ */
+export async function waitUntilServing(bootstrapServers: string, timeoutMs: number): Promise<void> {
+  const admin = new Kafka({
+    clientId: 'kafka-lambda-broker-check',
+    brokers: bootstrapServers.split(','),
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 0 },
+  }).admin();
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  try {
+    while (Date.now() < deadline) {
+      try {
+        await admin.connect();
+        await admin.describeCluster();
+        await admin.describeGroups(['kafka-lambda-warmup']);
+        return;
+      } catch (error) {
+        lastError = error;
+        await new Promise((r) => setTimeout(r, 300));
+      }
+    }
+    throw lastError instanceof Error ? lastError : new Error('timed out');
+  } finally {
+    await admin.disconnect().catch(() => {});
+  }
+}
+
+/** The last lines of the broker's server log (where Kafka explains a failed start). */
+export async function brokerLogTail(runDir: string, lines = 40): Promise<string> {
+  const read = (name: string) => readFile(join(runDir, 'logs', name), 'utf8').catch(() => '');
+  const text = `${await read('server.log')}${await read('stdout.log')}`;
+  return text.trimEnd().split('\n').slice(-lines).join('\n');
+}
+
+/** Output of one of Kafka's own command-line tools. */
+export interface KafkaToolResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs one of Kafka's own command-line tools (e.g. `org.apache.kafka.tools.consumer.group.ConsumerGroupCommand`)
+ * from the same jars as the embedded broker: a client this project did not write, for independent checks.
+ *
+ * @example
+ * ```ts
+ * const { stdout } = await runKafkaTool('org.apache.kafka.tools.consumer.group.ConsumerGroupCommand',
+ *   ['--bootstrap-server', broker.bootstrapServers, '--describe', '--group', 'orders']);
+ * ```
+ */
+export async function runKafkaTool(
+  className: string,
+  args: string[],
+  options: { version?: string; libs?: string } = {},
+): Promise<KafkaToolResult> {
+  const version = options.version ?? process.env.KAFKA_VERSION ?? DEFAULT_KAFKA_VERSION;
+  const libs = options.libs ?? (await resolveBrokerJars(version));
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      'java',
+      [...loggingFlags(version, 'tools'), '-cp', join(libs, '*'), className, ...args],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function loggingFlags(version: string, kind: 'broker' | 'tools'): string[] {
+  const dir = join(packageRoot, 'lib', 'broker');
+  const prefix = kind === 'broker' ? '' : 'tools-';
+  return usesLog4j2(version)
+    ? [`-Dlog4j2.configurationFile=${join(dir, `${prefix}log4j2.properties`)}`]
+    : [`-Dlog4j.configuration=file:${join(dir, `${prefix}log4j.properties`)}`];
+}
+
+/** Kafka's cluster id rule: base64url of 16 random bytes, not starting with '-'. */
+function clusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
+}
+
+function serverProperties(port: number, controllerPort: number, dataDir: string): string {
+  return `process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:${controllerPort}
+listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}
+advertised.listeners=PLAINTEXT://127.0.0.1:${port}
+inter.broker.listener.name=PLAINTEXT
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=${dataDir}
+num.partitions=1
+default.replication.factor=1
+min.insync.replicas=1
+auto.create.topics.enable=true
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+group.min.session.timeout.ms=1000
+num.network.threads=2
+num.io.threads=4
+background.threads=4
+num.recovery.threads.per.data.dir=1
+log.cleaner.dedupe.buffer.size=33554432
+`;
+}

@@ -1,0 +1,25 @@
+import { Command, CommanderError } from 'commander';
+import { registerBrokerCommand } from './commands/broker.ts';
+import { registerDemoCommand } from './commands/demo.ts';
+import { silenceKafkajsTimerWarning } from './warnings.ts';
+
+silenceKafkajsTimerWarning();
+
+const program = new Command('kafka-lambda')
+  .description('Kafka-triggered AWS Lambda toolkit: test, run locally, replay')
+  .showHelpAfterError()
+  .exitOverride();
+
+registerBrokerCommand(program);
+registerDemoCommand(program);
+
+try {
+  await program.parseAsync();
+} catch (error) {
+  if (error instanceof CommanderError) {
+    process.exitCode = error.exitCode;
+  } else {
+    console.error(`kafka-lambda: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  }
+}

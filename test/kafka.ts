@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
+import { inject } from 'vitest';
+
+/** Bootstrap servers of the run's shared broker (see test/global-setup.ts). */
+export function testBrokers(): string[] {
+  return inject('kafkaBrokers').split(',');
+}
+
+/** A name no other test uses, so tests can share one broker. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+/** A kafkajs client for the shared broker, quiet unless something is wrong. */
+export function testKafka(clientId = 'kafka-lambda-test'): Kafka {
+  return new Kafka({ clientId, brokers: testBrokers(), logLevel: logLevel.ERROR });
+}
+
+/** Creates a topic and waits until every partition has a leader. */
+export async function createTopic(kafka: Kafka, topic: string, numPartitions: number): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({ topics: [{ topic, numPartitions }], waitForLeaders: true });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** One row of `kafka-consumer-groups --describe`, as Kafka's own tool prints it. */
+export interface KafkaToolOffsetRow {
+  topic: string;
+  partition: number;
+  /** null when the group has no committed offset for the partition (the tool prints `-`). */
+  currentOffset: number | null;
+  logEndOffset: number;
+}
+
+/**
+ * The group's committed offsets as Kafka's own ConsumerGroupCommand reports them: an independent
+ * check of what kafkajs (or our code) committed.
+ */
+export async function committedOffsetsByKafkaTool(group: string): Promise<KafkaToolOffsetRow[]> {
+  const { runKafkaTool } = await import('../lib/broker/broker.ts');
+  const result = await runKafkaTool('org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', [
+    '--bootstrap-server',
+    testBrokers().join(','),
+    '--describe',
+    '--offsets',
+    '--group',
+    group,
+  ]);
+  if (result.code !== 0) throw new Error(`ConsumerGroupCommand failed (${result.code}): ${result.stderr}`);
+  const rows: KafkaToolOffsetRow[] = [];
+  for (const line of result.stdout.split('\n')) {
+    const cells = line.trim().split(/\s+/);
+    // GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID
+    if (cells.length < 6 || cells[0] !== group) continue;
+    rows.push({
+      topic: cells[1]!,
+      partition: Number(cells[2]),
+      currentOffset: cells[3] === '-' ? null : Number(cells[3]),
+      logEndOffset: Number(cells[4]),
+    });
+  }
+  return rows.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+}

@@ -1,0 +1,29 @@
+import { defineConfig } from 'vitest/config';
+
+// Two projects: unit tests never wait for a broker; integration tests (*.int.test.ts) share one real
+// Apache Kafka broker that test/global-setup.ts starts once per run.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['{lib,functions,infra,test}/**/*.test.ts'],
+          exclude: ['**/*.int.test.ts', '**/node_modules/**'],
+          typecheck: { enabled: true, include: ['{lib,functions,test}/**/*.test-d.ts'] },
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['{lib,functions,infra,test}/**/*.int.test.ts'],
+          globalSetup: ['test/global-setup.ts'],
+          setupFiles: ['test/quiet-warnings.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          env: { KAFKAJS_NO_PARTITIONER_WARNING: '1' },
+        },
+      },
+    ],
+  },
+});
