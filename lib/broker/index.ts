@@ -1,0 +1,27 @@
+/**
+ * A real Apache Kafka broker for tests and local work, without Docker: jars from Maven Central,
+ * single-node KRaft on 127.0.0.1.
+ *
+ * @example
+ * ```ts
+ * import { startBroker } from 'kafka-lambda/broker';
+ * await using broker = await startBroker();
+ * ```
+ */
+export {
+  type EmbeddedBroker,
+  type KafkaToolResult,
+  runKafkaTool,
+  type StartBrokerOptions,
+  startBroker,
+  waitUntilServing,
+} from './broker.ts';
+export { BrokerPrerequisiteError, BrokerStartError } from './errors.ts';
+export { DEFAULT_KAFKA_VERSION, resolveBrokerJars } from './jars.ts';
+export {
+  type BrokerRecord,
+  type BrokerStatus,
+  backgroundBrokerStatus,
+  startBackgroundBroker,
+  stopBackgroundBroker,
+} from './state.ts';
