@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { failedOffsets, InvalidBatchResponseError } from './batch-response.ts';
+import { kafkaEvent } from './event-builder.ts';
+
+const event = kafkaEvent({
+  topic: 'order-events',
+  partitions: 2,
+  records: Array.from({ length: 6 }, (_, i) => ({ value: `v${i}` })),
+});
+const failure = (partition: unknown, offset: unknown) => ({ itemIdentifier: { partition, offset } });
+
+describe('failedOffsets', () => {
+  it.each([undefined, null, {}, { batchItemFailures: null }, { batchItemFailures: [] }])(
+    'reads %j as the whole batch succeeding',
+    (response) => {
+      expect(failedOffsets(response, event)).toEqual({});
+    },
+  );
+
+  it('groups reported offsets per partition, ascending, keeping duplicates', () => {
+    const response = {
+      batchItemFailures: [
+        failure('order-events-1', 2),
+        failure('order-events-0', 1),
+        failure('order-events-1', 1),
+        failure('order-events-1', 2),
+      ],
+    };
+    expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [1], 'order-events-1': [1, 2, 2] });
+  });
+
+  it.each([
+    ['a string', 'ok', /must be an object with batchItemFailures, got string/],
+    ['an array', [], /got an array/],
+    ['a non-array list', { batchItemFailures: {} }, /batchItemFailures must be an array, got object/],
+    [
+      'a string identifier',
+      { batchItemFailures: [{ itemIdentifier: 'order-events-0-1' }] },
+      /\[0\]\.itemIdentifier must be an object/,
+    ],
+    [
+      'a missing identifier',
+      { batchItemFailures: [{}] },
+      /\[0\]\.itemIdentifier must be an object .* got undefined/,
+    ],
+    [
+      'a string offset',
+      { batchItemFailures: [failure('order-events-0', '1')] },
+      /must be \{ partition: string, offset: number \}/,
+    ],
+    [
+      'an unknown partition',
+      { batchItemFailures: [failure('order-events-2', 0)] },
+      /order-events-2@0 is not a record of the event/,
+    ],
+    [
+      'an unknown offset',
+      { batchItemFailures: [failure('order-events-0', 3)] },
+      /order-events-0@3 is not a record of the event/,
+    ],
+  ])('rejects %s as Lambda would (whole batch retried)', (_, response, message) => {
+    expect(() => failedOffsets(response, event)).toThrow(InvalidBatchResponseError);
+    expect(() => failedOffsets(response, event)).toThrow(message);
+  });
+});

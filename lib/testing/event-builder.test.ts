@@ -1,0 +1,299 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { KafkaEventRecord } from '../kafka-event/types.ts';
+import {
+  InvalidEventInputError,
+  type KafkaRecordInput,
+  kafkaEvent,
+  type RecordPayload,
+} from './event-builder.ts';
+import { partitionForKey } from './partitioner.ts';
+import { validateKafkaEvent } from './validate-event.ts';
+
+const decode = (base64: string | null | undefined) =>
+  base64 === undefined ? undefined : base64 === null ? null : Buffer.from(base64, 'base64');
+const text = (base64: string | null | undefined) => decode(base64)?.toString('utf8');
+const allRecords = (event: { records: Record<string, KafkaEventRecord[]> }) =>
+  Object.values(event.records).flat();
+
+describe('kafkaEvent', () => {
+  it('builds an MSK event with base64 JSON values, consecutive offsets and ascending timestamps', () => {
+    const event = kafkaEvent({
+      topic: 'order-events',
+      timestamp: 1_764_400_000_000,
+      records: [{ value: { orderId: 'o-1' } }, { value: 'plain text' }],
+    });
+    expect(event).toEqual({
+      eventSource: 'aws:kafka',
+      eventSourceArn: expect.stringMatching(/^arn:aws:kafka:/),
+      bootstrapServers: expect.stringMatching(/:9098$/),
+      records: {
+        'order-events-0': [
+          {
+            topic: 'order-events',
+            partition: 0,
+            offset: 0,
+            timestamp: 1_764_400_000_000,
+            timestampType: 'CREATE_TIME',
+            value: Buffer.from('{"orderId":"o-1"}').toString('base64'),
+            headers: [],
+          },
+          {
+            topic: 'order-events',
+            partition: 0,
+            offset: 1,
+            timestamp: 1_764_400_000_001,
+            timestampType: 'CREATE_TIME',
+            value: Buffer.from('plain text').toString('base64'),
+            headers: [],
+          },
+        ],
+      },
+    });
+  });
+
+  it('keeps an absent key absent and a null key null, and encodes a null value as a tombstone', () => {
+    const event = kafkaEvent({ topic: 't', records: [{ value: 'a' }, { key: null, value: null }] });
+    const [absent, tombstone] = event.records['t-0']!;
+    expect(absent).not.toHaveProperty('key');
+    expect(tombstone).toHaveProperty('key', null);
+    expect(tombstone).toHaveProperty('value', null);
+  });
+
+  it('keeps empty keys and values distinct from null', () => {
+    const [record] = kafkaEvent({ topic: 't', records: [{ key: '', value: new Uint8Array() }] }).records[
+      't-0'
+    ]!;
+    expect(record).toMatchObject({ key: '', value: '' });
+  });
+
+  it('encodes headers as signed bytes, from pairs or a record, keeping repeated names in order', () => {
+    const bytes = Uint8Array.of(0xde, 0xad, 0x00, 0x7f, 0x80);
+    const fromPairs = kafkaEvent({
+      topic: 't',
+      records: [
+        {
+          value: 'v',
+          headers: [
+            ['retry', '1'],
+            ['bin', bytes],
+            ['retry', '2'],
+          ],
+        },
+      ],
+    });
+    const fromRecord = kafkaEvent({
+      topic: 't',
+      records: [{ value: 'v', headers: { retry: ['1', '2'], bin: bytes } }],
+    });
+    expect(fromPairs.records['t-0']![0]!.headers).toEqual([
+      { retry: [49] },
+      { bin: [-34, -83, 0, 127, -128] },
+      { retry: [50] },
+    ]);
+    expect(fromRecord.records['t-0']![0]!.headers).toEqual([
+      { retry: [49] },
+      { retry: [50] },
+      { bin: [-34, -83, 0, 127, -128] },
+    ]);
+  });
+
+  it('places keyed records as Kafka does and the others round-robin, partitions in ascending order', () => {
+    const event = kafkaEvent({
+      topic: 'orders',
+      partitions: 3,
+      records: [
+        { value: 'a' },
+        { value: 'b' },
+        { value: 'c' },
+        { value: 'd' },
+        { key: 'customer-7', value: 'e' },
+        { key: 'customer-7', value: 'f' },
+      ],
+    });
+    const keyed = partitionForKey(Buffer.from('customer-7'), 3);
+    expect(Object.keys(event.records)).toEqual(['orders-0', 'orders-1', 'orders-2']);
+    const valuesOf = (p: number) => event.records[`orders-${p}`]!.map((r) => text(r.value));
+    const expected: string[][] = [['a', 'd'], ['b'], ['c']];
+    expected[keyed]!.push('e', 'f');
+    expect([0, 1, 2].map(valuesOf)).toEqual(expected);
+    expect(event.records[`orders-${keyed}`]!.map((r) => r.offset)).toEqual(
+      Array.from({ length: expected[keyed]!.length }, (_, i) => i),
+    );
+  });
+
+  it('honours explicit partitions, offsets (gaps allowed) and startOffset, beyond 2^32', () => {
+    const big = 2 ** 40;
+    const event = kafkaEvent({
+      topic: 'payments.v2_eu-west',
+      startOffset: big,
+      records: [
+        { partition: 12, value: 'a' },
+        { partition: 12, value: 'b', offset: big + 10 },
+        { partition: 12, value: 'c' },
+        { partition: 3, value: 'd' },
+      ],
+    });
+    expect(Object.keys(event.records)).toEqual(['payments.v2_eu-west-3', 'payments.v2_eu-west-12']);
+    expect(event.records['payments.v2_eu-west-12']!.map((r) => r.offset)).toEqual([big, big + 10, big + 11]);
+    expect(event.records['payments.v2_eu-west-3']!.map((r) => r.offset)).toEqual([big]);
+  });
+
+  it('builds self-managed events in both spellings, without an eventSourceArn', () => {
+    const plain = kafkaEvent({ topic: 't', eventSource: 'SelfManagedKafka', records: [{ value: 'x' }] });
+    const prefixed = kafkaEvent({
+      topic: 't',
+      eventSource: 'aws:SelfManagedKafka',
+      records: [{ value: 'x' }],
+    });
+    expect(plain.eventSource).toBe('SelfManagedKafka');
+    expect(prefixed.eventSource).toBe('aws:SelfManagedKafka');
+    expect(plain).not.toHaveProperty('eventSourceArn');
+    expect(plain.bootstrapServers).toMatch(/:9092/);
+  });
+
+  it('passes timestamps, timestamp types and schema metadata through', () => {
+    const [record] = kafkaEvent({
+      topic: 't',
+      records: [
+        {
+          value: 'x',
+          timestamp: new Date('2026-11-29T10:00:00Z'),
+          timestampType: 'LOG_APPEND_TIME',
+          keySchemaMetadata: { dataFormat: 'JSON' },
+          valueSchemaMetadata: { dataFormat: 'AVRO', schemaId: '17' },
+        },
+      ],
+    }).records['t-0']!;
+    expect(record).toMatchObject({
+      timestamp: Date.parse('2026-11-29T10:00:00Z'),
+      timestampType: 'LOG_APPEND_TIME',
+      keySchemaMetadata: { dataFormat: 'JSON' },
+      valueSchemaMetadata: { dataFormat: 'AVRO', schemaId: '17' },
+    });
+  });
+
+  it.each([
+    [{ topic: 'bad topic', records: [] }, /topic "bad topic" is not a valid Kafka topic name/],
+    [{ topic: '..', records: [] }, /topic "\.\." is not a valid/],
+    [{ topic: 't', partitions: 0, records: [] }, /partitions must be an integer ≥ 1, got 0/],
+    [{ topic: 't', startOffset: -1, records: [] }, /startOffset must be an integer ≥ 0/],
+    [
+      { topic: 't', partitions: 2, records: [{ partition: 2, value: 'x' }] },
+      /records\[0\]\.partition is 2 but the topic has 2 partitions/,
+    ],
+    [{ topic: 't', records: [{ partition: 1.5, value: 'x' }] }, /records\[0\]\.partition must be an integer/],
+    [
+      {
+        topic: 't',
+        records: [
+          { value: 'x', offset: 5 },
+          { value: 'y', offset: 5 },
+        ],
+      },
+      /records\[1\]\.offset 5 must be above the previous offset of t-0 \(5\)/,
+    ],
+    [{ topic: 't', records: [{ value: 'x', offset: 2 ** 53 }] }, /records\[0\]\.offset must be an integer/],
+    [
+      { topic: 't', records: [{ value: 10n as unknown as RecordPayload }] },
+      /records\[0\]\.value cannot be JSON-encoded/,
+    ],
+    [
+      { topic: 't', records: [{ value: 'x', timestamp: new Date('nope') }] },
+      /records\[0\]\.timestamp must be epoch/,
+    ],
+    [
+      {
+        topic: 't',
+        eventSource: 'SelfManagedKafka' as const,
+        eventSourceArn: 'arn:aws:kafka:x',
+        records: [],
+      },
+      /eventSourceArn belongs to MSK events/,
+    ],
+  ])('rejects invalid input with a typed error naming the field (%#)', (options, message) => {
+    expect(() => kafkaEvent(options)).toThrow(InvalidEventInputError);
+    expect(() => kafkaEvent(options)).toThrow(message);
+  });
+});
+
+const payload = fc.oneof(
+  fc.string(),
+  fc.uint8Array({ maxLength: 32 }),
+  fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+  fc.integer(),
+  fc.constant(null),
+);
+const recordInput = fc.record(
+  {
+    value: payload,
+    key: payload,
+    headers: fc.array(
+      fc.tuple(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.uint8Array({ maxLength: 16 }))),
+      {
+        maxLength: 4,
+      },
+    ),
+    partition: fc.nat({ max: 7 }),
+  },
+  { requiredKeys: ['value'] },
+);
+
+function expectedBytes(input: RecordPayload): Buffer | null {
+  if (input === null) return null;
+  if (typeof input === 'string') return Buffer.from(input, 'utf8');
+  if (input instanceof Uint8Array) return Buffer.from(input);
+  return Buffer.from(JSON.stringify(input), 'utf8');
+}
+
+describe('kafkaEvent (property)', () => {
+  it('always builds a valid event whose records decode back to the inputs', () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[a-zA-Z0-9._-]{1,20}$/).filter((t) => t !== '.' && t !== '..'),
+        fc.array(recordInput, { maxLength: 30 }),
+        fc.boolean(),
+        (topic, inputs: KafkaRecordInput[], selfManaged) => {
+          const base = 1_764_400_000_000;
+          const event = kafkaEvent({
+            topic,
+            partitions: 8,
+            timestamp: base,
+            records: inputs,
+            eventSource: selfManaged ? 'SelfManagedKafka' : 'aws:kafka',
+          });
+          validateKafkaEvent(event);
+          const records = allRecords(event);
+          expect(records).toHaveLength(inputs.length);
+          const keyedPartition = new Map<string, number>();
+          for (const record of records) {
+            const input = inputs[record.timestamp - base]!;
+            expect(record.topic).toBe(topic);
+            if (input.partition !== undefined) expect(record.partition).toBe(input.partition);
+            expect(decode(record.value)).toEqual(expectedBytes(input.value));
+            if (input.key === undefined) expect(record).not.toHaveProperty('key');
+            else expect(decode(record.key)).toEqual(expectedBytes(input.key));
+            if (input.key != null && input.partition === undefined) {
+              const hex = expectedBytes(input.key)!.toString('hex');
+              expect(record.partition).toBe(keyedPartition.get(hex) ?? record.partition);
+              keyedPartition.set(hex, record.partition);
+            }
+            const headers = (record.headers ?? []).map((h) => {
+              const [name, bytes] = Object.entries(h)[0]!;
+              return [name, Buffer.from(bytes)] as const;
+            });
+            expect(headers).toEqual(
+              ((input.headers as Array<[string, string | Uint8Array]> | undefined) ?? []).map(
+                ([name, value]) => [name, expectedBytes(value)],
+              ),
+            );
+          }
+          for (const run of Object.values(event.records)) {
+            expect(run.map((r) => r.offset)).toEqual(run.map((_, i) => i));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,213 @@
+import { encodeEventRecord } from '../kafka-event/encode.ts';
+import type {
+  KafkaEventRecord,
+  KafkaSchemaMetadata,
+  MskEventSource,
+  MskKafkaEvent,
+  SelfManagedEventSource,
+  SelfManagedKafkaEvent,
+} from '../kafka-event/types.ts';
+import { partitionKey } from '../kafka-event/types.ts';
+import { partitionForKey } from './partitioner.ts';
+
+/**
+ * A record's key or value: a string (UTF-8), bytes, or anything else JSON-encoded (objects, arrays,
+ * numbers, booleans). `null` is a null key or a tombstone value.
+ */
+export type RecordPayload = string | Uint8Array | number | boolean | object | null;
+
+/** A header value: a string (UTF-8) or bytes. */
+export type HeaderValue = string | Uint8Array;
+
+/**
+ * Headers as `[name, value]` pairs (order kept, names may repeat) or as a record (an array value
+ * gives repeated headers).
+ */
+export type HeadersInput =
+  | ReadonlyArray<readonly [string, HeaderValue]>
+  | Readonly<Record<string, HeaderValue | readonly HeaderValue[]>>;
+
+/** One record of {@link kafkaEvent}; everything but `value` has a default. */
+export interface KafkaRecordInput {
+  /** `null` is a tombstone. */
+  value: RecordPayload;
+  /** Left out: the event has no `key` field; `null`: `"key": null` (Lambda sends both). */
+  key?: RecordPayload;
+  headers?: HeadersInput;
+  /** Default: by key as Kafka's default partitioner would, round-robin for records without a key. */
+  partition?: number;
+  /** Default: one after the previous record of the partition (the first gets `startOffset`). */
+  offset?: number;
+  /** Default: the event's `timestamp` plus the record's index in milliseconds. */
+  timestamp?: number | Date;
+  timestampType?: 'CREATE_TIME' | 'LOG_APPEND_TIME';
+  keySchemaMetadata?: KafkaSchemaMetadata;
+  valueSchemaMetadata?: KafkaSchemaMetadata;
+}
+
+/** Options of {@link kafkaEvent}. */
+export interface KafkaEventOptions {
+  topic: string;
+  records: readonly KafkaRecordInput[];
+  /** The topic's partition count, used to place records without an explicit `partition` (default 1). */
+  partitions?: number;
+  /** Offset of each partition's first record when the record does not set one (default 0). */
+  startOffset?: number;
+  /** Timestamp of the first record (default: now). */
+  timestamp?: number | Date;
+  /** `'aws:kafka'` (MSK, the default), `'SelfManagedKafka'` or `'aws:SelfManagedKafka'`. */
+  eventSource?: MskEventSource | SelfManagedEventSource;
+  /** MSK only (default: a sample cluster ARN). */
+  eventSourceArn?: string;
+  bootstrapServers?: string;
+}
+
+/** The input of {@link kafkaEvent} cannot make a valid event; the message names the record and field. */
+export class InvalidEventInputError extends Error {
+  override readonly name = 'InvalidEventInputError';
+}
+
+const DEFAULT_CLUSTER_ARN =
+  'arn:aws:kafka:us-east-1:123456789012:cluster/local/11111111-2222-3333-4444-555555555555-1';
+const DEFAULT_MSK_SERVERS =
+  'b-1.local.kafka.us-east-1.amazonaws.com:9098,b-2.local.kafka.us-east-1.amazonaws.com:9098';
+const DEFAULT_SELF_MANAGED_SERVERS = 'kafka-1.example.com:9092,kafka-2.example.com:9092';
+const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
+
+/**
+ * Builds a Kafka event exactly as Lambda's Kafka trigger sends it (base64 keys and values, signed-byte
+ * headers, records grouped under `"<topic>-<partition>"` in offset order), from plain values.
+ *
+ * @example
+ * ```ts
+ * const event = kafkaEvent({
+ *   topic: 'order-events',
+ *   partitions: 3,
+ *   records: [
+ *     { key: 'customer-1', value: { orderId: 'o-1', total: 20 } },
+ *     { key: 'customer-2', value: { orderId: 'o-2', total: 35 }, headers: { traceparent: '00-ab-cd-01' } },
+ *     { key: null, value: null }, // a tombstone with a null key
+ *   ],
+ * });
+ * ```
+ * @throws InvalidEventInputError for an invalid topic, partition, offset or payload.
+ */
+export function kafkaEvent(options: KafkaEventOptions & { eventSource?: MskEventSource }): MskKafkaEvent;
+export function kafkaEvent(
+  options: KafkaEventOptions & { eventSource: SelfManagedEventSource },
+): SelfManagedKafkaEvent;
+export function kafkaEvent(options: KafkaEventOptions): MskKafkaEvent | SelfManagedKafkaEvent;
+export function kafkaEvent(options: KafkaEventOptions): MskKafkaEvent | SelfManagedKafkaEvent {
+  const { topic } = options;
+  if (!TOPIC_NAME.test(topic) || topic === '.' || topic === '..') {
+    throw new InvalidEventInputError(
+      `topic ${JSON.stringify(topic)} is not a valid Kafka topic name (1–249 of a-z A-Z 0-9 . _ -)`,
+    );
+  }
+  const partitionCount = options.partitions ?? 1;
+  requireInteger('partitions', partitionCount, 1);
+  const startOffset = options.startOffset ?? 0;
+  requireInteger('startOffset', startOffset, 0);
+  const baseTimestamp = toMillis('timestamp', options.timestamp ?? Date.now());
+
+  const byPartition = new Map<number, KafkaEventRecord[]>();
+  const nextOffset = new Map<number, number>();
+  let roundRobin = 0;
+  options.records.forEach((input, index) => {
+    const at = `records[${index}]`;
+    const key = input.key === undefined ? undefined : toBytes(`${at}.key`, input.key);
+    const partition =
+      input.partition ?? (key ? partitionForKey(key, partitionCount) : roundRobin++ % partitionCount);
+    requireInteger(`${at}.partition`, partition, 0);
+    if (options.partitions !== undefined && partition >= partitionCount) {
+      throw new InvalidEventInputError(
+        `${at}.partition is ${partition} but the topic has ${partitionCount} partitions`,
+      );
+    }
+    const expected = nextOffset.get(partition) ?? startOffset;
+    const offset = input.offset ?? expected;
+    requireInteger(`${at}.offset`, offset, 0);
+    if (offset < expected) {
+      throw new InvalidEventInputError(
+        `${at}.offset ${offset} must be above the previous offset of ${partitionKey(topic, partition)} (${expected - 1}); records of a partition are in offset order`,
+      );
+    }
+    if (offset === Number.MAX_SAFE_INTEGER) {
+      throw new InvalidEventInputError(`${at}.offset ${offset} leaves no room for later records`);
+    }
+    nextOffset.set(partition, offset + 1);
+    const record = encodeEventRecord({
+      topic,
+      partition,
+      offset,
+      timestamp:
+        input.timestamp === undefined ? baseTimestamp + index : toMillis(`${at}.timestamp`, input.timestamp),
+      timestampType: input.timestampType ?? 'CREATE_TIME',
+      key,
+      value: toBytes(`${at}.value`, input.value),
+      headers: headerPairs(input.headers),
+      keySchemaMetadata: input.keySchemaMetadata,
+      valueSchemaMetadata: input.valueSchemaMetadata,
+    });
+    const run = byPartition.get(partition);
+    if (run) run.push(record);
+    else byPartition.set(partition, [record]);
+  });
+
+  const records: Record<string, KafkaEventRecord[]> = {};
+  for (const partition of [...byPartition.keys()].sort((a, b) => a - b)) {
+    records[partitionKey(topic, partition)] = byPartition.get(partition)!;
+  }
+  const eventSource = options.eventSource ?? 'aws:kafka';
+  if (eventSource === 'aws:kafka') {
+    return {
+      eventSource,
+      eventSourceArn: options.eventSourceArn ?? DEFAULT_CLUSTER_ARN,
+      bootstrapServers: options.bootstrapServers ?? DEFAULT_MSK_SERVERS,
+      records,
+    };
+  }
+  if (options.eventSourceArn !== undefined) {
+    throw new InvalidEventInputError('eventSourceArn belongs to MSK events; self-managed events have none');
+  }
+  return { eventSource, bootstrapServers: options.bootstrapServers ?? DEFAULT_SELF_MANAGED_SERVERS, records };
+}
+
+function requireInteger(field: string, value: number, min: number): void {
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new InvalidEventInputError(`${field} must be an integer ≥ ${min}, got ${value}`);
+  }
+}
+
+function toMillis(field: string, value: number | Date): number {
+  const millis = value instanceof Date ? value.getTime() : value;
+  if (!Number.isSafeInteger(millis)) {
+    throw new InvalidEventInputError(`${field} must be epoch milliseconds (an integer) or a valid Date`);
+  }
+  return millis;
+}
+
+function toBytes(field: string, payload: RecordPayload): Uint8Array | null {
+  if (payload === null) return null;
+  if (typeof payload === 'string') return Buffer.from(payload, 'utf8');
+  if (payload instanceof Uint8Array) return payload;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(payload);
+  } catch (error) {
+    throw new InvalidEventInputError(`${field} cannot be JSON-encoded: ${(error as Error).message}`);
+  }
+  if (json === undefined) throw new InvalidEventInputError(`${field} cannot be JSON-encoded`);
+  return Buffer.from(json, 'utf8');
+}
+
+function headerPairs(headers: HeadersInput | undefined): Array<readonly [string, HeaderValue]> {
+  if (headers === undefined) return [];
+  if (Array.isArray(headers)) return headers as Array<readonly [string, HeaderValue]>;
+  return Object.entries(headers as Readonly<Record<string, HeaderValue | readonly HeaderValue[]>>).flatMap(
+    ([name, value]) =>
+      typeof value === 'string' || value instanceof Uint8Array
+        ? [[name, value] as const]
+        : value.map((one) => [name, one] as const),
+  );
+}

@@ -1,0 +1,31 @@
+/**
+ * Helpers for testing Kafka-triggered handlers: build events exactly as Lambda sends them, invoke a
+ * handler with a Lambda-like context and timeout, read which offsets its response reports.
+ *
+ * @example
+ * ```ts
+ * import { failedOffsets, invokeHandler, kafkaEvent } from 'kafka-lambda/testing';
+ *
+ * const event = kafkaEvent({ topic: 'orders', records: [{ value: { id: 1 } }, { value: 'not json' }] });
+ * expect(failedOffsets(await invokeHandler(handler, event), event)).toEqual({ 'orders-0': [1] });
+ * ```
+ */
+export { createLambdaContext, type LambdaContextOptions } from '../local/context.ts';
+export { failedOffsets, InvalidBatchResponseError } from './batch-response.ts';
+export {
+  type HeadersInput,
+  type HeaderValue,
+  InvalidEventInputError,
+  type KafkaEventOptions,
+  type KafkaRecordInput,
+  kafkaEvent,
+  type RecordPayload,
+} from './event-builder.ts';
+export { HandlerTimeoutError, type InvokeOptions, invokeHandler } from './invoke-handler.ts';
+export { partitionForKey } from './partitioner.ts';
+export {
+  type EventIssue,
+  InvalidKafkaEventError,
+  type ValidateEventOptions,
+  validateKafkaEvent,
+} from './validate-event.ts';

@@ -1,0 +1,47 @@
+import type { Context } from 'aws-lambda';
+import { createLambdaContext, type LambdaContextOptions } from '../local/context.ts';
+
+/** The handler did not settle within the function's timeout; Lambda would fail the whole batch. */
+export class HandlerTimeoutError extends Error {
+  override readonly name = 'HandlerTimeoutError';
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number) {
+    // Lambda's own wording, so logs read the same locally.
+    super(`Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** Options of {@link invokeHandler}: the Lambda context's (`timeoutMs` defaults to 30 s). */
+export type InvokeOptions = LambdaContextOptions;
+
+/**
+ * Invokes a handler as Lambda would: with a fresh Lambda-like context whose
+ * `getRemainingTimeInMillis()` counts down to `timeoutMs`, failing with {@link HandlerTimeoutError}
+ * if the handler has not settled by then. Resolves to the handler's response; a handler error is
+ * rethrown as is. (A timed-out handler cannot be stopped in-process: it keeps running in the
+ * background, where Lambda would freeze it.)
+ *
+ * @example
+ * ```ts
+ * const response = await invokeHandler(handler, event, { timeoutMs: 5_000 });
+ * ```
+ * @throws HandlerTimeoutError when the handler outlives `timeoutMs`.
+ */
+export async function invokeHandler<TEvent, TResult>(
+  handler: (event: TEvent, context: Context) => TResult | Promise<TResult>,
+  event: TEvent,
+  options: InvokeOptions = {},
+): Promise<TResult> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const context = createLambdaContext({ ...options, timeoutMs });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new HandlerTimeoutError(timeoutMs)), timeoutMs);
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(() => handler(event, context)), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { kafkaEvent } from './event-builder.ts';
+import { InvalidKafkaEventError, validateKafkaEvent } from './validate-event.ts';
+
+const valid = () =>
+  structuredClone(
+    kafkaEvent({
+      topic: 'order-events',
+      partitions: 2,
+      timestamp: 1_764_400_000_000,
+      records: [
+        { value: 'a', key: 'k', headers: [['h', Uint8Array.of(0xff)]] },
+        { value: 'b', partition: 1 },
+        { value: 'c', partition: 1 },
+      ],
+    }),
+  ) as unknown as Record<string, unknown> & { records: Record<string, Array<Record<string, unknown>>> };
+
+function issuesOf(event: unknown, options?: { allowKeyMismatch?: boolean }) {
+  try {
+    validateKafkaEvent(event, options);
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidKafkaEventError);
+    return (error as InvalidKafkaEventError).issues;
+  }
+  throw new Error('expected the event to be rejected');
+}
+
+describe('validateKafkaEvent', () => {
+  it('returns a valid event unchanged', () => {
+    const event = valid();
+    expect(validateKafkaEvent(event)).toEqual(event);
+  });
+
+  it.each([
+    ['a non-object', 'nope', ''],
+    ['an unknown eventSource', { ...valid(), eventSource: 'aws:kinesis' }, 'eventSource'],
+  ])('rejects %s', (_, event, path) => {
+    expect(issuesOf(event)).toEqual([{ path, message: expect.stringMatching(/eventSource must be/) }]);
+  });
+
+  it('requires the eventSourceArn of an MSK event and refuses it on a self-managed one', () => {
+    const { eventSourceArn: _, ...withoutArn } = valid();
+    expect(issuesOf(withoutArn)).toEqual([{ path: 'eventSourceArn', message: expect.any(String) }]);
+    expect(issuesOf({ ...valid(), eventSource: 'SelfManagedKafka' })).toEqual([
+      { path: 'eventSourceArn', message: expect.any(String) },
+    ]);
+  });
+
+  it('names the path of each wrong field, all at once', () => {
+    const event = valid();
+    const [first] = event.records['order-events-0']!;
+    Object.assign(first!, {
+      partition: '0',
+      value: 'not base64!',
+      headers: [{ h: [200] }, { a: [1], b: [2] }],
+      timestmap: 1,
+    });
+    expect(issuesOf(event)).toEqual(
+      expect.arrayContaining([
+        { path: 'records["order-events-0"][0].partition', message: expect.stringMatching(/number/) },
+        { path: 'records["order-events-0"][0].value', message: 'must be base64 (with padding)' },
+        {
+          path: 'records["order-events-0"][0].headers[0].h[0]',
+          message: 'must be a signed byte (−128..127)',
+        },
+        {
+          path: 'records["order-events-0"][0].headers[1]',
+          message: 'a header must be an object with exactly one key',
+        },
+        { path: 'records["order-events-0"][0].timestmap', message: expect.any(String) },
+      ]),
+    );
+  });
+
+  it('rejects a key that differs from its records, unless told to accept it', () => {
+    const event = valid();
+    event.records['order-events-01'] = event.records['order-events-1']!;
+    delete event.records['order-events-1'];
+    expect(issuesOf(event)).toEqual([
+      {
+        path: 'records["order-events-01"]',
+        message: `key does not match its records' topic and partition ("order-events-1")`,
+      },
+    ]);
+    expect(validateKafkaEvent(event, { allowKeyMismatch: true })).toBe(event);
+  });
+
+  it('rejects offsets that do not ascend and records of another partition in an entry', () => {
+    const event = valid();
+    const run = event.records['order-events-1']!;
+    run[1]!.offset = 0;
+    event.records['order-events-0']!.push({ ...run[0]!, offset: 9 });
+    expect(issuesOf(event)).toEqual([
+      {
+        path: 'records["order-events-0"][1]',
+        message: 'is order-events-1, but the first record of this entry is order-events-0',
+      },
+      {
+        path: 'records["order-events-1"][0].offset',
+        message: '0 is not above the previous offset of order-events-1 (9)',
+      },
+      {
+        path: 'records["order-events-1"][1].offset',
+        message: '0 is not above the previous offset of order-events-1 (9)',
+      },
+    ]);
+  });
+
+  it('rejects an empty partition entry and a malformed bootstrapServers', () => {
+    const event = { ...valid(), bootstrapServers: 'b-1 b-2' };
+    event.records['order-events-0'] = [];
+    expect(issuesOf(event)).toEqual([
+      { path: 'bootstrapServers', message: 'must be a comma-separated host:port list' },
+      { path: 'records["order-events-0"]', message: 'a partition entry must hold at least one record' },
+    ]);
+  });
+
+  it('summarises the issues in the error message', () => {
+    const event = valid();
+    for (const record of event.records['order-events-1']!) record.offset = -1;
+    expect(() => validateKafkaEvent(event)).toThrow(
+      /^not a valid Kafka event: records\["order-events-1"\]\[0\]\.offset: must be ≥ 0; records\["order-events-1"\]\[1\]\.offset: must be ≥ 0$/,
+    );
+  });
+});
