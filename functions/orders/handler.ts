@@ -1,0 +1,18 @@
+import middy from '@middy/core';
+import { kafkaBatch } from '../../lib/middleware/index.ts';
+import { OrderSchema } from './order.ts';
+import { type Reservations, reservationsFromEnv } from './reservations.ts';
+
+/** Reserves stock for each order on the topic; a failed reservation is retried by Lambda, in order. */
+export function createHandler(reservations: Reservations) {
+  return middy().use(
+    kafkaBatch({
+      value: OrderSchema, // record.data is a typed Order; an invalid order is a poison record
+      onRecord: async (record, { signal }) => {
+        await reservations.reserve(record.data, { signal });
+      },
+    }),
+  );
+}
+
+export const handler = createHandler(reservationsFromEnv(process.env));

@@ -1,0 +1,28 @@
+/**
+ * Public entry of the Kafka batch middleware: `kafkaBatch()` plus the types and errors its users
+ * touch.
+ */
+
+export type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
+export {
+  KafkaBatchFailedError,
+  KafkaBatchOptionsError,
+  KafkaEventError,
+  KafkaPoisonRecordError,
+  KafkaRecordDecodeError,
+  KafkaSchemaError,
+  type RecordPosition,
+} from './errors.ts';
+export { jsonLogger, type KafkaBatchLogger, type KafkaBatchMetrics } from './log.ts';
+export { kafkaBatch } from './middleware.ts';
+export type {
+  KafkaBatchContext,
+  KafkaBatchOptions,
+  KafkaOrdering,
+  KafkaPartitionHandler,
+  KafkaPartitionOptions,
+  KafkaPoisonPolicy,
+  KafkaRecordHandler,
+  KafkaRecordOptions,
+} from './options.ts';
+export { type KafkaHeader, KafkaRecord } from './record.ts';

@@ -1,0 +1,111 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
+import { KafkaBatchOptionsError, KafkaEventError } from './errors.ts';
+import { parseKafkaEvent } from './event.ts';
+import { jsonLogger } from './log.ts';
+import type { KafkaBatchOptions, KafkaPartitionHandler, KafkaRecordHandler } from './options.ts';
+import { type BatchConfig, BatchRun } from './run.ts';
+
+const ORDERINGS = new Set(['partition', 'key', 'none']);
+
+/**
+ * Middy middleware for functions triggered by Amazon MSK or self-managed Kafka. You write the logic
+ * for one record (`onRecord`) or for one partition's run of records (`onPartition`); the middleware
+ * validates the event, runs your handler under the chosen ordering and concurrency bound, stops
+ * before the Lambda deadline, and returns Lambda's partial batch response by offset: for each
+ * partition, the failed record and every later record that did not complete.
+ *
+ * It produces the response in its `after` phase: `.use()` it last (innermost), and give `middy()` no
+ * handler. Enable `ReportBatchItemFailures` on the trigger, or Lambda ignores the response.
+ *
+ * @throws {KafkaEventError} (when invoked) if the payload is not a Kafka event or a record lacks
+ * topic, partition or offset: Lambda then retries the batch.
+ * @example
+ * ```ts
+ * import middy from '@middy/core';
+ * import * as v from 'valibot';
+ *
+ * export const handler = middy().use(
+ *   kafkaBatch({
+ *     value: v.object({ id: v.string(), total: v.number() }),
+ *     onRecord: async (record, { signal }) => {
+ *       await billing.charge(record.data.id, record.data.total, { signal });
+ *     },
+ *   }),
+ * );
+ * ```
+ */
+export function kafkaBatch<TValue = unknown, TKey = string | null>(
+  options: KafkaBatchOptions<TValue, TKey>,
+): MiddlewareObj<KafkaEvent, KafkaBatchResponse, Error, Context> {
+  const config = configure(options as KafkaBatchOptions<unknown, unknown>);
+  return {
+    name: 'kafkaBatch',
+    after: async (request) => {
+      if (request.response != null)
+        throw new KafkaBatchOptionsError(
+          'The Middy handler returned a value, but kafkaBatch produces the response: use middy() without a handler',
+        );
+      let event: ReturnType<typeof parseKafkaEvent>;
+      try {
+        event = parseKafkaEvent(request.event);
+      } catch (error) {
+        if (error instanceof KafkaEventError)
+          config.logger.error('Invalid Kafka event', { errorName: error.name, errorMessage: error.message });
+        throw error;
+      }
+      const run = new BatchRun(config, event, request.context);
+      await run.execute();
+      request.response = run.finish();
+    },
+  };
+}
+
+function configure(options: KafkaBatchOptions<unknown, unknown>): BatchConfig {
+  if (typeof options !== 'object' || options === null)
+    throw new KafkaBatchOptionsError('kafkaBatch needs an options object');
+  const onRecord: unknown = options.onRecord;
+  const onPartition: unknown = options.onPartition;
+  if ((typeof onRecord === 'function') === (typeof onPartition === 'function'))
+    throw new KafkaBatchOptionsError('kafkaBatch needs exactly one of onRecord and onPartition (a function)');
+  const ordering = options.ordering ?? 'partition';
+  if (!ORDERINGS.has(ordering))
+    throw new KafkaBatchOptionsError(
+      `ordering must be 'partition', 'key' or 'none', not ${String(ordering)}`,
+    );
+  if (onPartition !== undefined && ordering !== 'partition')
+    throw new KafkaBatchOptionsError("onPartition runs whole partitions: ordering must be 'partition'");
+  const concurrency = options.concurrency ?? 16;
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1)
+    throw new KafkaBatchOptionsError(`concurrency must be a positive integer, not ${concurrency}`);
+  const timeoutReserveMs = options.timeoutReserveMs ?? 1000;
+  if (typeof timeoutReserveMs !== 'number' || !(timeoutReserveMs >= 0) || !Number.isFinite(timeoutReserveMs))
+    throw new KafkaBatchOptionsError(
+      `timeoutReserveMs must be a non-negative number, not ${timeoutReserveMs}`,
+    );
+  const onPoison = options.onPoison ?? 'report';
+  if (onPoison !== 'report' && onPoison !== 'skip' && typeof onPoison !== 'function')
+    throw new KafkaBatchOptionsError("onPoison must be 'report', 'skip' or a function");
+  for (const field of ['key', 'value'] as const) {
+    const schema: unknown = options[field];
+    if (
+      schema !== undefined &&
+      typeof (schema as { '~standard'?: { validate?: unknown } })['~standard']?.validate !== 'function'
+    )
+      throw new KafkaBatchOptionsError(`${field} must be a Standard Schema (zod, valibot, arktype…)`);
+  }
+  return {
+    ordering,
+    concurrency,
+    onRecord: onRecord as KafkaRecordHandler<unknown, unknown> | undefined,
+    onPartition: onPartition as KafkaPartitionHandler<unknown, unknown> | undefined,
+    valueSchema: options.value,
+    keySchema: options.key,
+    onPoison,
+    timeoutReserveMs,
+    throwOnBatchFailure: options.throwOnBatchFailure ?? false,
+    logger: options.logger ?? jsonLogger,
+    metrics: options.metrics,
+  };
+}

@@ -1,0 +1,142 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { Context } from 'aws-lambda';
+import type { KafkaPoisonRecordError } from './errors.ts';
+import type { KafkaBatchLogger, KafkaBatchMetrics } from './log.ts';
+import type { KafkaRecord } from './record.ts';
+
+/**
+ * How records may run in parallel:
+ * - `'partition'` (default): one record at a time per partition, in offset order; partitions in parallel.
+ * - `'key'`: records with the same key in offset order, different keys in parallel (records without
+ *   a key are independent of each other).
+ * - `'none'`: any record may run alongside any other.
+ *
+ * @example
+ * ```ts
+ * kafkaBatch({ ordering: 'key', concurrency: 50, onRecord });
+ * ```
+ */
+export type KafkaOrdering = 'partition' | 'key' | 'none';
+
+/**
+ * What a handler gets besides its record(s): an `AbortSignal` that fires at the invocation's deadline
+ * (pass it to fetch and AWS SDK calls), and the Lambda context. One object per invocation.
+ *
+ * @example
+ * ```ts
+ * onRecord: (record, { signal }) => fetch(url, { method: 'POST', body: record.text(), signal }),
+ * ```
+ */
+export interface KafkaBatchContext {
+  readonly signal: AbortSignal;
+  readonly context: Context;
+}
+
+/**
+ * Processes one record. Returning (or resolving) means success; throwing (or rejecting) means the
+ * record failed: it and the records that depend on it (see {@link KafkaOrdering}) are reported.
+ *
+ * @example
+ * ```ts
+ * const onRecord: KafkaRecordHandler<Order> = async (record, { signal }) => {
+ *   await payments.charge(record.data, { signal });
+ * };
+ * ```
+ */
+export type KafkaRecordHandler<TValue = unknown, TKey = string | null> = (
+  record: KafkaRecord<TValue, TKey>,
+  batch: KafkaBatchContext,
+) => unknown;
+
+/**
+ * Processes one partition's run of records at once (bulk writes), in offset order. Contract:
+ * - return nothing: every record of the run succeeded;
+ * - return the records that failed (e.g. a bulk API's rejected items): the middleware reports the
+ *   first of them **and every later record of the run** (the partition resumes from there);
+ * - throw: the whole run failed and is reported.
+ *
+ * @example
+ * ```ts
+ * const onPartition: KafkaPartitionHandler<Order> = async (records, { signal }) => {
+ *   const rejected = await warehouse.bulkInsert(records.map((r) => r.data), { signal });
+ *   return rejected.map((index) => records[index]!);
+ * };
+ * ```
+ */
+export type KafkaPartitionHandler<TValue = unknown, TKey = string | null> = (
+  records: readonly KafkaRecord<TValue, TKey>[],
+  batch: KafkaBatchContext,
+) =>
+  | undefined
+  | Iterable<KafkaRecord<TValue, TKey>>
+  | PromiseLike<undefined | Iterable<KafkaRecord<TValue, TKey>>>;
+
+/**
+ * What to do with a poison record (its key, value or headers cannot be decoded or fail the schema):
+ * - `'report'` (default): report it like a failure; Lambda retries it (until it ages out of the topic);
+ * - `'skip'`: count and log it, then treat it as done (it is not retried);
+ * - a function: hand it over (e.g. to your own dead-letter topic or queue), then treat it as done; if
+ *   the function throws, the record is reported instead.
+ *
+ * @example
+ * ```ts
+ * onPoison: async (record, error) => sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: JSON.stringify({ record: record.raw, error: error.message }) })),
+ * ```
+ */
+export type KafkaPoisonPolicy =
+  | 'report'
+  | 'skip'
+  | ((
+      record: KafkaRecord<unknown, unknown>,
+      error: KafkaPoisonRecordError,
+      batch: KafkaBatchContext,
+    ) => unknown);
+
+interface KafkaBatchCommonOptions<TValue, TKey> {
+  /** Standard Schema (zod, valibot, arktype…) for the value, given `record.json()`; typed as `record.data`. */
+  value?: StandardSchemaV1<unknown, TValue>;
+  /** Standard Schema for the key, given the key as UTF-8 text (`null` if none); typed as `record.keyData`. */
+  key?: StandardSchemaV1<unknown, TKey>;
+  /** At most this many records (or partition runs) in flight at once. Default 16. */
+  concurrency?: number;
+  /** Default `'report'`. */
+  onPoison?: KafkaPoisonPolicy;
+  /**
+   * Stop starting records, abort the signal and return when this much of the invocation's time is left
+   * (from `context.getRemainingTimeInMillis()`); whatever did not complete is reported. Default 1000 ms.
+   */
+  timeoutReserveMs?: number;
+  /** Throw {@link KafkaBatchFailedError} instead of returning when no record succeeded. Default false. */
+  throwOnBatchFailure?: boolean;
+  /** Default: {@link jsonLogger}. */
+  logger?: KafkaBatchLogger;
+  /** A Powertools `Metrics` instance (or anything with `addMetric`). */
+  metrics?: KafkaBatchMetrics;
+}
+
+/** Options of {@link kafkaBatch} with a per-record handler. */
+export interface KafkaRecordOptions<TValue, TKey> extends KafkaBatchCommonOptions<TValue, TKey> {
+  /** Default `'partition'`. */
+  ordering?: KafkaOrdering;
+  onRecord: KafkaRecordHandler<TValue, TKey>;
+  onPartition?: never;
+}
+
+/** Options of {@link kafkaBatch} with a per-partition-run handler (partitions in parallel). */
+export interface KafkaPartitionOptions<TValue, TKey> extends KafkaBatchCommonOptions<TValue, TKey> {
+  ordering?: 'partition';
+  onPartition: KafkaPartitionHandler<TValue, TKey>;
+  onRecord?: never;
+}
+
+/**
+ * Options of {@link kafkaBatch}: exactly one of `onRecord` and `onPartition`, plus the common options.
+ *
+ * @example
+ * ```ts
+ * const options: KafkaBatchOptions<Order> = { value: OrderSchema, onRecord: (record) => ship(record.data) };
+ * ```
+ */
+export type KafkaBatchOptions<TValue = unknown, TKey = string | null> =
+  | KafkaRecordOptions<TValue, TKey>
+  | KafkaPartitionOptions<TValue, TKey>;

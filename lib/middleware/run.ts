@@ -1,0 +1,499 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { Context } from 'aws-lambda';
+import type { KafkaBatchItemFailure, KafkaBatchResponse } from '../kafka-event/types.ts';
+import { KafkaBatchFailedError, KafkaPoisonRecordError, KafkaSchemaError } from './errors.ts';
+import type { ParsedKafkaEvent } from './event.ts';
+import type { KafkaBatchLogger, KafkaBatchMetrics } from './log.ts';
+import type {
+  KafkaBatchContext,
+  KafkaOrdering,
+  KafkaPartitionHandler,
+  KafkaPoisonPolicy,
+  KafkaRecordHandler,
+} from './options.ts';
+import { type KafkaRecord, KEY_DATA, VALUE_DATA } from './record.ts';
+
+/** The options after validation and defaults: what one invocation runs with. */
+export interface BatchConfig {
+  ordering: KafkaOrdering;
+  concurrency: number;
+  onRecord: KafkaRecordHandler<unknown, unknown> | undefined;
+  onPartition: KafkaPartitionHandler<unknown, unknown> | undefined;
+  valueSchema: StandardSchemaV1 | undefined;
+  keySchema: StandardSchemaV1 | undefined;
+  onPoison: KafkaPoisonPolicy;
+  timeoutReserveMs: number;
+  throwOnBatchFailure: boolean;
+  logger: KafkaBatchLogger;
+  metrics: KafkaBatchMetrics | undefined;
+}
+
+// Record states. Anything but OK and SKIPPED is reported in the response.
+const NOT_STARTED = 0;
+const RUNNING = 1;
+const OK = 2;
+const FAILED = 3;
+const SKIPPED = 4;
+type Outcome = typeof OK | typeof FAILED | typeof SKIPPED;
+
+type Record_ = KafkaRecord<unknown, unknown>;
+
+interface Partition {
+  id: string;
+  records: Record_[];
+  status: Uint8Array;
+  failed: boolean;
+}
+
+/** Records that must run one after another: a partition, or one key of a partition. */
+interface Lane {
+  partition: Partition;
+  /** Positions in `partition.records`; `undefined` = all of them. */
+  positions: number[] | undefined;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+/**
+ * One invocation's batch: schedules records under the ordering and concurrency bound, watches the
+ * deadline, and turns the records' states into Lambda's partial batch response. Written without
+ * per-record closures: the sync path of a record costs no promise at all.
+ */
+export class BatchRun {
+  readonly #config: BatchConfig;
+  readonly #partitions: Partition[];
+  readonly #recordCount: number;
+  readonly #oldestTimestamp: number;
+  readonly #startedAt = Date.now();
+  readonly #deadline: number;
+  readonly #abort = new AbortController();
+  readonly #batch: KafkaBatchContext;
+  #lanes: Lane[] = [];
+  #nextLane = 0;
+  // Cursor of 'none' ordering: partition index and record position.
+  #nextPartition = 0;
+  #nextPosition = 0;
+  #stopped = false;
+  #timedOut = false;
+  #onExpire: (() => void) | undefined;
+
+  constructor(config: BatchConfig, event: ParsedKafkaEvent, context: Context) {
+    this.#config = config;
+    this.#recordCount = event.recordCount;
+    this.#oldestTimestamp = event.oldestTimestamp;
+    this.#partitions = event.partitions.map((p) => ({
+      id: p.id,
+      records: p.records,
+      status: new Uint8Array(p.records.length),
+      failed: false,
+    }));
+    const remaining =
+      typeof context?.getRemainingTimeInMillis === 'function'
+        ? context.getRemainingTimeInMillis()
+        : Number.NaN;
+    this.#deadline =
+      Number.isFinite(remaining) && remaining > 0
+        ? this.#startedAt + remaining - config.timeoutReserveMs
+        : Number.POSITIVE_INFINITY;
+    this.#batch = { signal: this.#abort.signal, context };
+  }
+
+  /** Runs the batch until every record settled or the deadline passed. Never rejects for a record. */
+  async execute(): Promise<void> {
+    if (this.#deadline <= Date.now()) {
+      this.#expire();
+      return;
+    }
+    const config = this.#config;
+    let laneCount: number;
+    if (config.onPartition !== undefined || config.ordering === 'partition') {
+      this.#lanes = this.#partitions.map((partition) => ({ partition, positions: undefined }));
+      laneCount = this.#lanes.length;
+    } else if (config.ordering === 'key') {
+      this.#lanes = keyLanes(this.#partitions);
+      laneCount = this.#lanes.length;
+    } else laneCount = this.#recordCount;
+    const workers: Promise<void>[] = [];
+    const count = Math.min(config.concurrency, laneCount);
+    for (let i = 0; i < count && !this.#stopped; i++) {
+      workers.push(
+        config.onPartition !== undefined
+          ? this.#workRuns(config.onPartition)
+          : config.ordering === 'none'
+            ? this.#workUnordered()
+            : this.#workLanes(),
+      );
+    }
+    const all = Promise.all(workers);
+    if (this.#deadline === Number.POSITIVE_INFINITY || this.#stopped) {
+      await all;
+      return;
+    }
+    const expired = new Promise<void>((resolve) => {
+      this.#onExpire = resolve;
+    });
+    const timer = setTimeout(() => this.#expire(), Math.max(0, this.#deadline - Date.now()));
+    try {
+      await Promise.race([all, expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Builds the response, logs the summary line and adds the metrics. */
+  finish(): KafkaBatchResponse {
+    // Late settlements (after the deadline) must not change what was reported.
+    this.#stopped = true;
+    const batchItemFailures: KafkaBatchItemFailure[] = [];
+    let processed = 0;
+    let failed = 0;
+    let skipped = 0;
+    for (const { id, records, status } of this.#partitions) {
+      let lastReported = -1;
+      for (let i = 0; i < records.length; i++) {
+        const state = status[i];
+        if (state === OK) processed++;
+        else if (state === SKIPPED) skipped++;
+        else {
+          if (state === FAILED) failed++;
+          const offset = records[i]!.offset;
+          // A hand-written event may repeat an offset; Lambda must see each identifier once.
+          if (offset !== lastReported) {
+            batchItemFailures.push({ itemIdentifier: { partition: id, offset } });
+            lastReported = offset;
+          }
+        }
+      }
+    }
+    const now = Date.now();
+    const oldest = this.#oldestTimestamp;
+    const summary = {
+      records: this.#recordCount,
+      processed,
+      failed,
+      skipped,
+      reported: batchItemFailures.length,
+      partitions: this.#partitions.length,
+      oldestRecordAgeMs: Number.isNaN(oldest) ? null : now - oldest,
+      durationMs: now - this.#startedAt,
+      timedOut: this.#timedOut,
+      ordering: this.#config.onPartition ? 'partition-run' : this.#config.ordering,
+    };
+    const { logger, metrics } = this.#config;
+    logger.info('Kafka batch processed', summary);
+    if (metrics !== undefined) {
+      metrics.addMetric('KafkaRecords', 'Count', summary.records);
+      metrics.addMetric('KafkaRecordsProcessed', 'Count', processed);
+      metrics.addMetric('KafkaRecordsFailed', 'Count', failed);
+      metrics.addMetric('KafkaRecordsSkipped', 'Count', skipped);
+      metrics.addMetric('KafkaRecordsReported', 'Count', summary.reported);
+      if (summary.oldestRecordAgeMs !== null)
+        metrics.addMetric('KafkaOldestRecordAge', 'Milliseconds', summary.oldestRecordAgeMs);
+      metrics.addMetric('KafkaBatchDuration', 'Milliseconds', summary.durationMs);
+    }
+    if (this.#config.throwOnBatchFailure && this.#recordCount > 0 && processed + skipped === 0)
+      throw new KafkaBatchFailedError(this.#recordCount);
+    return { batchItemFailures };
+  }
+
+  #expire(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#timedOut = true;
+    this.#abort.abort(new DOMException('The Lambda invocation is about to time out', 'TimeoutError'));
+    this.#onExpire?.();
+  }
+
+  /** True (and expires the run) once the deadline has passed: checked before each start. */
+  #pastDeadline(): boolean {
+    if (this.#deadline !== Number.POSITIVE_INFINITY && Date.now() >= this.#deadline) this.#expire();
+    return this.#stopped;
+  }
+
+  async #workLanes(): Promise<void> {
+    const onRecord = this.#config.onRecord!;
+    for (;;) {
+      const lane = this.#lanes[this.#nextLane++];
+      if (lane === undefined) return;
+      const { partition, positions } = lane;
+      const { records, status } = partition;
+      const length = positions === undefined ? records.length : positions.length;
+      for (let j = 0; j < length; j++) {
+        if (this.#pastDeadline()) return;
+        const i = positions === undefined ? j : positions[j]!;
+        status[i] = RUNNING;
+        let outcome = this.#start(records[i]!, onRecord);
+        if (typeof outcome !== 'number') {
+          outcome = await outcome;
+          if (this.#stopped) return;
+        }
+        status[i] = outcome;
+        if (outcome === FAILED) break;
+      }
+    }
+  }
+
+  async #workUnordered(): Promise<void> {
+    const onRecord = this.#config.onRecord!;
+    const partitions = this.#partitions;
+    for (;;) {
+      let partition = partitions[this.#nextPartition];
+      while (partition !== undefined && this.#nextPosition >= partition.records.length) {
+        partition = partitions[++this.#nextPartition];
+        this.#nextPosition = 0;
+      }
+      if (partition === undefined) return;
+      const i = this.#nextPosition++;
+      // A failed record stops its partition: later records come back anyway if Lambda resumes
+      // from the lowest reported offset, so running them now would only duplicate side effects.
+      if (partition.failed) continue;
+      if (this.#pastDeadline()) return;
+      partition.status[i] = RUNNING;
+      let outcome = this.#start(partition.records[i]!, onRecord);
+      if (typeof outcome !== 'number') {
+        outcome = await outcome;
+        if (this.#stopped) return;
+      }
+      partition.status[i] = outcome;
+      if (outcome === FAILED) partition.failed = true;
+    }
+  }
+
+  async #workRuns(onPartition: KafkaPartitionHandler<unknown, unknown>): Promise<void> {
+    for (;;) {
+      const lane = this.#lanes[this.#nextLane++];
+      if (lane === undefined) return;
+      if (this.#pastDeadline()) return;
+      const { records, status } = lane.partition;
+      const run: Record_[] = [];
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i]!;
+        status[i] = RUNNING;
+        let outcome: Outcome | Promise<Outcome> = OK;
+        try {
+          const prepared = this.#prepare(record);
+          if (prepared !== undefined) await prepared;
+        } catch (error) {
+          outcome = this.#fail(record, error);
+          if (typeof outcome !== 'number') outcome = await outcome;
+        }
+        if (this.#stopped) return;
+        if (outcome === OK) run.push(record);
+        else {
+          status[i] = outcome;
+          if (outcome === FAILED) {
+            // Stop collecting: the partition resumes from the poison record, so later records wait.
+            for (let k = i + 1; k < records.length; k++) status[k] = NOT_STARTED;
+            break;
+          }
+        }
+      }
+      if (run.length > 0) await this.#runPartition(onPartition, lane.partition, run);
+      if (this.#stopped) return;
+    }
+  }
+
+  async #runPartition(
+    onPartition: KafkaPartitionHandler<unknown, unknown>,
+    partition: Partition,
+    run: Record_[],
+  ): Promise<void> {
+    const { records, status } = partition;
+    let firstFailed = run.length;
+    let rejected: Set<Record_> | undefined;
+    try {
+      const result = await onPartition(run, this.#batch);
+      if (this.#stopped) return;
+      if (result != null) {
+        rejected = new Set(result);
+        firstFailed = run.findIndex((record) => rejected!.has(record));
+        if (rejected.size > 0 && firstFailed < 0) {
+          this.#config.logger.error('Kafka partition handler returned records not in its run', {
+            partition: partition.id,
+          });
+          firstFailed = 0;
+        } else if (firstFailed < 0) firstFailed = run.length;
+      }
+    } catch (error) {
+      if (this.#stopped) return;
+      firstFailed = 0;
+      this.#logFailure(run[0]!, error, 'Kafka partition run failed');
+    }
+    if (rejected !== undefined && firstFailed < run.length) {
+      const first = run[firstFailed]!;
+      this.#config.logger.error('Kafka partition run reported failed records', {
+        topic: first.topic,
+        partition: first.partition,
+        offset: first.offset,
+        failedRecords: rejected.size,
+      });
+    }
+    // Records are positioned by identity: `run` is an ordered subsequence of `records`.
+    let k = 0;
+    for (let i = 0; i < records.length && k < run.length; i++) {
+      if (records[i] !== run[k]) continue;
+      status[i] =
+        k < firstFailed ? OK : rejected === undefined || rejected.has(run[k]!) ? FAILED : NOT_STARTED;
+      k++;
+    }
+  }
+
+  /** Starts one record: returns its outcome, or a promise of it when something was asynchronous. */
+  #start(record: Record_, onRecord: KafkaRecordHandler<unknown, unknown>): Outcome | Promise<Outcome> {
+    try {
+      const prepared = this.#prepare(record);
+      if (prepared !== undefined) return this.#startPrepared(record, prepared, onRecord);
+      const result = onRecord(record, this.#batch);
+      if (isThenable(result)) return this.#settle(record, result);
+      return OK;
+    } catch (error) {
+      return this.#fail(record, error);
+    }
+  }
+
+  async #startPrepared(
+    record: Record_,
+    prepared: Promise<void>,
+    onRecord: KafkaRecordHandler<unknown, unknown>,
+  ): Promise<Outcome> {
+    try {
+      await prepared;
+      if (this.#stopped) return FAILED;
+      await onRecord(record, this.#batch);
+      return OK;
+    } catch (error) {
+      return this.#fail(record, error);
+    }
+  }
+
+  async #settle(record: Record_, result: PromiseLike<unknown>): Promise<Outcome> {
+    try {
+      await result;
+      return OK;
+    } catch (error) {
+      return this.#fail(record, error);
+    }
+  }
+
+  /** Validates key and value against their schemas; a promise only if a schema is asynchronous. */
+  #prepare(record: Record_): Promise<void> | undefined {
+    const { keySchema, valueSchema } = this.#config;
+    if (keySchema !== undefined) {
+      const result = keySchema['~standard'].validate(keyText(record));
+      if (result instanceof Promise) return this.#prepareAsync(record, result);
+      record[KEY_DATA] = accept(record, 'key', result);
+    }
+    if (valueSchema !== undefined) {
+      const result = valueSchema['~standard'].validate(record.json());
+      if (result instanceof Promise) return this.#prepareValueAsync(record, result);
+      record[VALUE_DATA] = accept(record, 'value', result);
+    }
+    return undefined;
+  }
+
+  async #prepareAsync(record: Record_, keyResult: Promise<StandardSchemaV1.Result<unknown>>): Promise<void> {
+    record[KEY_DATA] = accept(record, 'key', await keyResult);
+    const { valueSchema } = this.#config;
+    if (valueSchema !== undefined)
+      record[VALUE_DATA] = accept(record, 'value', await valueSchema['~standard'].validate(record.json()));
+  }
+
+  async #prepareValueAsync(
+    record: Record_,
+    result: Promise<StandardSchemaV1.Result<unknown>>,
+  ): Promise<void> {
+    record[VALUE_DATA] = accept(record, 'value', await result);
+  }
+
+  /** Decides a failed record's outcome: poison records follow `onPoison`, others are reported. */
+  #fail(record: Record_, error: unknown): Outcome | Promise<Outcome> {
+    if (this.#stopped) return FAILED;
+    if (!(error instanceof KafkaPoisonRecordError)) {
+      this.#logFailure(record, error, 'Kafka record failed');
+      return FAILED;
+    }
+    const policy = this.#config.onPoison;
+    if (policy === 'report') {
+      this.#logFailure(record, error, 'Kafka poison record reported');
+      return FAILED;
+    }
+    if (policy === 'skip') {
+      this.#logFailure(record, error, 'Kafka poison record skipped', 'warn');
+      return SKIPPED;
+    }
+    return this.#handOver(record, error, policy);
+  }
+
+  async #handOver(
+    record: Record_,
+    error: KafkaPoisonRecordError,
+    policy: Exclude<KafkaPoisonPolicy, string>,
+  ): Promise<Outcome> {
+    try {
+      await policy(record, error, this.#batch);
+      this.#logFailure(record, error, 'Kafka poison record handed to onPoison', 'warn');
+      return SKIPPED;
+    } catch (handOverError) {
+      this.#logFailure(record, error, 'Kafka poison record reported: onPoison failed');
+      this.#logFailure(record, handOverError, 'Kafka onPoison failed');
+      return FAILED;
+    }
+  }
+
+  #logFailure(record: Record_, error: unknown, message: string, level: 'warn' | 'error' = 'error'): void {
+    if (this.#stopped) return;
+    const named = error instanceof Error ? error : undefined;
+    this.#config.logger[level](message, {
+      topic: record.topic,
+      partition: record.partition,
+      offset: record.offset,
+      errorName: named?.name ?? typeof error,
+      errorMessage: named?.message ?? String(error),
+    });
+  }
+}
+
+/** Groups each partition's records by key, in order of first appearance; keyless records stand alone. */
+function keyLanes(partitions: Partition[]): Lane[] {
+  const lanes: Lane[] = [];
+  for (const partition of partitions) {
+    const byKey = new Map<string, number[]>();
+    const { records } = partition;
+    for (let i = 0; i < records.length; i++) {
+      const key: unknown = records[i]!.raw.key;
+      if (typeof key !== 'string') {
+        lanes.push({ partition, positions: [i] });
+        continue;
+      }
+      const positions = byKey.get(key);
+      if (positions !== undefined) positions.push(i);
+      else {
+        const created = [i];
+        byKey.set(key, created);
+        lanes.push({ partition, positions: created });
+      }
+    }
+  }
+  return lanes;
+}
+
+function keyText(record: Record_): string | null {
+  const key = record.key;
+  return key == null ? null : key.toString('utf8');
+}
+
+function accept(record: Record_, field: 'key' | 'value', result: StandardSchemaV1.Result<unknown>): unknown {
+  if (!result.issues) return result.value;
+  const paths = new Set<string>();
+  for (const issue of result.issues) {
+    paths.add((issue.path ?? []).map((s) => String(typeof s === 'object' ? s.key : s)).join('.'));
+    if (paths.size === 10) break;
+  }
+  throw new KafkaSchemaError(record, field, [...paths]);
+}
