@@ -1,0 +1,232 @@
+import type { FailureReport } from './types.ts';
+
+/**
+ * Typed errors of the replay core. Every error says what is wrong by its `name`; the ones raised before
+ * anything changed are {@link ReplayRefusedError}s, so callers (the CLI's exit codes, the replay function's
+ * result) can tell "refused, nothing changed" from "failed half-way" ({@link ReplayExecutionError}).
+ */
+
+/**
+ * A replay request that cannot be understood: a malformed target, duration, timestamp or plan file.
+ *
+ * @example
+ * ```ts
+ * try { parseDuration('PT1X'); } catch (e) { if (e instanceof ReplayInputError) console.error(e.message); }
+ * ```
+ */
+export class ReplayInputError extends Error {
+  override name = 'ReplayInputError';
+}
+
+/**
+ * The replay was refused before anything changed (active group, busy mapping, strict range check, …).
+ *
+ * @example
+ * ```ts
+ * if (error instanceof ReplayRefusedError) process.exitCode = 3; // nothing changed
+ * ```
+ */
+export class ReplayRefusedError extends Error {
+  override name = 'ReplayRefusedError';
+}
+
+/**
+ * The topic does not exist on the cluster.
+ *
+ * @example
+ * ```ts
+ * await planReplay({ admin, groupId: 'g', topic: 'no-such-topic', target: { kind: 'earliest' } }); // throws
+ * ```
+ */
+export class UnknownTopicError extends ReplayInputError {
+  override name = 'UnknownTopicError';
+  readonly topic: string;
+  constructor(topic: string) {
+    super(`topic "${topic}" does not exist`);
+    this.topic = topic;
+  }
+}
+
+/**
+ * A partition was named that the topic does not have.
+ *
+ * @example
+ * ```ts
+ * await planReplay({ admin, groupId: 'g', topic: 'orders', partitions: [99], target: { kind: 'earliest' } });
+ * ```
+ */
+export class UnknownPartitionError extends ReplayInputError {
+  override name = 'UnknownPartitionError';
+  readonly topic: string;
+  readonly partitions: number[];
+  constructor(topic: string, partitions: number[], existing: number) {
+    super(
+      `topic "${topic}" has no partition ${partitions.join(', ')} (it has ${existing}: 0..${existing - 1})`,
+    );
+    this.topic = topic;
+    this.partitions = partitions;
+  }
+}
+
+/**
+ * With `strict`, a target outside a partition's [low, high] watermarks is refused instead of clamped.
+ *
+ * @example
+ * ```ts
+ * await planReplay({ admin, groupId: 'g', topic: 'orders', target: { kind: 'offset', offset: 1e9 }, strict: true });
+ * ```
+ */
+export class OffsetOutOfRangeError extends ReplayRefusedError {
+  override name = 'OffsetOutOfRangeError';
+  readonly outOfRange: { partition: number; requested: number; low: number; high: number }[];
+  constructor(topic: string, outOfRange: OffsetOutOfRangeError['outOfRange']) {
+    super(
+      `target out of range on ${topic}: ${outOfRange
+        .map((p) => `partition ${p.partition} wants ${p.requested}, valid ${p.low}..${p.high}`)
+        .join('; ')} (strict: not clamped)`,
+    );
+    this.outOfRange = outOfRange;
+  }
+}
+
+/**
+ * A shift (`--shift-by`) needs a committed offset to shift from; these partitions have none.
+ *
+ * @example
+ * ```ts
+ * await planReplay({ admin, groupId: 'new-group', topic: 'orders', target: { kind: 'shift', by: -10 } });
+ * ```
+ */
+export class NoCommittedOffsetError extends ReplayInputError {
+  override name = 'NoCommittedOffsetError';
+  readonly partitions: number[];
+  constructor(groupId: string, topic: string, partitions: number[]) {
+    super(
+      `group "${groupId}" has no committed offset on ${topic} partition ${partitions.join(', ')} to shift from`,
+    );
+    this.partitions = partitions;
+  }
+}
+
+/**
+ * The consumer group has members (or is rebalancing), so its offsets cannot be moved safely.
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof GroupNotEmptyError) console.error(e.state, e.members); }
+ * ```
+ */
+export class GroupNotEmptyError extends ReplayRefusedError {
+  override name = 'GroupNotEmptyError';
+  readonly groupId: string;
+  readonly state: string;
+  readonly members: number;
+  constructor(groupId: string, state: string, members: number, waitedMs?: number) {
+    super(
+      `consumer group "${groupId}" is ${state} with ${members} member(s)${
+        waitedMs === undefined ? '' : ` after waiting ${waitedMs} ms`
+      }; stop its consumers (or disable the event source mapping) first`,
+    );
+    this.groupId = groupId;
+    this.state = state;
+    this.members = members;
+  }
+}
+
+/**
+ * The event source mapping cannot be used for this replay: mid-transition, another topic, no group id.
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof MappingRefusedError) console.error(e.uuid, e.state); }
+ * ```
+ */
+export class MappingRefusedError extends ReplayRefusedError {
+  override name = 'MappingRefusedError';
+  readonly uuid: string;
+  readonly state: string | undefined;
+  constructor(uuid: string, state: string | undefined, message: string) {
+    super(`event source mapping ${uuid}${state ? ` (${state})` : ''}: ${message}`);
+    this.uuid = uuid;
+    this.state = state;
+  }
+}
+
+/**
+ * A bounded wait ran out (mapping state, group emptiness, Lambda API retries).
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof ReplayTimeoutError) console.error(e.waitingFor); }
+ * ```
+ */
+export class ReplayTimeoutError extends Error {
+  override name = 'ReplayTimeoutError';
+  readonly waitingFor: string;
+  constructor(waitingFor: string, ms: number, last?: string) {
+    super(`timed out after ${ms} ms waiting for ${waitingFor}${last ? ` (last seen: ${last})` : ''}`);
+    this.waitingFor = waitingFor;
+  }
+}
+
+/**
+ * The replay was aborted through its `signal` (e.g. Ctrl-C in the CLI).
+ *
+ * @example
+ * ```ts
+ * const controller = new AbortController(); process.once('SIGINT', () => controller.abort());
+ * ```
+ */
+export class ReplayAbortedError extends Error {
+  override name = 'ReplayAbortedError';
+}
+
+/**
+ * The offsets read back after the commit differ from the plan.
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof ReplayExecutionError && e.cause instanceof OffsetVerificationError) … }
+ * ```
+ */
+export class OffsetVerificationError extends Error {
+  override name = 'OffsetVerificationError';
+  readonly mismatches: { partition: number; expected: number; actual: number | null }[];
+  constructor(mismatches: OffsetVerificationError['mismatches']) {
+    super(
+      `committed offsets differ from the plan: ${mismatches
+        .map((m) => `partition ${m.partition} expected ${m.expected}, found ${m.actual ?? 'none'}`)
+        .join('; ')}`,
+    );
+    this.mismatches = mismatches;
+  }
+}
+
+/**
+ * An execution failed after it started changing things. The mapping was put back in its original state
+ * where possible; `report` says which step failed, the mapping's state and the committed offsets now.
+ *
+ * @example
+ * ```ts
+ * try { await executeReplay(request); } catch (e) {
+ *   if (e instanceof ReplayExecutionError) console.error(JSON.stringify(e.report));
+ * }
+ * ```
+ */
+export class ReplayExecutionError extends Error {
+  override name = 'ReplayExecutionError';
+  readonly report: FailureReport;
+  constructor(report: FailureReport, cause: unknown) {
+    super(
+      `replay failed at step ${report.failedStep}: ${report.error.message}; offsets ${report.offsets}; ${
+        report.mappingStateBefore === null
+          ? 'no mapping'
+          : report.mappingRestored
+            ? `mapping restored to ${report.mappingStateNow}`
+            : `mapping NOT restored (was ${report.mappingStateBefore}, now ${report.mappingStateNow ?? 'unknown'})`
+      }`,
+      { cause },
+    );
+    this.report = report;
+  }
+}

@@ -1,0 +1,367 @@
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+import type { ReplayKafka } from './connection.ts';
+import {
+  GroupNotEmptyError,
+  OffsetVerificationError,
+  ReplayExecutionError,
+  ReplayInputError,
+} from './errors.ts';
+import { isGroupInactive, waitForEmptyGroup } from './group.ts';
+import {
+  checkMapping,
+  type MappingInfo,
+  readMapping,
+  setMappingEnabled,
+  waitForMappingState,
+} from './mapping.ts';
+import { formatReplayMetadata } from './metadata.ts';
+import { planReplay } from './plan.ts';
+import type { FailureReport, PlanRequest, ReplayPlan, ReplayProgress, ReplayStep } from './types.ts';
+import { pollUntil, throwIfAborted } from './wait.ts';
+
+/**
+ * Bounds of an execution's waits, in milliseconds.
+ *
+ * @example
+ * ```ts
+ * const timeouts: Partial<ReplayTimeouts> = { mappingMs: 120_000, groupMs: 60_000 };
+ * ```
+ */
+export interface ReplayTimeouts {
+  /** Each wait for the mapping to reach Disabled / Enabled, and each Lambda API call's retries. */
+  mappingMs: number;
+  /** The wait for the group to lose its members after the mapping is disabled. */
+  groupMs: number;
+  /** Reserved for putting the mapping back after a failure (kept free of `deadline`). */
+  restoreMs: number;
+  pollIntervalMs: number;
+}
+
+/**
+ * Default bounds: five minutes per wait (a Kafka mapping's state changes can take minutes), polling
+ * every two seconds.
+ *
+ * @example
+ * ```ts
+ * await executeReplay({ ...request, timeouts: { ...DEFAULT_REPLAY_TIMEOUTS, groupMs: 30_000 } });
+ * ```
+ */
+export const DEFAULT_REPLAY_TIMEOUTS: ReplayTimeouts = {
+  mappingMs: 300_000,
+  groupMs: 300_000,
+  restoreMs: 300_000,
+  pollIntervalMs: 2_000,
+};
+
+/**
+ * Request for {@link executeReplay}. With `mapping`, the group and topic come from the event source
+ * mapping (when given here too they must match it).
+ *
+ * @example
+ * ```ts
+ * const request: ExecuteRequest = { kafka, mapping: { lambda, uuid }, target: { kind: 'earliest' }, reason: 'INC-42' };
+ * ```
+ */
+export interface ExecuteRequest extends Omit<PlanRequest, 'groupId' | 'topic'> {
+  kafka: ReplayKafka;
+  groupId?: string;
+  topic?: string;
+  mapping?: { lambda: LambdaClient; uuid: string };
+  /** Stored in the audit metadata of every committed offset. */
+  reason?: string;
+  timeouts?: Partial<ReplayTimeouts>;
+  /** Absolute deadline (epoch ms) for everything but restoring, e.g. a Lambda's remaining time. */
+  deadline?: number;
+  /** Aborting stops at the next step or wait, and the mapping is restored. */
+  signal?: AbortSignal;
+  onProgress?: (progress: ReplayProgress) => void;
+}
+
+/**
+ * What an execution did.
+ *
+ * @example
+ * ```ts
+ * const { plan, mapping, steps } = await executeReplay(request);
+ * console.log(`${plan.totals.redeliver} records will be delivered again; mapping ${mapping?.stateAfter}`);
+ * ```
+ */
+export interface ReplayResult {
+  /** The plan that was applied (computed once the group had no members). */
+  plan: ReplayPlan;
+  mapping: { uuid: string; stateBefore: string; stateAfter: string } | null;
+  steps: { step: ReplayStep; ms: number }[];
+}
+
+/**
+ * Moves the group's committed offsets to the target, safely:
+ * - with an event source mapping: refuses one in transition; disables it, waits until Disabled and until
+ *   the group has no members; plans against the offsets then committed; commits every partition in ONE
+ *   OffsetCommit carrying audit metadata; reads the offsets back and compares them with the plan;
+ *   re-enables the mapping if it was enabled and waits until Enabled;
+ * - without a mapping: refuses while the group has members (and Kafka itself refuses the commit should a
+ *   member join meanwhile).
+ *
+ * Refusals before anything changed throw the typed {@link ReplayRefusedError}/{@link ReplayInputError}.
+ * A failure after that restores the mapping to its original state and throws
+ * {@link ReplayExecutionError} whose `report` names the failed step, the mapping's state and the offsets.
+ * Throttling and conflicts of the Lambda API are retried with back-off within the timeouts.
+ *
+ * @example
+ * ```ts
+ * await using kafka = await connectReplayKafka({ brokers, auth: { mechanism: 'msk-iam', region } });
+ * const result = await executeReplay({
+ *   kafka, mapping: { lambda: new LambdaClient({}), uuid }, target: { kind: 'timestamp', timestamp: '2026-11-29T10:00:00Z' },
+ *   reason: 'INC-42: re-deliver after the fix', onProgress: (p) => console.error(p.message),
+ * });
+ * ```
+ */
+export async function executeReplay(request: ExecuteRequest): Promise<ReplayResult> {
+  const { kafka, mapping, signal } = request;
+  const timeouts = { ...DEFAULT_REPLAY_TIMEOUTS, ...request.timeouts };
+  const budget = (ms: number) =>
+    Math.max(
+      0,
+      Math.min(ms, (request.deadline ?? Number.POSITIVE_INFINITY) - timeouts.restoreMs - Date.now()),
+    );
+  const steps: ReplayResult['steps'] = [];
+  let step: ReplayStep = 'read-mapping';
+  const progress = (message: string) => request.onProgress?.({ step, message });
+  const run = async <T>(next: ReplayStep, message: string, action: () => Promise<T>): Promise<T> => {
+    throwIfAborted(signal);
+    step = next;
+    progress(message);
+    const started = Date.now();
+    const result = await action();
+    steps.push({ step: next, ms: Date.now() - started });
+    return result;
+  };
+
+  // Read-only checks first: a refusal here has changed nothing.
+  let info: MappingInfo | undefined;
+  let groupId = request.groupId;
+  let topic = request.topic;
+  if (mapping) {
+    info = await run('read-mapping', `reading event source mapping ${mapping.uuid}`, () =>
+      readMapping({ ...mapping, deadline: Date.now() + budget(timeouts.mappingMs), signal }),
+    );
+    ({ groupId, topic } = checkMapping(info, { groupId, topic }));
+  }
+  if (!groupId || !topic)
+    throw new ReplayInputError('a consumer group and a topic (or a mapping) are required');
+  const planRequest = { ...request, groupId, topic, admin: kafka.admin };
+  let plan = await run('plan', `planning ${groupId} on ${topic}`, () => planReplay(planRequest));
+  if (!mapping && !isGroupInactive({ state: plan.groupState, members: plan.members })) {
+    throw new GroupNotEmptyError(groupId, plan.groupState, plan.members);
+  }
+
+  const wasEnabled = info?.state === 'Enabled';
+  let mappingTouched = false;
+  let commitSent = false;
+  try {
+    if (mapping && wasEnabled) {
+      await run('disable-mapping', `disabling mapping ${mapping.uuid}`, async () => {
+        mappingTouched = true;
+        await setMappingEnabled({
+          ...mapping,
+          enabled: false,
+          deadline: Date.now() + budget(timeouts.mappingMs),
+          signal,
+        });
+      });
+      await run('wait-mapping-disabled', `waiting for mapping ${mapping.uuid} to be Disabled`, () =>
+        waitForMappingState({
+          ...mapping,
+          state: 'Disabled',
+          timeoutMs: budget(timeouts.mappingMs),
+          intervalMs: timeouts.pollIntervalMs,
+          signal,
+          onProgress: progress,
+        }),
+      );
+    }
+    if (mapping) {
+      await run('wait-group-empty', `waiting for group ${groupId} to have no members`, () =>
+        waitForEmptyGroup({
+          admin: kafka.admin,
+          groupId,
+          timeoutMs: budget(timeouts.groupMs),
+          intervalMs: timeouts.pollIntervalMs,
+          signal,
+          onProgress: progress,
+        }),
+      );
+      // Lambda may have committed up to the moment it stopped: plan again against the final offsets.
+      plan = await run('plan', `planning ${groupId} on ${topic} against the final committed offsets`, () =>
+        planReplay({ ...planRequest, now: request.now ?? new Date(plan.plannedAt) }),
+      );
+    }
+    const at = new Date().toISOString();
+    const offsets = plan.partitions.map((p) => ({
+      partition: p.partition,
+      offset: p.target,
+      metadata: formatReplayMetadata({ at, previous: p.committed, reason: request.reason ?? '' }),
+    }));
+    await run('commit-offsets', `committing ${offsets.length} offset(s) in one request`, async () => {
+      commitSent = true;
+      await kafka.commitOffsets({ groupId, topic, offsets });
+    });
+    await run('verify-offsets', 'reading the committed offsets back', async () => {
+      const now = await committedOffsets(kafka, groupId, topic);
+      const mismatches = offsets
+        .filter(
+          (o) => now.get(o.partition)?.offset !== o.offset || now.get(o.partition)?.metadata !== o.metadata,
+        )
+        .map((o) => ({
+          partition: o.partition,
+          expected: o.offset,
+          actual: now.get(o.partition)?.offset ?? null,
+        }));
+      if (mismatches.length > 0) throw new OffsetVerificationError(mismatches);
+    });
+    if (mapping && wasEnabled) {
+      await run('enable-mapping', `enabling mapping ${mapping.uuid}`, () =>
+        setMappingEnabled({
+          ...mapping,
+          enabled: true,
+          deadline: Date.now() + budget(timeouts.mappingMs),
+          signal,
+        }),
+      );
+      await run('wait-mapping-enabled', `waiting for mapping ${mapping.uuid} to be Enabled`, () =>
+        waitForMappingState({
+          ...mapping,
+          state: 'Enabled',
+          timeoutMs: budget(timeouts.mappingMs),
+          intervalMs: timeouts.pollIntervalMs,
+          signal,
+          onProgress: progress,
+        }),
+      );
+    }
+    return {
+      plan,
+      mapping: info ? { uuid: info.uuid, stateBefore: info.state, stateAfter: info.state } : null,
+      steps,
+    };
+  } catch (error) {
+    // Nothing changed (the broker refuses a member-less commit whole): the error speaks for itself.
+    if (!mappingTouched && (!commitSent || error instanceof GroupNotEmptyError)) throw error;
+    const report = await failureReport({
+      error,
+      failedStep: step,
+      kafka,
+      groupId,
+      topic,
+      plan,
+      commitSent: commitSent && !(error instanceof GroupNotEmptyError),
+      mapping:
+        mapping && info
+          ? { ...mapping, before: info.state, restore: mappingTouched && wasEnabled }
+          : undefined,
+      timeouts,
+      progress,
+    });
+    throw new ReplayExecutionError(report, error);
+  }
+}
+
+async function committedOffsets(
+  kafka: ReplayKafka,
+  groupId: string,
+  topic: string,
+): Promise<Map<number, { offset: number | null; metadata: string | null }>> {
+  const [fetched] = await kafka.admin.fetchOffsets({ groupId, topics: [topic] });
+  return new Map(
+    (fetched?.partitions ?? []).map((p) => [
+      p.partition,
+      { offset: Number(p.offset) >= 0 ? Number(p.offset) : null, metadata: p.metadata },
+    ]),
+  );
+}
+
+async function failureReport(input: {
+  error: unknown;
+  failedStep: ReplayStep;
+  kafka: ReplayKafka;
+  groupId: string;
+  topic: string;
+  plan: ReplayPlan;
+  commitSent: boolean;
+  mapping: { lambda: LambdaClient; uuid: string; before: string; restore: boolean } | undefined;
+  timeouts: ReplayTimeouts;
+  progress: (message: string) => void;
+}): Promise<FailureReport> {
+  const { mapping, timeouts } = input;
+  let restoreError: FailureReport['restoreError'];
+  if (mapping?.restore) {
+    input.progress(`restoring mapping ${mapping.uuid} to Enabled`);
+    try {
+      await restoreEnabled(mapping.lambda, mapping.uuid, timeouts, input.progress);
+    } catch (error) {
+      restoreError = describeError(error);
+    }
+  }
+  let offsetsNow: FailureReport['offsetsNow'] = null;
+  let offsets: FailureReport['offsets'] = input.commitSent ? 'unknown' : 'untouched';
+  try {
+    const now = await committedOffsets(input.kafka, input.groupId, input.topic);
+    offsetsNow = input.plan.partitions.map((p) => ({
+      partition: p.partition,
+      offset: now.get(p.partition)?.offset ?? null,
+    }));
+    if (input.commitSent) {
+      const at = (pick: (p: ReplayPlan['partitions'][number]) => number | null) =>
+        input.plan.partitions.every((p) => (now.get(p.partition)?.offset ?? null) === pick(p));
+      offsets = at((p) => p.target) ? 'set' : at((p) => p.committed) ? 'untouched' : 'unknown';
+    }
+  } catch {
+    // The report says "unknown"/null: the cluster could not be read.
+  }
+  let mappingStateNow: string | null = null;
+  if (mapping) {
+    try {
+      mappingStateNow = (
+        await readMapping({ ...mapping, deadline: Date.now() + timeouts.pollIntervalMs * 5 })
+      ).state;
+    } catch (error) {
+      restoreError ??= describeError(error);
+    }
+  }
+  return {
+    failedStep: input.failedStep,
+    error: describeError(input.error),
+    offsets,
+    offsetsNow,
+    mappingStateBefore: mapping?.before ?? null,
+    mappingStateNow,
+    mappingRestored: !mapping || mappingStateNow === mapping.before,
+    ...(restoreError ? { restoreError } : {}),
+  };
+}
+
+/** Puts a mapping that was Enabled back to Enabled, whatever transition it is in, within `restoreMs`. */
+async function restoreEnabled(
+  lambda: LambdaClient,
+  uuid: string,
+  timeouts: ReplayTimeouts,
+  progress: (message: string) => void,
+): Promise<void> {
+  const deadline = Date.now() + timeouts.restoreMs;
+  await pollUntil(
+    `mapping ${uuid} to be Enabled again`,
+    { timeoutMs: timeouts.restoreMs, intervalMs: timeouts.pollIntervalMs },
+    async () => {
+      const { state } = await readMapping({ lambda, uuid, deadline });
+      if (state === 'Disabled') await setMappingEnabled({ lambda, uuid, enabled: true, deadline });
+      return { done: state === 'Enabled', seen: state };
+    },
+    (seen, ms) => progress(`mapping ${uuid}: ${seen} (${Math.round(ms / 1000)} s, restoring to Enabled)`),
+  );
+}
+
+function describeError(error: unknown): { name: string; message: string } {
+  return error instanceof Error
+    ? { name: error.name, message: error.message }
+    : { name: 'Error', message: String(error) };
+}

@@ -1,0 +1,200 @@
+import {
+  type EventSourceMappingConfiguration,
+  GetEventSourceMappingCommand,
+  type LambdaClient,
+  UpdateEventSourceMappingCommand,
+} from '@aws-sdk/client-lambda';
+import { MappingRefusedError, ReplayTimeoutError } from './errors.ts';
+import { pause, pollUntil, type WaitOptions } from './wait.ts';
+
+/**
+ * What the replay needs to know about a Kafka event source mapping.
+ *
+ * @example
+ * ```ts
+ * const mapping = await readMapping({ lambda, uuid, deadline: Date.now() + 30_000 });
+ * console.log(mapping.groupId, mapping.topic, mapping.state);
+ * ```
+ */
+export interface MappingInfo {
+  uuid: string;
+  /** `Creating`, `Enabling`, `Enabled`, `Disabling`, `Disabled`, `Updating`, `Deleting`. */
+  state: string;
+  /** The consumer group id configured on the mapping; undefined when the API does not return one. */
+  groupId: string | undefined;
+  topic: string | undefined;
+  functionArn: string | undefined;
+}
+
+/** Lambda API errors that mean "try again later": throttling, or the mapping is busy with another change. */
+const RETRYABLE = new Set([
+  'TooManyRequestsException',
+  'ResourceConflictException',
+  'ResourceInUseException',
+  'ServiceException',
+]);
+
+/**
+ * Runs a Lambda API call, retrying throttling and conflicts with exponential back-off and full jitter
+ * until `deadline` (epoch ms); any other error, or the deadline, ends it.
+ *
+ * @example
+ * ```ts
+ * const out = await withLambdaRetry(() => lambda.send(command), { deadline: Date.now() + 30_000 });
+ * ```
+ */
+export async function withLambdaRetry<T>(
+  call: () => Promise<T>,
+  { deadline, signal, what = 'Lambda API call' }: { deadline: number; signal?: AbortSignal; what?: string },
+): Promise<T> {
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      const name = (error as { name?: string }).name ?? '';
+      if (!RETRYABLE.has(name)) throw error;
+      const delay = Math.random() * Math.min(5_000, 100 * 2 ** attempt);
+      if (Date.now() + delay > deadline) {
+        throw new ReplayTimeoutError(
+          `${what} to stop failing with ${name}`,
+          Date.now() - started,
+          `${attempt + 1} attempts`,
+        );
+      }
+      await pause(delay, signal);
+    }
+  }
+}
+
+/**
+ * Reads a mapping with `GetEventSourceMapping` (throttling retried until `deadline`).
+ *
+ * @example
+ * ```ts
+ * const { state } = await readMapping({ lambda, uuid: '14e0db71-…', deadline: Date.now() + 30_000 });
+ * ```
+ */
+export async function readMapping({
+  lambda,
+  uuid,
+  deadline,
+  signal,
+}: {
+  lambda: LambdaClient;
+  uuid: string;
+  deadline: number;
+  signal?: AbortSignal;
+}): Promise<MappingInfo> {
+  const mapping: EventSourceMappingConfiguration = await withLambdaRetry(
+    () => lambda.send(new GetEventSourceMappingCommand({ UUID: uuid }), { abortSignal: signal }),
+    { deadline, signal, what: 'GetEventSourceMapping' },
+  );
+  return {
+    uuid,
+    state: mapping.State ?? 'Unknown',
+    groupId:
+      mapping.AmazonManagedKafkaEventSourceConfig?.ConsumerGroupId ??
+      mapping.SelfManagedKafkaEventSourceConfig?.ConsumerGroupId,
+    topic: mapping.Topics?.length === 1 ? mapping.Topics[0] : undefined,
+    functionArn: mapping.FunctionArn,
+  };
+}
+
+/**
+ * Checks that a mapping can be replayed: a Kafka mapping, at rest (`Enabled` or `Disabled`), on the
+ * expected topic and group; returns the group id and topic to use.
+ *
+ * @throws {MappingRefusedError}
+ * @example
+ * ```ts
+ * const { groupId, topic } = checkMapping(await readMapping({ lambda, uuid, deadline }), { topic: 'orders' });
+ * ```
+ */
+export function checkMapping(
+  mapping: MappingInfo,
+  expected: { groupId?: string; topic?: string },
+): { groupId: string; topic: string } {
+  const refuse = (message: string) => new MappingRefusedError(mapping.uuid, mapping.state, message);
+  if (!mapping.topic) throw refuse('is not a Kafka event source mapping with one topic');
+  if (mapping.state !== 'Enabled' && mapping.state !== 'Disabled') {
+    throw refuse('is in transition; retry once it is Enabled or Disabled');
+  }
+  if (expected.topic && expected.topic !== mapping.topic) {
+    throw refuse(`reads topic "${mapping.topic}", not "${expected.topic}"`);
+  }
+  if (mapping.groupId && expected.groupId && expected.groupId !== mapping.groupId) {
+    throw refuse(`uses consumer group "${mapping.groupId}", not "${expected.groupId}"`);
+  }
+  const groupId = mapping.groupId ?? expected.groupId;
+  if (!groupId) {
+    throw refuse(
+      'returns no ConsumerGroupId; give the group id explicitly (set it on the mapping to be safe)',
+    );
+  }
+  return { groupId, topic: mapping.topic };
+}
+
+/**
+ * Enables or disables a mapping (`UpdateEventSourceMapping`), retrying throttling and "in use"
+ * conflicts until `deadline`.
+ *
+ * @example
+ * ```ts
+ * await setMappingEnabled({ lambda, uuid, enabled: false, deadline: Date.now() + 60_000 });
+ * ```
+ */
+export async function setMappingEnabled({
+  lambda,
+  uuid,
+  enabled,
+  deadline,
+  signal,
+}: {
+  lambda: LambdaClient;
+  uuid: string;
+  enabled: boolean;
+  deadline: number;
+  signal?: AbortSignal;
+}): Promise<void> {
+  await withLambdaRetry(
+    () =>
+      lambda.send(new UpdateEventSourceMappingCommand({ UUID: uuid, Enabled: enabled }), {
+        abortSignal: signal,
+      }),
+    { deadline, signal, what: 'UpdateEventSourceMapping' },
+  );
+}
+
+/**
+ * Polls `GetEventSourceMapping` until the mapping reaches `state` (bounded).
+ *
+ * @throws {ReplayTimeoutError} naming the last state seen
+ * @example
+ * ```ts
+ * await waitForMappingState({ lambda, uuid, state: 'Disabled', timeoutMs: 300_000, intervalMs: 2_000 });
+ * ```
+ */
+export async function waitForMappingState({
+  lambda,
+  uuid,
+  state,
+  onProgress,
+  ...options
+}: WaitOptions & {
+  lambda: LambdaClient;
+  uuid: string;
+  state: 'Enabled' | 'Disabled';
+  onProgress?: (message: string) => void;
+}): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
+  await pollUntil(
+    `mapping ${uuid} to be ${state}`,
+    options,
+    async () => {
+      const seen = (await readMapping({ lambda, uuid, deadline, signal: options.signal })).state;
+      return { done: seen === state, seen };
+    },
+    (seen, ms) => onProgress?.(`mapping ${uuid}: ${seen} (${Math.round(ms / 1000)} s, waiting for ${state})`),
+  );
+}

@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testBrokers, testKafka, uniqueName } from '../../test/kafka.ts';
+import { connectReplayKafka, type ReplayKafka } from './connection.ts';
+import {
+  NoCommittedOffsetError,
+  OffsetOutOfRangeError,
+  ReplayRefusedError,
+  UnknownPartitionError,
+  UnknownTopicError,
+} from './errors.ts';
+import { formatReplayMetadata } from './metadata.ts';
+import { planReplay } from './plan.ts';
+import { BASE_TIME, seedTopic } from './replay-fixture.ts';
+import type { PlanRequest, ReplayPlan } from './types.ts';
+
+// 3 partitions × 10 records (offset i has timestamp BASE_TIME + i s); partition 0 truncated to start at 3.
+// The group has committed 7, 8 and 9.
+const topic = uniqueName('replay-plan');
+const groupId = uniqueName('replay-plan-group');
+let kafka: ReplayKafka;
+
+beforeAll(async () => {
+  await seedTopic(testKafka(), {
+    topic,
+    partitions: 3,
+    records: 10,
+    truncate: 3,
+    groupId,
+    committed: [7, 8, 9],
+  });
+  kafka = await connectReplayKafka({ brokers: testBrokers() });
+});
+afterAll(async () => {
+  await kafka?.disconnect();
+});
+
+const plan = (request: Partial<PlanRequest> & Pick<PlanRequest, 'target'>) =>
+  planReplay({ admin: kafka.admin, groupId, topic, ...request });
+const summary = (p: ReplayPlan) =>
+  p.partitions.map((x) => ({
+    partition: x.partition,
+    target: x.target,
+    redeliver: x.redeliver,
+    skip: x.skip,
+    warnings: x.warnings.map((w) => w.code),
+  }));
+
+describe('planReplay on a real broker', () => {
+  it('reports committed offsets, watermarks and the group state', async () => {
+    const result = await plan({ target: { kind: 'earliest' } });
+    expect(result.partitions.map((p) => [p.partition, p.committed, p.low, p.high])).toEqual([
+      [0, 7, 3, 10],
+      [1, 8, 0, 10],
+      [2, 9, 0, 10],
+    ]);
+    expect(result.groupState).toBe('Empty');
+    expect(result.members).toBe(0);
+  });
+
+  it('earliest: the low watermark of each partition', async () => {
+    const result = await plan({ target: { kind: 'earliest' } });
+    expect(summary(result)).toEqual([
+      { partition: 0, target: 3, redeliver: 4, skip: 0, warnings: [] },
+      { partition: 1, target: 0, redeliver: 8, skip: 0, warnings: [] },
+      { partition: 2, target: 0, redeliver: 9, skip: 0, warnings: [] },
+    ]);
+    expect(result.totals).toEqual({ partitions: 3, changed: 3, redeliver: 21, skip: 0 });
+  });
+
+  it('latest: the log end, skipping what is left', async () => {
+    const result = await plan({ target: { kind: 'latest' } });
+    expect(summary(result).map((p) => [p.target, p.skip])).toEqual([
+      [10, 3],
+      [10, 2],
+      [10, 1],
+    ]);
+  });
+
+  it('an offset for every partition, clamped into [low, high] with warnings', async () => {
+    expect(summary(await plan({ target: { kind: 'offset', offset: 5 } }))).toEqual([
+      { partition: 0, target: 5, redeliver: 2, skip: 0, warnings: [] },
+      { partition: 1, target: 5, redeliver: 3, skip: 0, warnings: [] },
+      { partition: 2, target: 5, redeliver: 4, skip: 0, warnings: [] },
+    ]);
+    const low = await plan({ target: { kind: 'offset', offset: 1 } });
+    expect(low.partitions[0]).toMatchObject({ requested: 1, target: 3 });
+    expect(low.partitions[0]?.warnings[0]?.code).toBe('CLAMPED_TO_LOW');
+    expect(low.partitions[1]).toMatchObject({ requested: 1, target: 1, warnings: [] });
+    const high = await plan({ target: { kind: 'offset', offset: 50 } });
+    expect(high.partitions.map((p) => [p.target, p.warnings.map((w) => w.code)])).toEqual([
+      [10, ['CLAMPED_TO_HIGH']],
+      [10, ['CLAMPED_TO_HIGH']],
+      [10, ['CLAMPED_TO_HIGH']],
+    ]);
+  });
+
+  it('strict refuses out-of-range targets, naming each partition', async () => {
+    const error = await plan({ target: { kind: 'offset', offset: 1 }, strict: true }).catch((e) => e);
+    expect(error).toBeInstanceOf(OffsetOutOfRangeError);
+    expect(error.outOfRange).toEqual([{ partition: 0, requested: 1, low: 3, high: 10 }]);
+    expect(error.message).toContain('partition 0 wants 1, valid 3..10');
+  });
+
+  it('offsets per partition, and a partition subset', async () => {
+    const result = await plan({
+      target: {
+        kind: 'offsets',
+        offsets: [
+          { partition: 2, offset: 4 },
+          { partition: 1, offset: 9 },
+        ],
+      },
+    });
+    expect(summary(result)).toEqual([
+      { partition: 1, target: 9, redeliver: 0, skip: 1, warnings: [] },
+      { partition: 2, target: 4, redeliver: 5, skip: 0, warnings: [] },
+    ]);
+    const subset = await plan({ partitions: [2], target: { kind: 'earliest' } });
+    expect(subset.partitions.map((p) => p.partition)).toEqual([2]);
+  });
+
+  it('a timestamp (ISO 8601 or epoch ms): the first record at or after it', async () => {
+    const iso = await plan({
+      target: { kind: 'timestamp', timestamp: new Date(BASE_TIME + 4_500).toISOString() },
+    });
+    expect(iso.partitions.map((p) => p.target)).toEqual([5, 5, 5]);
+    const epoch = await plan({ target: { kind: 'timestamp', timestamp: BASE_TIME + 6_000 } });
+    expect(epoch.partitions.map((p) => p.target)).toEqual([6, 6, 6]);
+    // Before partition 0's first retained record: its low watermark, no clamping needed.
+    const early = await plan({ target: { kind: 'timestamp', timestamp: BASE_TIME } });
+    expect(early.partitions.map((p) => p.target)).toEqual([3, 0, 0]);
+  });
+
+  it('a timestamp with no record at or after it says so instead of silently meaning latest', async () => {
+    const result = await plan({ target: { kind: 'timestamp', timestamp: BASE_TIME + 60_000 } });
+    expect(result.partitions.map((p) => p.target)).toEqual([10, 10, 10]);
+    for (const p of result.partitions) {
+      expect(p.warnings.map((w) => w.code)).toEqual(['NO_RECORD_AT_OR_AFTER_TIMESTAMP']);
+      expect(p.warnings[0]?.message).toContain('no record at or after 2026-01-01T00:01:00.000Z');
+    }
+    await expect(
+      plan({ target: { kind: 'timestamp', timestamp: BASE_TIME + 60_000 }, strict: true }),
+    ).rejects.toBeInstanceOf(ReplayRefusedError);
+  });
+
+  it('a duration back from now', async () => {
+    const result = await plan({
+      target: { kind: 'duration', duration: 'PT16S' },
+      now: new Date(BASE_TIME + 20_000),
+    });
+    expect(result.partitions.map((p) => p.target)).toEqual([4, 4, 4]);
+    expect(result.plannedAt).toBe(new Date(BASE_TIME + 20_000).toISOString());
+  });
+
+  it('shift by ±N from the committed offsets, clamped', async () => {
+    expect((await plan({ target: { kind: 'shift', by: -2 } })).partitions.map((p) => p.target)).toEqual([
+      5, 6, 7,
+    ]);
+    const back = await plan({ target: { kind: 'shift', by: -6 } });
+    expect(back.partitions.map((p) => [p.requested, p.target])).toEqual([
+      [1, 3],
+      [2, 2],
+      [3, 3],
+    ]);
+    expect((await plan({ target: { kind: 'shift', by: 2 } })).partitions.map((p) => p.target)).toEqual([
+      9, 10, 10,
+    ]);
+  });
+
+  it('shift needs committed offsets; a group without them is an error naming the partitions', async () => {
+    const error = await plan({ groupId: uniqueName('nobody'), target: { kind: 'shift', by: -1 } }).catch(
+      (e) => e,
+    );
+    expect(error).toBeInstanceOf(NoCommittedOffsetError);
+    expect(error.partitions).toEqual([0, 1, 2]);
+  });
+
+  it('a group without committed offsets: the plan says so', async () => {
+    const result = await plan({ groupId: uniqueName('nobody'), target: { kind: 'earliest' } });
+    expect(result.groupState).toBe('Dead');
+    expect(result.partitions.map((p) => [p.committed, p.warnings.map((w) => w.code)])).toEqual([
+      [null, ['NO_COMMITTED_OFFSET']],
+      [null, ['NO_COMMITTED_OFFSET']],
+      [null, ['NO_COMMITTED_OFFSET']],
+    ]);
+  });
+
+  it('unknown topics and partitions are typed errors', async () => {
+    await expect(
+      plan({ topic: uniqueName('no-such-topic'), target: { kind: 'earliest' } }),
+    ).rejects.toBeInstanceOf(UnknownTopicError);
+    const error = await plan({ partitions: [1, 7], target: { kind: 'earliest' } }).catch((e) => e);
+    expect(error).toBeInstanceOf(UnknownPartitionError);
+    expect(error.message).toBe(`topic "${topic}" has no partition 7 (it has 3: 0..2)`);
+    await expect(
+      plan({ target: { kind: 'offsets', offsets: [{ partition: 3, offset: 0 }] } }),
+    ).rejects.toBeInstanceOf(UnknownPartitionError);
+  });
+
+  it('shows the metadata stored with the committed offsets', async () => {
+    const group = uniqueName('replay-plan-meta');
+    const metadata = formatReplayMetadata({ at: '2026-11-29T10:00:00.000Z', previous: 8, reason: 'INC-1' });
+    await kafka.commitOffsets({ groupId: group, topic, offsets: [{ partition: 1, offset: 4, metadata }] });
+    const result = await plan({ groupId: group, target: { kind: 'latest' } });
+    expect(result.partitions[1]).toMatchObject({ committed: 4, committedMetadata: metadata });
+    expect(result.partitions[0]).toMatchObject({ committed: null, committedMetadata: null });
+  });
+});

@@ -1,0 +1,170 @@
+/**
+ * Where to move the group's committed offsets (the "next record to read" of each partition), as
+ * `kafka-consumer-groups --reset-offsets` spells it:
+ * - `offset`: the same offset on every partition (`--to-offset`);
+ * - `offsets`: one offset per partition (`--from-file`, or explicit);
+ * - `timestamp`: the first record at or after this instant (`--to-datetime`; ISO 8601 or epoch ms);
+ * - `duration`: the first record at or after now minus this duration (`--by-duration`; ISO 8601 like
+ *   `PT1H30M` or milliseconds);
+ * - `earliest` / `latest`: the low / high watermark (`--to-earliest` / `--to-latest`);
+ * - `shift`: the committed offset plus `by` (negative re-delivers, positive skips; `--shift-by`).
+ *
+ * @example
+ * ```ts
+ * const target: ReplayTarget = { kind: 'timestamp', timestamp: '2026-11-29T10:00:00Z' };
+ * ```
+ */
+export type ReplayTarget =
+  | { kind: 'offset'; offset: number }
+  | { kind: 'offsets'; offsets: { partition: number; offset: number }[] }
+  | { kind: 'timestamp'; timestamp: string | number }
+  | { kind: 'duration'; duration: string | number }
+  | { kind: 'earliest' }
+  | { kind: 'latest' }
+  | { kind: 'shift'; by: number };
+
+/**
+ * Something worth knowing about one partition's plan; `code` is stable for scripts.
+ *
+ * @example
+ * ```ts
+ * const clamped = plan.partitions.flatMap((p) => p.warnings).filter((w) => w.code === 'CLAMPED_TO_LOW');
+ * ```
+ */
+export interface PlanWarning {
+  code:
+    | 'CLAMPED_TO_LOW'
+    | 'CLAMPED_TO_HIGH'
+    | 'NO_RECORD_AT_OR_AFTER_TIMESTAMP'
+    | 'NO_COMMITTED_OFFSET'
+    | 'COMMITTED_BELOW_LOW';
+  message: string;
+}
+
+/**
+ * The plan for one partition. Offsets are Kafka positions (the next record to read).
+ *
+ * @example
+ * ```ts
+ * for (const p of plan.partitions) console.log(p.partition, p.committed, '→', p.target, p.redeliver);
+ * ```
+ */
+export interface PartitionPlan {
+  partition: number;
+  /** The group's committed offset now, or null when it has none. */
+  committed: number | null;
+  /** The metadata string stored with the committed offset (a previous replay's audit record, say). */
+  committedMetadata: string | null;
+  /** First offset still in the log. */
+  low: number;
+  /** Offset the next produced record will get (log end). */
+  high: number;
+  /** What the target asked for before clamping. */
+  requested: number;
+  /** The offset that will be committed. */
+  target: number;
+  /** Records that will be delivered again (target before the committed offset). */
+  redeliver: number;
+  /** Records that will never be delivered (target after the committed offset). */
+  skip: number;
+  warnings: PlanWarning[];
+}
+
+/**
+ * What a replay would do (dry run) or did: per partition, from where to where.
+ *
+ * @example
+ * ```ts
+ * const plan = await planReplay({ admin, groupId: 'orders-fn', topic: 'orders', target: { kind: 'earliest' } });
+ * console.log(plan.totals.redeliver, 'records will be delivered again');
+ * ```
+ */
+export interface ReplayPlan {
+  groupId: string;
+  topic: string;
+  target: ReplayTarget;
+  /** When the plan was computed (ISO 8601); timestamp and duration targets resolve against it. */
+  plannedAt: string;
+  /** The group's state when planned (`Empty`, `Stable`, `Dead`, …) and its member count. */
+  groupState: string;
+  members: number;
+  partitions: PartitionPlan[];
+  totals: { redeliver: number; skip: number; partitions: number; changed: number };
+}
+
+/**
+ * Request for {@link planReplay}: which group, topic and partitions, and the target.
+ *
+ * @example
+ * ```ts
+ * const request: PlanRequest = { groupId: 'g', topic: 'orders', partitions: [0, 2], target: { kind: 'shift', by: -100 } };
+ * ```
+ */
+export interface PlanRequest {
+  groupId: string;
+  topic: string;
+  /** Only these partitions (default: all). */
+  partitions?: number[];
+  target: ReplayTarget;
+  /** Refuse targets outside [low, high] instead of clamping them. */
+  strict?: boolean;
+  /** "Now" for duration targets (default: the current time). */
+  now?: Date;
+}
+
+/**
+ * One step of an execution, in order. `mapping-*` steps only happen with an event source mapping.
+ *
+ * @example
+ * ```ts
+ * onProgress: (p) => console.error(`[${p.step}] ${p.message}`)
+ * ```
+ */
+export type ReplayStep =
+  | 'read-mapping'
+  | 'disable-mapping'
+  | 'wait-mapping-disabled'
+  | 'wait-group-empty'
+  | 'plan'
+  | 'commit-offsets'
+  | 'verify-offsets'
+  | 'enable-mapping'
+  | 'wait-mapping-enabled';
+
+/**
+ * A progress line while executing (what is being waited on and what was last seen).
+ *
+ * @example
+ * ```ts
+ * const onProgress = (p: ReplayProgress) => process.stderr.write(`${p.step}: ${p.message}\n`);
+ * ```
+ */
+export interface ReplayProgress {
+  step: ReplayStep;
+  message: string;
+}
+
+/**
+ * The state of the world after a failed execution: what failed, where the mapping is, where the offsets are.
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof ReplayExecutionError) console.error(e.report.failedStep, e.report.mappingState); }
+ * ```
+ */
+export interface FailureReport {
+  failedStep: ReplayStep;
+  error: { name: string; message: string };
+  /** `untouched`: no commit was sent or Kafka refused it whole; `set`: all planned offsets are committed;
+   * `unknown`: the commit's outcome could not be read back. */
+  offsets: 'untouched' | 'set' | 'unknown';
+  /** Committed offsets read back after the failure (partition → offset, null when none). */
+  offsetsNow: { partition: number; offset: number | null }[] | null;
+  /** The mapping's state before and after (null without a mapping). */
+  mappingStateBefore: string | null;
+  mappingStateNow: string | null;
+  /** True when the mapping ended in the state it started in (or there was no mapping). */
+  mappingRestored: boolean;
+  /** Why restoring the mapping failed, when it did. */
+  restoreError?: { name: string; message: string };
+}
