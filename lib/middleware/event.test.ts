@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { encodeEventRecord } from '../kafka-event/encode.ts';
+import { KafkaEventError } from './errors.ts';
+import { parseKafkaEvent } from './event.ts';
+
+const record = (topic: string, partition: number, offset: number, timestamp = 1_764_400_000_000) =>
+  encodeEventRecord({ topic, partition, offset, timestamp, value: 'v' });
+
+function expectEventError(event: unknown, field: string): void {
+  let thrown: unknown;
+  try {
+    parseKafkaEvent(event);
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(KafkaEventError);
+  expect((thrown as KafkaEventError).name).toBe('KafkaEventError');
+  expect((thrown as KafkaEventError).field).toBe(field);
+}
+
+describe('parseKafkaEvent', () => {
+  it.each(['aws:kafka', 'SelfManagedKafka', 'aws:SelfManagedKafka'])(
+    'accepts eventSource %s',
+    (eventSource) => {
+      const parsed = parseKafkaEvent({ eventSource, records: { 'orders-0': [record('orders', 0, 7)] } });
+      expect(parsed.recordCount).toBe(1);
+      expect(parsed.partitions.map((p) => p.id)).toEqual(['orders-0']);
+    },
+  );
+
+  it('rejects what is not a Kafka event, naming the field', () => {
+    expectEventError(null, 'event');
+    expectEventError([], 'event');
+    expectEventError('{"records":{}}', 'event');
+    expectEventError({ Records: [] }, 'eventSource');
+    expectEventError({ eventSource: 'aws:sqs', Records: [] }, 'eventSource');
+    expectEventError({ eventSource: 'aws:kafka' }, 'records');
+    expectEventError({ eventSource: 'aws:kafka', records: [] }, 'records');
+    expectEventError({ eventSource: 'aws:kafka', records: { 'orders-0': {} } }, 'records["orders-0"]');
+    expectEventError({ eventSource: 'aws:kafka', records: { 'orders-0': [null] } }, 'records["orders-0"][0]');
+  });
+
+  it('rejects a record without topic, partition or offset, naming the field', () => {
+    const valid = record('orders', 0, 7);
+    const { offset: _o, ...noOffset } = valid;
+    const { partition: _p, ...noPartition } = valid;
+    const { topic: _t, ...noTopic } = valid;
+    const at = (r: unknown) => ({ eventSource: 'aws:kafka', records: { 'orders-0': [valid, r] } });
+    expectEventError(at(noOffset), 'records["orders-0"][1].offset');
+    expectEventError(at(noPartition), 'records["orders-0"][1].partition');
+    expectEventError(at(noTopic), 'records["orders-0"][1].topic');
+    expectEventError(at({ ...valid, topic: '' }), 'records["orders-0"][1].topic');
+    expectEventError(at({ ...valid, offset: -1 }), 'records["orders-0"][1].offset');
+    expectEventError(at({ ...valid, offset: 1.5 }), 'records["orders-0"][1].offset');
+    expectEventError(at({ ...valid, offset: 2 ** 53 }), 'records["orders-0"][1].offset');
+    expectEventError(at({ ...valid, offset: '9007199254740993' }), 'records["orders-0"][1].offset');
+    expectEventError(at({ ...valid, offset: '1e3' }), 'records["orders-0"][1].offset');
+    expectEventError(at({ ...valid, partition: 'zero' }), 'records["orders-0"][1].partition');
+  });
+
+  it('does not quote long values in its messages', () => {
+    const secret = 'x'.repeat(100);
+    expect(() => parseKafkaEvent({ eventSource: secret, records: {} })).toThrow(/a long string/);
+    expect(() => parseKafkaEvent({ eventSource: secret, records: {} })).not.toThrow(secret);
+  });
+
+  it('normalises partition and offset sent as digit strings', () => {
+    const raw = { ...record('orders', 0, 0), partition: '3', offset: '1042' };
+    const [batch] = parseKafkaEvent({ eventSource: 'aws:kafka', records: { 'orders-3': [raw] } }).partitions;
+    expect(batch!.id).toBe('orders-3');
+    expect(batch!.records[0]!.partition).toBe(3);
+    expect(batch!.records[0]!.offset).toBe(1042);
+  });
+
+  it('identifies partitions by the records’ own topic and partition, not the map key', () => {
+    const parsed = parseKafkaEvent({
+      eventSource: 'aws:kafka',
+      records: {
+        'my-topic-01': [record('my-topic', 0, 15), record('my-topic', 0, 16)],
+        'my-topic-0': [record('my-topic', 12, 3)],
+      },
+    });
+    expect(parsed.partitions.map((p) => [p.id, p.records.map((r) => r.offset)])).toEqual([
+      ['my-topic-0', [15, 16]],
+      ['my-topic-12', [3]],
+    ]);
+  });
+
+  it('merges and sorts a partition split over several map keys', () => {
+    const parsed = parseKafkaEvent({
+      eventSource: 'aws:kafka',
+      records: { a: [record('t', 1, 9), record('t', 1, 4)], b: [record('t', 1, 6)] },
+    });
+    expect(parsed.partitions).toHaveLength(1);
+    expect(parsed.partitions[0]!.records.map((r) => r.offset)).toEqual([4, 6, 9]);
+  });
+
+  it('finds the oldest timestamp and ignores records without one', () => {
+    const noTimestamp = { ...record('t', 0, 2), timestamp: undefined };
+    const parsed = parseKafkaEvent({
+      eventSource: 'aws:kafka',
+      records: { 't-0': [noTimestamp, record('t', 0, 3, 2000), record('t', 0, 4, 1000)] },
+    });
+    expect(parsed.oldestTimestamp).toBe(1000);
+    expect(parseKafkaEvent({ eventSource: 'aws:kafka', records: {} }).oldestTimestamp).toBeNaN();
+  });
+});

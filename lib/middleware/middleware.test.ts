@@ -1,0 +1,726 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import middy from '@middy/core';
+import * as v from 'valibot';
+import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import type { KafkaEvent } from '../kafka-event/types.ts';
+import {
+  createLambdaContext,
+  failedOffsets,
+  invokeHandler,
+  type KafkaRecordInput,
+  kafkaEvent,
+} from '../testing/index.ts';
+import {
+  KafkaBatchFailedError,
+  type KafkaBatchLogger,
+  type KafkaBatchOptions,
+  KafkaBatchOptionsError,
+  KafkaEventError,
+  type KafkaRecord,
+  KafkaSchemaError,
+  kafkaBatch,
+} from './index.ts';
+
+interface LogLine {
+  level: 'info' | 'warn' | 'error';
+  message: string;
+  [attribute: string]: unknown;
+}
+
+function captureLogger(): { lines: LogLine[]; logger: KafkaBatchLogger } {
+  const lines: LogLine[] = [];
+  const add = (level: LogLine['level']) => (message: string, attributes: Record<string, unknown>) => {
+    lines.push({ level, message, ...attributes });
+  };
+  return { lines, logger: { info: add('info'), warn: add('warn'), error: add('error') } };
+}
+
+function run<V = unknown, K = string | null>(
+  options: KafkaBatchOptions<V, K>,
+  event: KafkaEvent,
+  timeoutMs = 30_000,
+) {
+  const handler = middy().use(kafkaBatch(options));
+  return invokeHandler(handler, event, { timeoutMs });
+}
+
+/** `count` records per partition, values `{ n }` numbered in offset order. */
+function numbered(partitions: number, count: number, key?: (p: number, i: number) => string | null) {
+  const records: KafkaRecordInput[] = [];
+  for (let i = 0; i < count; i++)
+    for (let p = 0; p < partitions; p++)
+      records.push({ partition: p, value: { n: i }, ...(key ? { key: key(p, i) } : {}) });
+  return kafkaEvent({ topic: 'order-events', partitions, records });
+}
+
+const id = (record: KafkaRecord<unknown, unknown>) => `${record.partition}@${record.offset}`;
+
+/** Counts records in flight, overall and per partition. */
+function inFlight() {
+  let now = 0;
+  let max = 0;
+  const perPartition = new Map<number, number>();
+  let maxPerPartition = 0;
+  return {
+    get max() {
+      return max;
+    },
+    get maxPerPartition() {
+      return maxPerPartition;
+    },
+    async around(record: KafkaRecord<unknown, unknown>, ms: number): Promise<void> {
+      now++;
+      max = Math.max(max, now);
+      const p = (perPartition.get(record.partition) ?? 0) + 1;
+      perPartition.set(record.partition, p);
+      maxPerPartition = Math.max(maxPerPartition, p);
+      await sleep(ms);
+      perPartition.set(record.partition, perPartition.get(record.partition)! - 1);
+      now--;
+    },
+  };
+}
+
+describe('kafkaBatch: partition ordering (default)', () => {
+  it('reports the failed record and the rest of its partition only; later records are not started', async () => {
+    const { logger } = captureLogger();
+    const event = numbered(3, 4);
+    const started: string[] = [];
+    const response = await run(
+      {
+        logger,
+        onRecord: async (record) => {
+          started.push(id(record));
+          if (record.partition === 1 && record.offset === 1) throw new Error('warehouse down');
+        },
+      },
+      event,
+    );
+    expect(failedOffsets(response, event)).toEqual({ 'order-events-1': [1, 2, 3] });
+    expect(started.filter((s) => s.startsWith('1@'))).toEqual(['1@0', '1@1']);
+    expect(started.filter((s) => !s.startsWith('1@')).sort()).toEqual([
+      '0@0',
+      '0@1',
+      '0@2',
+      '0@3',
+      '2@0',
+      '2@1',
+      '2@2',
+      '2@3',
+    ]);
+  });
+
+  it('runs a partition one record at a time in offset order, partitions in parallel', async () => {
+    const { logger } = captureLogger();
+    const tracker = inFlight();
+    const order = new Map<number, number[]>();
+    const response = await run(
+      {
+        logger,
+        onRecord: async (record) => {
+          order.set(record.partition, [...(order.get(record.partition) ?? []), record.offset]);
+          await tracker.around(record, 2);
+        },
+      },
+      numbered(4, 5),
+    );
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(tracker.maxPerPartition).toBe(1);
+    expect(tracker.max).toBe(4);
+    expect([...order.values()]).toEqual(Array.from({ length: 4 }, () => [0, 1, 2, 3, 4]));
+  });
+
+  it('bounds parallel partitions by concurrency', async () => {
+    const { logger } = captureLogger();
+    const tracker = inFlight();
+    await run({ logger, concurrency: 2, onRecord: (record) => tracker.around(record, 2) }, numbered(5, 2));
+    expect(tracker.max).toBe(2);
+  });
+
+  it('runs synchronous handlers without waiting between records', async () => {
+    const { logger } = captureLogger();
+    const seen: string[] = [];
+    const event = numbered(2, 3);
+    const response = await run(
+      {
+        logger,
+        onRecord: (record) => {
+          seen.push(id(record));
+          if (id(record) === '0@1') throw new Error('bad');
+        },
+      },
+      event,
+    );
+    expect(seen).toEqual(['0@0', '0@1', '1@0', '1@1', '1@2']);
+    expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [1, 2] });
+  });
+});
+
+describe('kafkaBatch: key ordering', () => {
+  it('keeps one key in order, runs keys in parallel, and stops only the failed key', async () => {
+    const { logger } = captureLogger();
+    const tracker = inFlight();
+    const byKey = new Map<string | null, number[]>();
+    // One partition, keys a/b/c interleaved: a at offsets 0,3,6…, b at 1,4,7…, c at 2,5,8.
+    const event = kafkaEvent({
+      topic: 'order-events',
+      records: Array.from({ length: 9 }, (_, i) => ({ partition: 0, key: 'abc'[i % 3]!, value: { i } })),
+    });
+    const response = await run(
+      {
+        logger,
+        ordering: 'key',
+        onRecord: async (record) => {
+          byKey.set(record.keyData, [...(byKey.get(record.keyData) ?? []), record.offset]);
+          await tracker.around(record, 2);
+          if (record.offset === 4) throw new Error('b fails at 4');
+        },
+      },
+      event,
+    );
+    expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [4, 7] });
+    expect(byKey.get('a')).toEqual([0, 3, 6]);
+    expect(byKey.get('b')).toEqual([1, 4]);
+    expect(byKey.get('c')).toEqual([2, 5, 8]);
+    expect(tracker.max).toBe(3);
+  });
+
+  it('treats keyless records as independent', async () => {
+    const { logger } = captureLogger();
+    const tracker = inFlight();
+    const event = numbered(1, 6, () => null);
+    await run(
+      { logger, ordering: 'key', concurrency: 4, onRecord: (record) => tracker.around(record, 2) },
+      event,
+    );
+    expect(tracker.max).toBe(4);
+  });
+});
+
+describe('kafkaBatch: no ordering', () => {
+  it('runs up to concurrency records at once and reports every record not processed', async () => {
+    const { logger } = captureLogger();
+    const tracker = inFlight();
+    const event = numbered(2, 10);
+    const response = await run(
+      {
+        logger,
+        ordering: 'none',
+        concurrency: 5,
+        onRecord: async (record) => {
+          if (record.partition === 0 && record.offset === 2) throw new Error('boom');
+          await tracker.around(record, 3);
+        },
+      },
+      event,
+    );
+    expect(tracker.max).toBe(5);
+    const reported = failedOffsets(response, event);
+    expect(Object.keys(reported)).toEqual(['order-events-0']);
+    // Offset 2 failed at once while 0, 1, 3, 4 were in flight; 5..9 were never started.
+    expect(reported['order-events-0']).toEqual([2, 5, 6, 7, 8, 9]);
+  });
+});
+
+describe('kafkaBatch: whole-batch outcomes', () => {
+  it('returns an empty failure list for an event without records', async () => {
+    const { logger, lines } = captureLogger();
+    const response = await run(
+      { logger, onRecord: () => {} },
+      { eventSource: 'SelfManagedKafka', bootstrapServers: 'k:9092', records: {} },
+    );
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(lines).toMatchObject([{ message: 'Kafka batch processed', records: 0 }]);
+  });
+
+  it('returns the response when every record failed, or throws when asked to', async () => {
+    const { logger } = captureLogger();
+    const event = numbered(2, 2);
+    const failing = () => {
+      throw new Error('down');
+    };
+    const response = await run({ logger, onRecord: failing }, event);
+    expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [0, 1], 'order-events-1': [0, 1] });
+    await expect(run({ logger, onRecord: failing, throwOnBatchFailure: true }, event)).rejects.toBeInstanceOf(
+      KafkaBatchFailedError,
+    );
+    // One success is enough to return a partial response.
+    const partial = await run(
+      {
+        logger,
+        throwOnBatchFailure: true,
+        onRecord: (r) => (r.offset === 0 && r.partition === 0 ? undefined : failing()),
+      },
+      event,
+    );
+    expect(failedOffsets(partial, event)).toEqual({ 'order-events-0': [1], 'order-events-1': [0, 1] });
+  });
+
+  it('throws a typed error, logged, for an event that is not a Kafka event', async () => {
+    const { logger, lines } = captureLogger();
+    const handler = middy().use(kafkaBatch({ logger, onRecord: () => {} }));
+    const badRecord = {
+      eventSource: 'aws:kafka',
+      records: { 'orders-0': [{ topic: 'orders', partition: 0 }] },
+    };
+    await expect(handler(badRecord as never, createLambdaContext())).rejects.toMatchObject({
+      name: 'KafkaEventError',
+      field: 'records["orders-0"][0].offset',
+    });
+    await expect(handler({ Records: [] } as never, createLambdaContext())).rejects.toBeInstanceOf(
+      KafkaEventError,
+    );
+    expect(lines.map((l) => [l.level, l.message, l.errorName])).toEqual([
+      ['error', 'Invalid Kafka event', 'KafkaEventError'],
+      ['error', 'Invalid Kafka event', 'KafkaEventError'],
+    ]);
+  });
+
+  it('builds identifiers from the records’ own fields when the map key disagrees', async () => {
+    const { logger } = captureLogger();
+    const event = kafkaEvent({ topic: 'mytopic', records: [{ partition: 12, offset: 3, value: 'x' }] });
+    const mismatched = { ...event, records: { 'mytopic-0': event.records['mytopic-12']! } };
+    const response = await run(
+      {
+        logger,
+        onRecord: () => {
+          throw new Error('x');
+        },
+      },
+      mismatched,
+    );
+    expect(response).toEqual({
+      batchItemFailures: [{ itemIdentifier: { partition: 'mytopic-12', offset: 3 } }],
+    });
+  });
+});
+
+describe('kafkaBatch: schemas and poison records', () => {
+  const Order = v.object({ id: v.string(), total: v.number() });
+  const orders = (values: unknown[]) =>
+    kafkaEvent({ topic: 'order-events', records: values.map((value) => ({ partition: 0, value })) });
+
+  it('hands the handler schema output as record.data (valibot)', async () => {
+    const { logger } = captureLogger();
+    const seen: unknown[] = [];
+    await run(
+      { logger, value: Order, onRecord: (record) => void seen.push(record.data) },
+      orders([{ id: 'a', total: 1, extra: true }]),
+    );
+    expect(seen).toEqual([{ id: 'a', total: 1 }]);
+  });
+
+  it('applies transforms (zod) and key schemas', async () => {
+    const { logger } = captureLogger();
+    const seen: unknown[] = [];
+    const event = kafkaEvent({ topic: 't', records: [{ key: '42', value: { at: '2026-01-02T00:00:00Z' } }] });
+    await run(
+      {
+        logger,
+        key: z.string().transform(Number),
+        value: z.object({ at: z.iso.datetime().transform((s) => new Date(s)) }),
+        onRecord: (record) => void seen.push(record.keyData, record.data.at),
+      },
+      event,
+    );
+    expect(seen).toEqual([42, new Date('2026-01-02T00:00:00Z')]);
+  });
+
+  it('supports asynchronous schemas', async () => {
+    const { logger } = captureLogger();
+    const asyncPositive = {
+      '~standard': {
+        version: 1 as const,
+        vendor: 'test',
+        validate: async (input: unknown) => {
+          await sleep(1);
+          return typeof input === 'number' && input > 0
+            ? { value: input * 10 }
+            : { issues: [{ message: 'not positive' }] };
+        },
+      },
+    };
+    const seen: number[] = [];
+    const event = orders([1, -1, 2]);
+    const response = await run(
+      { logger, value: asyncPositive, onRecord: (r) => void seen.push(r.data) },
+      event,
+    );
+    expect(seen).toEqual([10]);
+    expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [1, 2] });
+  });
+
+  it('reports a poison record by default, logging its position and the rejected paths only', async () => {
+    const { logger, lines } = captureLogger();
+    const event = orders([
+      { id: 'a', total: 1 },
+      { id: 'b', total: 'SECRET-TOTAL' },
+      { id: 'c', total: 3 },
+    ]);
+    const response = await run({ logger, value: Order, onRecord: () => {} }, event);
+    expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [1, 2] });
+    const errors = lines.filter((l) => l.level === 'error');
+    expect(errors).toEqual([
+      {
+        level: 'error',
+        message: 'Kafka poison record reported',
+        topic: 'order-events',
+        partition: 0,
+        offset: 1,
+        errorName: 'KafkaSchemaError',
+        errorMessage: 'order-events-0@1: value failed schema validation at total',
+      },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('SECRET');
+  });
+
+  it('skips poison records when asked, counting them', async () => {
+    const { logger, lines } = captureLogger();
+    const seen: number[] = [];
+    const event = orders([{ id: 'a', total: 1 }, 'not an order', { id: 'c', total: 3 }]);
+    const response = await run(
+      { logger, value: Order, onPoison: 'skip', onRecord: (r) => void seen.push(r.offset) },
+      event,
+    );
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(seen).toEqual([0, 2]);
+    expect(lines.find((l) => l.message === 'Kafka batch processed')).toMatchObject({
+      processed: 2,
+      skipped: 1,
+      failed: 0,
+    });
+    expect(lines.find((l) => l.message === 'Kafka poison record skipped')).toMatchObject({
+      level: 'warn',
+      offset: 1,
+    });
+  });
+
+  it('hands poison records to onPoison, reporting them if it fails', async () => {
+    const { logger } = captureLogger();
+    const deadLetters: [number, string, unknown][] = [];
+    const event = orders([{ id: 'a', total: 1 }, { id: 'b' }, { id: 'c', total: 3 }]);
+    const response = await run(
+      {
+        logger,
+        value: Order,
+        onPoison: async (record, error) => {
+          await sleep(1);
+          deadLetters.push([record.offset, error.name, record.raw.value]);
+        },
+        onRecord: () => {},
+      },
+      event,
+    );
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(deadLetters).toEqual([[1, 'KafkaSchemaError', event.records['order-events-0']![1]!.value]]);
+
+    const failingDeadLetter = await run(
+      {
+        logger,
+        value: Order,
+        onPoison: () => {
+          throw new Error('dlq unavailable');
+        },
+        onRecord: () => {},
+      },
+      event,
+    );
+    expect(failedOffsets(failingDeadLetter, event)).toEqual({ 'order-events-0': [1, 2] });
+  });
+
+  it('treats a decode error thrown while the handler reads the record as poison', async () => {
+    const { logger } = captureLogger();
+    const broken = kafkaEvent({
+      topic: 'order-events',
+      records: [
+        { partition: 0, value: '{"fine":1}' },
+        { partition: 0, value: '{broken' },
+      ],
+    });
+    const response = await run(
+      { logger, onPoison: 'skip', onRecord: (record) => void record.json() },
+      broken,
+    );
+    expect(response).toEqual({ batchItemFailures: [] });
+    const reported = await run({ logger, onRecord: (record) => void record.json() }, broken);
+    expect(failedOffsets(reported, broken)).toEqual({ 'order-events-0': [1] });
+  });
+
+  it('in key ordering, a poison record stops only its key', async () => {
+    const { logger } = captureLogger();
+    const event = kafkaEvent({
+      topic: 't',
+      records: [
+        { partition: 0, key: 'a', value: 'oops' },
+        { partition: 0, key: 'b', value: { id: 'b', total: 1 } },
+        { partition: 0, key: 'a', value: { id: 'a', total: 2 } },
+      ],
+    });
+    const response = await run({ logger, ordering: 'key', value: Order, onRecord: () => {} }, event);
+    expect(failedOffsets(response, event)).toEqual({ 't-0': [0, 2] });
+  });
+});
+
+describe('kafkaBatch: deadline', () => {
+  it('returns before the Lambda timeout when a handler hangs, reporting what did not complete', async () => {
+    const { logger, lines } = captureLogger();
+    const event = numbered(2, 3);
+    let signal: AbortSignal | undefined;
+    const started = Date.now();
+    const response = await run(
+      {
+        logger,
+        timeoutReserveMs: 300,
+        onRecord: (record, batch) => {
+          signal = batch.signal;
+          if (record.partition === 1 && record.offset === 1) return new Promise(() => {});
+          return sleep(5);
+        },
+      },
+      event,
+      800,
+    );
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(400);
+    expect(elapsed).toBeLessThan(750);
+    expect(failedOffsets(response, event)).toEqual({ 'order-events-1': [1, 2] });
+    expect(signal?.aborted).toBe(true);
+    expect((signal?.reason as Error).name).toBe('TimeoutError');
+    expect(lines.find((l) => l.message === 'Kafka batch processed')).toMatchObject({
+      timedOut: true,
+      processed: 4,
+    });
+  });
+
+  it('stops starting records at the deadline, also for synchronous handlers', async () => {
+    const { logger } = captureLogger();
+    const event = numbered(1, 50);
+    const context = createLambdaContext({ timeoutMs: 1200 });
+    const handler = middy().use(
+      kafkaBatch({
+        logger,
+        timeoutReserveMs: 1000,
+        onRecord: () => {
+          const until = Date.now() + 20;
+          while (Date.now() < until) {} // busy: the timer cannot fire, the per-record check must
+        },
+      }),
+    );
+    const response = await handler(event, context);
+    const reported = failedOffsets(response, event)['order-events-0']!;
+    expect(reported.length).toBeGreaterThan(35);
+    expect(reported.at(-1)).toBe(49);
+    expect(context.getRemainingTimeInMillis()).toBeGreaterThan(900);
+  });
+
+  it('starts nothing when the reserve is already used up', async () => {
+    const { logger } = captureLogger();
+    const onRecord = vi.fn();
+    const event = numbered(2, 2);
+    const response = await run({ logger, timeoutReserveMs: 5000, onRecord }, event, 3000);
+    expect(onRecord).not.toHaveBeenCalled();
+    expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [0, 1], 'order-events-1': [0, 1] });
+  });
+
+  it('runs without a deadline when the context has no remaining time', async () => {
+    const { logger } = captureLogger();
+    const handler = middy().use(kafkaBatch({ logger, onRecord: () => sleep(1) }));
+    expect(await handler(numbered(1, 2), {} as never)).toEqual({ batchItemFailures: [] });
+  });
+});
+
+describe('kafkaBatch: partition runs (onPartition)', () => {
+  it('gives each partition’s run at once, partitions in parallel', async () => {
+    const { logger } = captureLogger();
+    const runs: string[][] = [];
+    const response = await run(
+      {
+        logger,
+        onPartition: async (records) => {
+          runs.push(records.map(id));
+          await sleep(1);
+        },
+      },
+      numbered(2, 3),
+    );
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(runs.sort()).toEqual([
+      ['0@0', '0@1', '0@2'],
+      ['1@0', '1@1', '1@2'],
+    ]);
+  });
+
+  it('reports from the first returned failure onward, or the whole run when it throws', async () => {
+    const { logger, lines } = captureLogger();
+    const event = numbered(2, 4);
+    const response = await run(
+      {
+        logger,
+        onPartition: (records) => {
+          if (records[0]!.partition === 1) throw new Error('bulk write failed');
+          return [records[3]!, records[1]!];
+        },
+      },
+      event,
+    );
+    expect(failedOffsets(response, event)).toEqual({
+      'order-events-0': [1, 2, 3],
+      'order-events-1': [0, 1, 2, 3],
+    });
+    expect(lines.find((l) => l.message === 'Kafka batch processed')).toMatchObject({
+      processed: 1,
+      failed: 6,
+    });
+  });
+
+  it('leaves poison records out of the run: skipped ones vanish, reported ones end it', async () => {
+    const { logger } = captureLogger();
+    const Order = v.object({ id: v.string() });
+    const event = kafkaEvent({
+      topic: 't',
+      records: [{ value: { id: 'a' } }, { value: 'poison' }, { value: { id: 'c' } }],
+    });
+    const runs: number[][] = [];
+    const onPartition = (records: readonly KafkaRecord<{ id: string }>[]) =>
+      void runs.push(records.map((r) => r.offset));
+    expect(await run({ logger, value: Order, onPoison: 'skip', onPartition }, event)).toEqual({
+      batchItemFailures: [],
+    });
+    const reported = await run({ logger, value: Order, onPartition }, event);
+    expect(failedOffsets(reported, event)).toEqual({ 't-0': [1, 2] });
+    expect(runs).toEqual([[0, 2], [0]]);
+  });
+});
+
+describe('kafkaBatch: monitoring', () => {
+  it('writes one summary line without payloads, and adds metrics', async () => {
+    const { logger, lines } = captureLogger();
+    const metrics = { addMetric: vi.fn() };
+    const event = kafkaEvent({
+      topic: 'order-events',
+      timestamp: Date.now() - 60_000,
+      records: [
+        { partition: 0, key: 'SECRET-KEY', value: 'SECRET-VALUE-1', headers: { h: 'SECRET-HEADER' } },
+        { partition: 1, value: 'SECRET-VALUE-2' },
+      ],
+    });
+    await run(
+      {
+        logger,
+        metrics,
+        onRecord: (record) => {
+          if (record.partition === 1) throw new Error('downstream said no');
+        },
+      },
+      event,
+    );
+    const summaries = lines.filter((l) => l.message === 'Kafka batch processed');
+    expect(summaries).toHaveLength(1);
+    expect(summaries[0]).toMatchObject({
+      records: 2,
+      processed: 1,
+      failed: 1,
+      skipped: 0,
+      reported: 1,
+      partitions: 2,
+      timedOut: false,
+    });
+    expect(summaries[0]!.oldestRecordAgeMs).toBeGreaterThanOrEqual(60_000);
+    expect(lines.find((l) => l.level === 'error')).toEqual({
+      level: 'error',
+      message: 'Kafka record failed',
+      topic: 'order-events',
+      partition: 1,
+      offset: 0,
+      errorName: 'Error',
+      errorMessage: 'downstream said no',
+    });
+    expect(JSON.stringify(lines)).not.toContain('SECRET');
+    expect(metrics.addMetric).toHaveBeenCalledWith('KafkaRecordsFailed', 'Count', 1);
+    expect(metrics.addMetric).toHaveBeenCalledWith('KafkaRecordsProcessed', 'Count', 1);
+    expect(metrics.addMetric).toHaveBeenCalledWith(
+      'KafkaOldestRecordAge',
+      'Milliseconds',
+      expect.any(Number),
+    );
+  });
+
+  it('writes JSON lines to the console by default', async () => {
+    const info = vi.spyOn(console, 'info').mockImplementation(() => {});
+    try {
+      await run({ onRecord: () => {} }, numbered(1, 1));
+      expect(info).toHaveBeenCalledTimes(1);
+      expect(JSON.parse(info.mock.calls[0]![0] as string)).toMatchObject({
+        level: 'INFO',
+        message: 'Kafka batch processed',
+        records: 1,
+      });
+    } finally {
+      info.mockRestore();
+    }
+  });
+});
+
+describe('kafkaBatch: Middy composition and options', () => {
+  it('lets outer middlewares see and change the response, and respects early returns', async () => {
+    const { logger } = captureLogger();
+    const calls: string[] = [];
+    const event = numbered(1, 2);
+    const handler = middy()
+      .use({
+        before: () => void calls.push('outer before'),
+        after: (request) => {
+          calls.push(`outer after ${JSON.stringify(request.response)}`);
+        },
+      })
+      .use(kafkaBatch({ logger, onRecord: () => void calls.push('record') }));
+    await handler(event, createLambdaContext());
+    expect(calls).toEqual(['outer before', 'record', 'record', 'outer after {"batchItemFailures":[]}']);
+
+    const warm = middy()
+      .use({ before: () => ({ warmed: true }) })
+      .use(kafkaBatch({ logger, onRecord: () => void calls.push('never') }));
+    expect(await warm(event, createLambdaContext())).toEqual({ warmed: true });
+    expect(calls).not.toContain('never');
+  });
+
+  it('refuses a Middy handler that returns a value', async () => {
+    const handler = middy(() => ({ ok: true })).use(kafkaBatch({ onRecord: () => {} }));
+    await expect(handler(numbered(1, 1) as never, createLambdaContext())).rejects.toBeInstanceOf(
+      KafkaBatchOptionsError,
+    );
+  });
+
+  it.each([
+    [{}],
+    [{ onRecord: () => {}, onPartition: () => undefined }],
+    [{ onRecord: () => {}, concurrency: 0 }],
+    [{ onRecord: () => {}, concurrency: 1.5 }],
+    [{ onRecord: () => {}, ordering: 'random' }],
+    [{ onPartition: () => undefined, ordering: 'key' }],
+    [{ onRecord: () => {}, timeoutReserveMs: -1 }],
+    [{ onRecord: () => {}, onPoison: 'ignore' }],
+    [{ onRecord: () => {}, value: { parse: () => 1 } }],
+  ])('rejects invalid options %j', (options) => {
+    expect(() => kafkaBatch(options as never)).toThrow(KafkaBatchOptionsError);
+  });
+
+  it('exports a KafkaSchemaError with the rejected paths', async () => {
+    const { logger } = captureLogger();
+    const errors: unknown[] = [];
+    const event = kafkaEvent({ topic: 't', records: [{ value: { items: [{ sku: 1 }] } }] });
+    await run(
+      {
+        logger,
+        value: v.object({ items: v.array(v.object({ sku: v.string() })) }),
+        onPoison: (_record, error) => void errors.push(error),
+        onRecord: () => {},
+      },
+      event,
+    );
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(KafkaSchemaError);
+    expect((errors[0] as KafkaSchemaError).paths).toEqual(['items.0.sku']);
+  });
+});

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { encodeEventRecord, type RawKafkaRecord } from '../kafka-event/encode.ts';
+import type { KafkaEventRecord } from '../kafka-event/types.ts';
+import { KafkaRecordDecodeError } from './errors.ts';
+import { KafkaRecord } from './record.ts';
+
+const base: RawKafkaRecord = {
+  topic: 'order-events',
+  partition: 3,
+  offset: 1041,
+  timestamp: 1_764_400_000_000,
+  value: null,
+};
+const make = (raw: KafkaEventRecord) => new KafkaRecord(raw, raw.topic, raw.partition, raw.offset);
+const build = (fields: Partial<RawKafkaRecord>) => make(encodeEventRecord({ ...base, ...fields }));
+
+function decodeError(read: () => unknown): KafkaRecordDecodeError {
+  try {
+    read();
+  } catch (error) {
+    expect(error).toBeInstanceOf(KafkaRecordDecodeError);
+    return error as KafkaRecordDecodeError;
+  }
+  throw new Error('expected a KafkaRecordDecodeError');
+}
+
+describe('KafkaRecord', () => {
+  it('exposes position, timestamp and schema metadata', () => {
+    const record = build({
+      valueSchemaMetadata: { dataFormat: 'AVRO', schemaId: '17' },
+      timestampType: 'LOG_APPEND_TIME',
+    });
+    expect([record.topic, record.partition, record.offset]).toEqual(['order-events', 3, 1041]);
+    expect(record.timestamp).toEqual(new Date(1_764_400_000_000));
+    expect(record.timestampType).toBe('LOG_APPEND_TIME');
+    expect(record.valueSchemaMetadata).toEqual({ dataFormat: 'AVRO', schemaId: '17' });
+    expect(record.keySchemaMetadata).toBeUndefined();
+  });
+
+  it('keeps an absent key, a null key and an empty key distinct', () => {
+    expect(build({}).key).toBeUndefined();
+    expect(build({ key: null }).key).toBeNull();
+    expect(build({ key: '' }).key).toEqual(Buffer.alloc(0));
+    expect(build({ key: 'customer-7' }).key).toEqual(Buffer.from('customer-7'));
+    expect(build({}).keyData).toBeNull();
+    expect(build({ key: 'customer-7' }).keyData).toBe('customer-7');
+  });
+
+  it('keeps a tombstone (null or absent value) distinct from an empty value', () => {
+    expect(build({ value: null }).value).toBeNull();
+    const { value: _v, ...absent } = encodeEventRecord(base);
+    expect(make(absent).value).toBeUndefined();
+    expect(make(absent).text()).toBeNull();
+    expect(build({ value: '' }).value).toEqual(Buffer.alloc(0));
+    expect(build({ value: '' }).text()).toBe('');
+    expect(build({ value: null }).json()).toBeNull();
+  });
+
+  it('decodes the value as bytes, text and JSON, once', () => {
+    const record = build({ value: '{"id":7,"name":"thé"}' });
+    expect(record.value).toBe(record.value);
+    expect(record.text()).toBe('{"id":7,"name":"thé"}');
+    const parsed = record.json();
+    expect(parsed).toEqual({ id: 7, name: 'thé' });
+    expect(record.json()).toBe(parsed);
+    expect(record.data).toBe(parsed);
+  });
+
+  it('keeps binary values byte for byte', () => {
+    const bytes = Uint8Array.from([0, 255, 128, 10]);
+    expect([...build({ value: bytes }).value!]).toEqual([0, 255, 128, 10]);
+  });
+
+  it('decodes signed-byte headers, keeping repeated names in order', () => {
+    const record = build({
+      headers: [
+        ['trace', 'abé'],
+        ['retry', '1'],
+        ['retry', '2'],
+        ['raw', Uint8Array.from([0xff, 0x80, 0x00])],
+      ],
+    });
+    expect(record.raw.headers![0]).toEqual({ trace: [97, 98, -61, -87] });
+    expect(record.headers.map(([name, value]) => [name, [...value]])).toEqual([
+      ['trace', [97, 98, 0xc3, 0xa9]],
+      ['retry', [49]],
+      ['retry', [50]],
+      ['raw', [0xff, 0x80, 0x00]],
+    ]);
+    expect(record.header('trace')!.toString()).toBe('abé');
+    expect(record.header('retry')!.toString()).toBe('2');
+    expect(record.header('missing')).toBeUndefined();
+    expect(record.headers).toBe(record.headers);
+  });
+
+  it('treats missing headers as none and a base64 header value as bytes', () => {
+    const { headers: _h, ...noHeaders } = encodeEventRecord(base);
+    expect(make(noHeaders).headers).toEqual([]);
+    const artefact = { ...encodeEventRecord(base), headers: [{ h: 'aGk=' }] } as unknown as KafkaEventRecord;
+    expect(make(artefact).header('h')!.toString()).toBe('hi');
+  });
+
+  it('throws a typed decode error for undecodable parts, naming the part and never the payload', () => {
+    const secret = '{"card":"4111 1111 1111 1111"';
+    const invalidJson = decodeError(() => build({ value: secret }).json());
+    expect(invalidJson.name).toBe('KafkaRecordDecodeError');
+    expect(invalidJson.field).toBe('value');
+    expect(invalidJson.message).toBe('order-events-3@1041: value is not valid JSON');
+    expect([invalidJson.topic, invalidJson.partition, invalidJson.offset]).toEqual(['order-events', 3, 1041]);
+
+    const raw = encodeEventRecord(base);
+    expect(decodeError(() => make({ ...raw, key: 42 } as unknown as KafkaEventRecord).key).field).toBe('key');
+    expect(decodeError(() => make({ ...raw, value: {} } as unknown as KafkaEventRecord).value).field).toBe(
+      'value',
+    );
+    for (const headers of [{}, [null], [{ h: [1, 'x'] }], [{ h: [300] }], [{ h: 5 }]]) {
+      const error = decodeError(() => make({ ...raw, headers } as unknown as KafkaEventRecord).headers);
+      expect(error.field).toBe('headers');
+    }
+  });
+
+  it('serialises to its position only', () => {
+    const record = build({ key: 'customer-7', value: '{"secret":true}', headers: [['h', 'x']] });
+    expect(JSON.parse(JSON.stringify(record))).toEqual({ topic: 'order-events', partition: 3, offset: 1041 });
+  });
+});
