@@ -1,0 +1,105 @@
+import { join } from 'node:path';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { type FailureDestination, KafkaConsumerFunction } from './kafka-consumer-function.ts';
+import type { KafkaSource } from './kafka-source.ts';
+import { KafkaReplayFunction } from './replay-function.ts';
+
+/** The repository root: functions are bundled by path from here, and its lock file pins their dependencies. */
+const ROOT = join(import.meta.dirname, '..');
+
+/** Props of {@link KafkaLambdaAppStack}. */
+export interface KafkaLambdaAppStackProps extends StackProps {
+  /** The cluster, or a function that imports it (VPC, secrets by ARN) into this stack. */
+  readonly source: KafkaSource | ((stack: Stack) => KafkaSource);
+  /** @default 'orders' */
+  readonly topic?: string;
+  /** @default 'orders-consumer' */
+  readonly consumerGroupId?: string;
+  /** @default { type: 'sqs' } */
+  readonly onFailure?: FailureDestination;
+  /** Alarm when the trigger's OffsetLag stays above this many records for 5 minutes. @default 1000 */
+  readonly offsetLagThreshold?: number;
+  /** SNS topic the alarms notify. @default none (alarms only show in CloudWatch) */
+  readonly alarmTopicArn?: string;
+  /** Environment of the orders consumer (e.g. `RESERVATIONS_FAILURE_RATE` to see retries and the DLQ). */
+  readonly consumerEnvironment?: Record<string, string>;
+}
+
+/**
+ * The application: the example orders consumer with its Kafka trigger and dead-letter queue, the replay
+ * function for its consumer group, alarms on offset lag and dead-letter depth, and the outputs
+ * `kafka-lambda replay --function` needs.
+ *
+ * @example
+ * new KafkaLambdaAppStack(app, 'KafkaLambdaApp', { source: clusterStack.source });
+ */
+export class KafkaLambdaAppStack extends Stack {
+  readonly consumer: KafkaConsumerFunction;
+  readonly replay: KafkaReplayFunction;
+
+  constructor(scope: Construct, id: string, props: KafkaLambdaAppStackProps) {
+    super(scope, id, props);
+    const source = typeof props.source === 'function' ? props.source(this) : props.source;
+    const bundlingRoot = { projectRoot: ROOT, depsLockFilePath: join(ROOT, 'package-lock.json') };
+    this.consumer = new KafkaConsumerFunction(this, 'Orders', {
+      entry: join(ROOT, 'functions/orders/handler.ts'),
+      source,
+      topic: props.topic ?? 'orders',
+      consumerGroupId: props.consumerGroupId ?? 'orders-consumer',
+      onFailure: props.onFailure,
+      functionProps: { ...bundlingRoot, environment: props.consumerEnvironment },
+    });
+    this.replay = new KafkaReplayFunction(this, 'Replay', {
+      entry: join(ROOT, 'functions/replay/handler.ts'),
+      source,
+      target: this.consumer,
+      functionProps: bundlingRoot,
+    });
+
+    const alarmAction =
+      props.alarmTopicArn === undefined
+        ? undefined
+        : new actions.SnsAction(sns.Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn));
+    const alarms = [
+      this.consumer.metricOffsetLag().createAlarm(this, 'OffsetLagAlarm', {
+        alarmDescription: `The orders consumer is more than ${props.offsetLagThreshold ?? 1000} records behind its topic.`,
+        threshold: props.offsetLagThreshold ?? 1000,
+        evaluationPeriods: 5,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        // No data: no records flowing and no lag reported; not an outage by itself.
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    ];
+    if (this.consumer.failureQueue) {
+      alarms.push(
+        this.consumer.failureQueue
+          .metricApproximateNumberOfMessagesVisible({
+            period: Duration.minutes(1),
+            statistic: cloudwatch.Stats.MAXIMUM,
+          })
+          .createAlarm(this, 'DeadLetterAlarm', {
+            alarmDescription:
+              'Records failed for good: their offsets are in the dead-letter queue, ready to replay.',
+            threshold: 0,
+            evaluationPeriods: 1,
+            comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+          }),
+      );
+    }
+    if (alarmAction) for (const alarm of alarms) alarm.addAlarmAction(alarmAction);
+
+    new CfnOutput(this, 'ConsumerFunctionName', { value: this.consumer.function.functionName });
+    new CfnOutput(this, 'MappingUuid', { value: this.consumer.mappingUuid });
+    new CfnOutput(this, 'ConsumerGroupId', { value: this.consumer.consumerGroupId });
+    new CfnOutput(this, 'Topic', { value: this.consumer.topic });
+    new CfnOutput(this, 'ReplayFunctionName', { value: this.replay.function.functionName });
+    if (this.consumer.failureQueue) {
+      new CfnOutput(this, 'DeadLetterQueueUrl', { value: this.consumer.failureQueue.queueUrl });
+    }
+  }
+}

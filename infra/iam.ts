@@ -1,0 +1,160 @@
+import { Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type { IConstruct } from 'constructs';
+import { mskGroupArn, mskTopicArn } from './msk-arns.ts';
+
+/**
+ * The network-interface permissions Lambda uses, with the role of the function, to place ENIs in a VPC:
+ * for a VPC-attached function, and for the pollers of a Kafka trigger (MSK, or self-managed in a VPC).
+ *
+ * Create/Delete/Assign/Unassign are scoped to this account and region: the ENI ids do not exist before
+ * Lambda creates them, and the Lambda guide asks for "all resource IDs" (`arn:…:ec2:<region>:<account>:*\/*`)
+ * when no single id can be named. The Describe actions support no resource-level permissions at all, so
+ * AWS requires `Resource: "*"` for them.
+ *
+ * @example
+ * for (const statement of networkInterfaceStatements(fn)) fn.addToRolePolicy(statement);
+ */
+export function networkInterfaceStatements(scope: IConstruct): iam.PolicyStatement[] {
+  const stack = Stack.of(scope);
+  return [
+    new iam.PolicyStatement({
+      sid: 'ManageNetworkInterfaces',
+      actions: [
+        'ec2:CreateNetworkInterface',
+        'ec2:DeleteNetworkInterface',
+        'ec2:AssignPrivateIpAddresses',
+        'ec2:UnassignPrivateIpAddresses',
+      ],
+      resources: [`arn:${stack.partition}:ec2:${stack.region}:${stack.account}:*/*`],
+    }),
+    new iam.PolicyStatement({
+      sid: 'DescribeNetwork',
+      actions: [
+        'ec2:DescribeNetworkInterfaces',
+        'ec2:DescribeSubnets',
+        'ec2:DescribeVpcs',
+        'ec2:DescribeSecurityGroups',
+      ],
+      // AWS requires "*": EC2 Describe* actions have no resource-level permissions.
+      resources: ['*'],
+    }),
+  ];
+}
+
+/**
+ * What a Kafka trigger on an MSK cluster needs: the control-plane reads Lambda makes to find the brokers,
+ * and with IAM auth the `kafka-cluster:*` data-plane actions that aws-cdk-lib does not add — connect to the
+ * cluster, read the one topic, join and commit as the one consumer group, and write the failure topic if
+ * failed records go to Kafka.
+ *
+ * @example
+ * mskTriggerStatements({ clusterArn, topic: 'orders', consumerGroupId: 'orders-consumer', iamAuth: true });
+ */
+export function mskTriggerStatements(options: {
+  clusterArn: string;
+  topic: string;
+  consumerGroupId: string;
+  iamAuth: boolean;
+  failureTopic?: string;
+}): iam.PolicyStatement[] {
+  const { clusterArn, topic, consumerGroupId, iamAuth, failureTopic } = options;
+  const statements = [
+    new iam.PolicyStatement({
+      sid: 'MskClusterMetadata',
+      actions: [
+        'kafka:DescribeCluster',
+        'kafka:DescribeClusterV2',
+        'kafka:GetBootstrapBrokers',
+        ...(iamAuth ? [] : ['kafka:ListScramSecrets']),
+      ],
+      resources: [clusterArn],
+    }),
+  ];
+  if (!iamAuth) return statements;
+  statements.push(
+    new iam.PolicyStatement({
+      sid: 'MskConnect',
+      // DescribeClusterDynamicConfiguration: listed by older Lambda docs; harmless, and safe if still checked.
+      actions: ['kafka-cluster:Connect', 'kafka-cluster:DescribeClusterDynamicConfiguration'],
+      resources: [clusterArn],
+    }),
+    new iam.PolicyStatement({
+      sid: 'MskReadTopic',
+      actions: ['kafka-cluster:DescribeTopic', 'kafka-cluster:ReadData'],
+      resources: [mskTopicArn(clusterArn, topic)],
+    }),
+    new iam.PolicyStatement({
+      sid: 'MskConsumerGroup',
+      actions: ['kafka-cluster:DescribeGroup', 'kafka-cluster:AlterGroup'],
+      resources: [mskGroupArn(clusterArn, consumerGroupId)],
+    }),
+  );
+  if (failureTopic !== undefined) {
+    statements.push(
+      new iam.PolicyStatement({
+        sid: 'MskWriteFailureTopic',
+        actions: ['kafka-cluster:DescribeTopic', 'kafka-cluster:WriteData'],
+        resources: [mskTopicArn(clusterArn, failureTopic)],
+      }),
+    );
+  }
+  return statements;
+}
+
+/**
+ * What the replay function needs on an MSK cluster with IAM auth: find the brokers, connect, read the
+ * allowed topics' offsets (`ReadData`: Kafka authorises an offset commit with READ on the topic) and
+ * describe and move the one consumer group's offsets.
+ *
+ * @example
+ * mskReplayStatements({ clusterArn, topics: ['orders'], consumerGroupId: 'orders-consumer' });
+ */
+export function mskReplayStatements(options: {
+  clusterArn: string;
+  topics: readonly string[];
+  consumerGroupId: string;
+  iamAuth: boolean;
+}): iam.PolicyStatement[] {
+  const { clusterArn, topics, consumerGroupId, iamAuth } = options;
+  const statements = [
+    new iam.PolicyStatement({
+      sid: 'MskBootstrapBrokers',
+      actions: ['kafka:GetBootstrapBrokers'],
+      resources: [clusterArn],
+    }),
+  ];
+  if (!iamAuth) return statements;
+  statements.push(
+    new iam.PolicyStatement({
+      sid: 'MskConnect',
+      actions: ['kafka-cluster:Connect'],
+      resources: [clusterArn],
+    }),
+    new iam.PolicyStatement({
+      sid: 'MskReadTopics',
+      actions: ['kafka-cluster:DescribeTopic', 'kafka-cluster:ReadData'],
+      resources: topics.map((topic) => mskTopicArn(clusterArn, topic)),
+    }),
+    new iam.PolicyStatement({
+      sid: 'MskConsumerGroup',
+      actions: ['kafka-cluster:DescribeGroup', 'kafka-cluster:AlterGroup'],
+      resources: [mskGroupArn(clusterArn, consumerGroupId)],
+    }),
+  );
+  return statements;
+}
+
+/**
+ * Pause, inspect and resume one event source mapping, and nothing else.
+ *
+ * @example
+ * replayFn.addToRolePolicy(mappingControlStatement(consumer.mappingArn));
+ */
+export function mappingControlStatement(mappingArn: string): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    sid: 'ControlEventSourceMapping',
+    actions: ['lambda:GetEventSourceMapping', 'lambda:UpdateEventSourceMapping'],
+    resources: [mappingArn],
+  });
+}

@@ -1,0 +1,325 @@
+import { join } from 'node:path';
+import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { KafkaConsumerConfigError, KafkaConsumerFunction } from './kafka-consumer-function.ts';
+import { importKafkaNetwork, type KafkaNetwork, type KafkaSource } from './kafka-source.ts';
+import { KafkaReplayConfigError, KafkaReplayFunction } from './replay-function.ts';
+import { NETWORK_INTERFACE_STATEMENTS, roleStatements } from './template-queries.ts';
+
+// The constructs under test do not depend on what the handler does; bundling is covered by app.test.ts,
+// so these stacks skip it (`aws:cdk:bundling-stacks: []`) to keep synth fast.
+const ENTRY = join(import.meta.dirname, '../functions/orders/handler.ts');
+const CLUSTER_ARN = 'arn:aws:kafka:eu-west-1:111122223333:cluster/shop/0f3c-uuid-1';
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:kafka-creds-AbCdEf';
+const SUBNET_A = 'subnet-0a1b2c3d4e5f60001';
+const SUBNET_B = 'subnet-0a1b2c3d4e5f60002';
+const SG = 'sg-0a1b2c3d4e5f60003';
+const CA_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:kafka-ca-AbCdEf';
+
+function newStack(): Stack {
+  return new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Consumers');
+}
+
+function importedNetwork(stack: Stack): KafkaNetwork {
+  return importKafkaNetwork(stack, {
+    vpcId: 'vpc-0a1b2c3d4e5f60000',
+    subnetIds: [SUBNET_A, SUBNET_B],
+    securityGroupIds: [SG],
+  });
+}
+
+describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
+  let template: Template;
+  let stack: Stack;
+
+  beforeAll(() => {
+    stack = newStack();
+    const network = importedNetwork(stack);
+    const secret = secretsmanager.Secret.fromSecretCompleteArn(stack, 'Secret', SECRET_ARN);
+    const msk: KafkaSource = { kind: 'msk', clusterArn: CLUSTER_ARN, auth: { type: 'iam' }, network };
+    const tuned = new KafkaConsumerFunction(stack, 'Tuned', {
+      entry: ENTRY,
+      source: msk,
+      topic: 'orders',
+      consumerGroupId: 'orders-tuned',
+      startingPosition: lambda.StartingPosition.LATEST,
+      batchSize: 500,
+      maxBatchingWindow: Duration.seconds(2),
+      retryAttempts: 0,
+      maxRecordAge: Duration.hours(1),
+      bisectBatchOnError: false,
+      provisionedPollers: { minimumPollers: 2, maximumPollers: 10, pollerGroupName: 'shop' },
+      onFailure: { type: 'kafka', topic: 'orders-failed' },
+      functionProps: { memorySize: 1024, environment: { FEATURE: 'on' } },
+      mappingProps: { metricsConfig: { metrics: [lambda.MetricType.KAFKA_METRICS] } },
+    });
+    new KafkaReplayFunction(stack, 'TunedReplay', {
+      entry: ENTRY,
+      source: msk,
+      target: tuned,
+      allowedTopics: ['orders', 'orders-retry'],
+    });
+    const sharedDlq = new sqs.Queue(stack, 'SharedDlq', { enforceSSL: true });
+    Validations.of(sharedDlq).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'The queue is a dead-letter destination.',
+    });
+    new KafkaConsumerFunction(stack, 'Private', {
+      entry: ENTRY,
+      source: {
+        kind: 'self-managed',
+        bootstrapServers: ['k1.internal:9096', 'k2.internal:9096'],
+        auth: { type: 'sasl-scram-256', secret },
+        rootCaCertificate: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Ca', CA_ARN),
+        network,
+      },
+      topic: 'payments',
+      consumerGroupId: 'payments-consumer',
+      onFailure: { type: 'sqs', queue: sharedDlq },
+    });
+    const publicSource: KafkaSource = {
+      kind: 'self-managed',
+      bootstrapServers: ['kafka.example.com:9096'],
+      auth: { type: 'basic', secret },
+    };
+    const pub = new KafkaConsumerFunction(stack, 'Public', {
+      entry: ENTRY,
+      source: publicSource,
+      topic: 'clicks',
+      consumerGroupId: 'clicks-consumer',
+    });
+    new KafkaReplayFunction(stack, 'PublicReplay', { entry: ENTRY, source: publicSource, target: pub });
+    template = Template.fromStack(stack);
+  });
+
+  it('passes every override to the trigger and the function', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: CLUSTER_ARN,
+      Topics: ['orders'],
+      AmazonManagedKafkaEventSourceConfig: { ConsumerGroupId: 'orders-tuned' },
+      StartingPosition: 'LATEST',
+      BatchSize: 500,
+      MaximumBatchingWindowInSeconds: 2,
+      MaximumRetryAttempts: 0,
+      MaximumRecordAgeInSeconds: 3600,
+      BisectBatchOnFunctionError: false,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ProvisionedPollerConfig: { MinimumPollers: 2, MaximumPollers: 10, PollerGroupName: 'shop' },
+      DestinationConfig: { OnFailure: { Destination: 'kafka://orders-failed' } },
+      MetricsConfig: { Metrics: ['KafkaMetrics'] },
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      MemorySize: 1024,
+      Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps', FEATURE: 'on' } },
+    });
+  });
+
+  it('gives an MSK IAM consumer exactly its topic, its group and its failure topic', () => {
+    expect(roleStatements(template, 'TunedRole')).toEqual([
+      expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'] }),
+      {
+        Sid: 'MskClusterMetadata',
+        Effect: 'Allow',
+        Action: ['kafka:DescribeCluster', 'kafka:DescribeClusterV2', 'kafka:GetBootstrapBrokers'],
+        Resource: CLUSTER_ARN,
+      },
+      {
+        Sid: 'MskConnect',
+        Effect: 'Allow',
+        Action: ['kafka-cluster:Connect', 'kafka-cluster:DescribeClusterDynamicConfiguration'],
+        Resource: CLUSTER_ARN,
+      },
+      {
+        Sid: 'MskReadTopic',
+        Effect: 'Allow',
+        Action: ['kafka-cluster:DescribeTopic', 'kafka-cluster:ReadData'],
+        Resource: 'arn:aws:kafka:eu-west-1:111122223333:topic/shop/0f3c-uuid-1/orders',
+      },
+      {
+        Sid: 'MskConsumerGroup',
+        Effect: 'Allow',
+        Action: ['kafka-cluster:DescribeGroup', 'kafka-cluster:AlterGroup'],
+        Resource: 'arn:aws:kafka:eu-west-1:111122223333:group/shop/0f3c-uuid-1/orders-tuned',
+      },
+      {
+        Sid: 'MskWriteFailureTopic',
+        Effect: 'Allow',
+        Action: ['kafka-cluster:DescribeTopic', 'kafka-cluster:WriteData'],
+        Resource: 'arn:aws:kafka:eu-west-1:111122223333:topic/shop/0f3c-uuid-1/orders-failed',
+      },
+      ...NETWORK_INTERFACE_STATEMENTS,
+    ]);
+  });
+
+  it('lets the replay function touch only the one mapping, group and the allowed topics', () => {
+    const mappingId = Object.keys(
+      template.findResources('AWS::Lambda::EventSourceMapping', { Properties: { Topics: ['orders'] } }),
+    )[0];
+    expect(roleStatements(template, 'TunedReplayRole')).toEqual([
+      expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'] }),
+      {
+        Sid: 'ControlEventSourceMapping',
+        Effect: 'Allow',
+        Action: ['lambda:GetEventSourceMapping', 'lambda:UpdateEventSourceMapping'],
+        Resource: {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':lambda:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':event-source-mapping:',
+              { Ref: mappingId },
+            ],
+          ],
+        },
+      },
+      {
+        Sid: 'MskBootstrapBrokers',
+        Effect: 'Allow',
+        Action: 'kafka:GetBootstrapBrokers',
+        Resource: CLUSTER_ARN,
+      },
+      { Sid: 'MskConnect', Effect: 'Allow', Action: 'kafka-cluster:Connect', Resource: CLUSTER_ARN },
+      {
+        Sid: 'MskReadTopics',
+        Effect: 'Allow',
+        Action: ['kafka-cluster:DescribeTopic', 'kafka-cluster:ReadData'],
+        Resource: [
+          'arn:aws:kafka:eu-west-1:111122223333:topic/shop/0f3c-uuid-1/orders',
+          'arn:aws:kafka:eu-west-1:111122223333:topic/shop/0f3c-uuid-1/orders-retry',
+        ],
+      },
+      {
+        Sid: 'MskConsumerGroup',
+        Effect: 'Allow',
+        Action: ['kafka-cluster:DescribeGroup', 'kafka-cluster:AlterGroup'],
+        Resource: 'arn:aws:kafka:eu-west-1:111122223333:group/shop/0f3c-uuid-1/orders-tuned',
+      },
+      ...NETWORK_INTERFACE_STATEMENTS,
+    ]);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: {
+          NODE_OPTIONS: '--enable-source-maps',
+          REPLAY_MAPPING_UUID: { Ref: mappingId },
+          REPLAY_CONSUMER_GROUP_ID: 'orders-tuned',
+          REPLAY_ALLOWED_TOPICS: 'orders,orders-retry',
+          KAFKA_AUTH: 'iam',
+          KAFKA_CLUSTER_ARN: CLUSTER_ARN,
+        },
+      },
+      VpcConfig: { SubnetIds: [SUBNET_A, SUBNET_B], SecurityGroupIds: [SG] },
+    });
+  });
+
+  it('wires self-managed brokers in a VPC: auth, root CA, subnets and security groups', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      SelfManagedEventSource: {
+        Endpoints: { KafkaBootstrapServers: ['k1.internal:9096', 'k2.internal:9096'] },
+      },
+      SelfManagedKafkaEventSourceConfig: { ConsumerGroupId: 'payments-consumer' },
+      SourceAccessConfigurations: [
+        { Type: 'SASL_SCRAM_256_AUTH', URI: SECRET_ARN },
+        { Type: 'SERVER_ROOT_CA_CERTIFICATE', URI: CA_ARN },
+        { Type: 'VPC_SUBNET', URI: SUBNET_A },
+        { Type: 'VPC_SUBNET', URI: SUBNET_B },
+        { Type: 'VPC_SECURITY_GROUP', URI: SG },
+      ],
+      DestinationConfig: {
+        OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('^SharedDlq'), 'Arn'] } },
+      },
+    });
+    const statements = roleStatements(template, 'PrivateRole');
+    expect(statements.map((statement) => statement.Sid ?? statement.Action)).toEqual([
+      ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+      ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+      ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+      'ManageNetworkInterfaces',
+      'DescribeNetwork',
+    ]);
+    expect(
+      statements
+        .slice(2, 4)
+        .map((statement) => statement.Resource)
+        .sort(),
+    ).toEqual([CA_ARN, SECRET_ARN]);
+  });
+
+  it('keeps a consumer of public brokers and its replay function out of any VPC', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      SelfManagedEventSource: { Endpoints: { KafkaBootstrapServers: ['kafka.example.com:9096'] } },
+      SourceAccessConfigurations: [{ Type: 'BASIC_AUTH', URI: SECRET_ARN }],
+    });
+    for (const role of ['PublicRole', 'PublicReplayRole']) {
+      const statements = roleStatements(template, role);
+      expect(statements.some((statement) => statement.Resource === SECRET_ARN)).toBe(true);
+      const actions = statements.flatMap((statement) => statement.Action);
+      expect(actions.filter((action) => /^(ec2|kafka|kafka-cluster):/.test(action))).toEqual([]);
+    }
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: {
+          NODE_OPTIONS: '--enable-source-maps',
+          REPLAY_MAPPING_UUID: Match.anyValue(),
+          REPLAY_CONSUMER_GROUP_ID: 'clicks-consumer',
+          REPLAY_ALLOWED_TOPICS: 'clicks',
+          KAFKA_AUTH: 'basic',
+          KAFKA_BOOTSTRAP_SERVERS: 'kafka.example.com:9096',
+          KAFKA_SECRET_ARN: SECRET_ARN,
+        },
+      },
+      VpcConfig: Match.absent(),
+    });
+  });
+
+  it('passes cdk-nag AwsSolutions with only the acknowledged, explained wildcards', () => {
+    expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
+  });
+});
+
+describe('configurations refused at synth time', () => {
+  const msk: KafkaSource = { kind: 'msk', clusterArn: CLUSTER_ARN, auth: { type: 'iam' } };
+  const base = { entry: ENTRY, source: msk, topic: 'orders', consumerGroupId: 'g' };
+  const target = { mappingUuid: 'u', mappingArn: 'arn', consumerGroupId: 'g', topic: 'orders' };
+
+  it.each([
+    [{ ...base, functionProps: { timeout: Duration.minutes(15) } }, /exceeds the 14 minutes/],
+    [
+      { ...base, onFailure: { type: 'kafka', topic: 'orders' } as const },
+      /must differ from the source topic "orders"/,
+    ],
+    [
+      {
+        ...base,
+        source: { kind: 'self-managed', bootstrapServers: ['k:9092'], auth: { type: 'none' } } as const,
+      },
+      /need an authentication secret/,
+    ],
+  ])('consumer %#', (props, message) => {
+    expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).toThrow(KafkaConsumerConfigError);
+    expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).toThrow(message);
+  });
+
+  it('replay on MSK without a network', () => {
+    expect(() => new KafkaReplayFunction(newStack(), 'R', { entry: ENTRY, source: msk, target })).toThrow(
+      KafkaReplayConfigError,
+    );
+  });
+
+  it('replay with an empty allow-list', () => {
+    const source = { ...msk, network: importedNetwork(newStack()) };
+    expect(
+      () => new KafkaReplayFunction(newStack(), 'R', { entry: ENTRY, source, target, allowedTopics: [] }),
+    ).toThrow(/at least one topic/);
+  });
+});

@@ -1,0 +1,287 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { KafkaDlq, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { lambdaBundling } from './bundling.ts';
+import { mskTriggerStatements, networkInterfaceStatements } from './iam.ts';
+import type { KafkaSource } from './kafka-source.ts';
+import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
+
+/** Lambda refuses Kafka triggers on functions whose timeout exceeds 14 minutes. */
+const MAX_KAFKA_FUNCTION_TIMEOUT = Duration.minutes(14);
+
+/**
+ * A configuration the Kafka trigger would reject at deploy time, or that would leave records unprotected,
+ * caught at synth time instead.
+ *
+ * @example
+ * try { new KafkaConsumerFunction(stack, 'C', props); } catch (e) { if (e instanceof KafkaConsumerConfigError) console.error(e.message); }
+ */
+export class KafkaConsumerConfigError extends Error {
+  override readonly name = 'KafkaConsumerConfigError';
+}
+
+/**
+ * Where the trigger sends records it gives up on (retries exhausted, too old, too large).
+ * `sqs`: a metadata record per failed batch (topic, partition, offsets) in a queue — created when none is
+ * given. `kafka`: one message per failed record, payload included, on a topic of the same cluster (not the
+ * source topic).
+ */
+export type FailureDestination =
+  | { readonly type: 'sqs'; readonly queue?: sqs.IQueue }
+  | { readonly type: 'kafka'; readonly topic: string };
+
+/**
+ * Props of {@link KafkaConsumerFunction}. Every default is chosen so that a failing record can neither
+ * block its partition forever nor vanish: bounded retries, a maximum record age, an on-failure destination,
+ * and partial batch responses so that only failed records are retried.
+ */
+export interface KafkaConsumerFunctionProps {
+  /** The handler's source file, bundled with esbuild (e.g. `functions/orders/handler.ts`). */
+  readonly entry: string;
+  /** The exported handler. @default 'handler' */
+  readonly handler?: string;
+  readonly source: KafkaSource;
+  readonly topic: string;
+  /**
+   * The consumer group the trigger commits to: explicit, because IAM policies and the replay tool name it.
+   * Unique across Kafka triggers; changing it replaces the mapping (the new group starts at `startingPosition`).
+   */
+  readonly consumerGroupId: string;
+  /** Used only while the group has no committed offsets. @default TRIM_HORIZON (no record is skipped) */
+  readonly startingPosition?: lambda.StartingPosition;
+  /** Unix seconds, with `startingPosition: AT_TIMESTAMP`. */
+  readonly startingPositionTimestamp?: number;
+  /** @default 100 */
+  readonly batchSize?: number;
+  /** @default the platform's 500 ms (once set, 500 ms cannot be restored without recreating the mapping) */
+  readonly maxBatchingWindow?: Duration;
+  /** Retries of a failed batch, after the first attempt. @default 3 */
+  readonly retryAttempts?: number;
+  /**
+   * Records older than this go to the failure destination unprocessed. @default 1 day — well inside the
+   * usual 7-day retention, so that a replay from the destination's offsets still finds the records.
+   */
+  readonly maxRecordAge?: Duration;
+  /** Split a failing batch in two and retry the halves, isolating a poison record. @default true */
+  readonly bisectBatchOnError?: boolean;
+  /** Retry only what the handler reports failed (`batchItemFailures`). @default true */
+  readonly reportBatchItemFailures?: boolean;
+  /**
+   * Provisioned pollers: required by partial batch responses, retry and age limits and Kafka destinations.
+   * @default { minimumPollers: 1, maximumPollers: 3 }
+   */
+  readonly provisionedPollers?: lambda.ProvisionedPollerConfig;
+  /** @default { type: 'sqs' } — a new encrypted queue that keeps messages 14 days */
+  readonly onFailure?: FailureDestination;
+  /** @default true */
+  readonly enabled?: boolean;
+  /** Overrides for the function (memory, timeout, environment, VPC…); applied over this construct's defaults. */
+  readonly functionProps?: Omit<NodejsFunctionProps, 'entry' | 'handler'>;
+  /** Overrides for the mapping (filters, metrics, logging, schema registry…); applied last. */
+  readonly mappingProps?: Partial<lambda.EventSourceMappingOptions>;
+}
+
+/**
+ * A Node.js function (nodejs24.x, arm64, esbuild-bundled) with a Kafka trigger on MSK or self-managed Kafka,
+ * its least-privilege role (including the `kafka-cluster:*` data-plane actions for MSK IAM auth) and an
+ * on-failure destination.
+ *
+ * @example
+ * const consumer = new KafkaConsumerFunction(this, 'Orders', {
+ *   entry: 'functions/orders/handler.ts',
+ *   source: { kind: 'msk', clusterArn, auth: { type: 'iam' } },
+ *   topic: 'orders',
+ *   consumerGroupId: 'orders-consumer',
+ * });
+ * new CfnOutput(this, 'MappingUuid', { value: consumer.mappingUuid });
+ */
+export class KafkaConsumerFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly eventSourceMapping: lambda.EventSourceMapping;
+  /** The mapping's UUID (`kafka-lambda replay --mapping`, `aws lambda get-event-source-mapping --uuid`). */
+  readonly mappingUuid: string;
+  readonly mappingArn: string;
+  readonly consumerGroupId: string;
+  readonly topic: string;
+  readonly source: KafkaSource;
+  /** The on-failure queue, when failed records go to SQS. */
+  readonly failureQueue: sqs.IQueue | undefined;
+
+  constructor(scope: Construct, id: string, props: KafkaConsumerFunctionProps) {
+    super(scope, id);
+    const { source, topic, consumerGroupId } = props;
+    const timeout = props.functionProps?.timeout ?? Duration.minutes(1);
+    if (timeout.toSeconds() > MAX_KAFKA_FUNCTION_TIMEOUT.toSeconds()) {
+      throw new KafkaConsumerConfigError(
+        `timeout ${timeout.toHumanString()} exceeds the 14 minutes Lambda allows for Kafka-triggered functions`,
+      );
+    }
+    if (source.kind === 'self-managed' && source.network === undefined && source.auth.type === 'none') {
+      throw new KafkaConsumerConfigError(
+        'self-managed brokers outside a VPC need an authentication secret: Lambda refuses unauthenticated public brokers',
+      );
+    }
+    const onFailure = props.onFailure ?? { type: 'sqs' };
+    if (onFailure.type === 'kafka' && onFailure.topic === topic) {
+      throw new KafkaConsumerConfigError(`the failure topic must differ from the source topic "${topic}"`);
+    }
+    this.source = source;
+    this.topic = topic;
+    this.consumerGroupId = consumerGroupId;
+
+    const role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Kafka consumer of ${topic} (group ${consumerGroupId})`,
+    });
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    logGroup.grantWrite(role);
+
+    const { environment, ...functionOverrides } = props.functionProps ?? {};
+    this.function = new NodejsFunction(this, 'Function', {
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: 512,
+      timeout,
+      role,
+      logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      bundling: lambdaBundling(),
+      ...functionOverrides,
+      entry: props.entry,
+      handler: props.handler ?? 'handler',
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...environment },
+    });
+
+    this.failureQueue =
+      onFailure.type === 'sqs'
+        ? (onFailure.queue ??
+          new sqs.Queue(this, 'FailureQueue', {
+            encryption: sqs.QueueEncryption.SQS_MANAGED,
+            enforceSSL: true,
+            retentionPeriod: Duration.days(14),
+          }))
+        : undefined;
+    if (this.failureQueue instanceof sqs.Queue && this.failureQueue.node.scope === this) {
+      Validations.of(this.failureQueue).acknowledge({
+        id: 'AwsSolutions-SQS3',
+        reason:
+          'This queue is itself the dead-letter destination of the Kafka trigger; a queue behind it would only hold the same failure records.',
+      });
+    }
+
+    this.eventSourceMapping = new lambda.EventSourceMapping(this, 'Trigger', {
+      target: this.function,
+      ...this.sourceOptions(),
+      kafkaTopic: topic,
+      kafkaConsumerGroupId: consumerGroupId,
+      startingPosition: props.startingPosition ?? lambda.StartingPosition.TRIM_HORIZON,
+      startingPositionTimestamp: props.startingPositionTimestamp,
+      batchSize: props.batchSize ?? 100,
+      maxBatchingWindow: props.maxBatchingWindow,
+      retryAttempts: props.retryAttempts ?? 3,
+      maxRecordAge: props.maxRecordAge ?? Duration.days(1),
+      bisectBatchOnError: props.bisectBatchOnError ?? true,
+      reportBatchItemFailures: props.reportBatchItemFailures ?? true,
+      provisionedPollerConfig: props.provisionedPollers ?? { minimumPollers: 1, maximumPollers: 3 },
+      onFailure: onFailure.type === 'kafka' ? new KafkaDlq(onFailure.topic) : new SqsDlq(this.failureQueue!),
+      supportS3OnFailureDestination: true,
+      enabled: props.enabled ?? true,
+      ...props.mappingProps,
+    });
+    this.mappingUuid = this.eventSourceMapping.eventSourceMappingId;
+    this.mappingArn = this.eventSourceMapping.eventSourceMappingArn;
+
+    this.grantSourceAccess(role, onFailure);
+  }
+
+  /**
+   * The trigger's `OffsetLag`: records written to the topic that the group has not processed yet.
+   *
+   * @example
+   * consumer.metricOffsetLag().createAlarm(this, 'Lag', { threshold: 1000, evaluationPeriods: 3 });
+   */
+  metricOffsetLag(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.function.metric('OffsetLag', {
+      statistic: cloudwatch.Stats.MAXIMUM,
+      period: Duration.minutes(1),
+      ...props,
+    });
+  }
+
+  private sourceOptions(): Pick<
+    lambda.EventSourceMappingOptions,
+    'eventSourceArn' | 'kafkaBootstrapServers' | 'sourceAccessConfigurations'
+  > {
+    const source = this.source;
+    const access: lambda.SourceAccessConfiguration[] = [];
+    if (source.kind === 'msk') {
+      if (source.auth.type === 'sasl-scram-512') {
+        access.push({
+          type: lambda.SourceAccessConfigurationType.SASL_SCRAM_512_AUTH,
+          uri: source.auth.secret.secretArn,
+        });
+      }
+      return {
+        eventSourceArn: source.clusterArn,
+        sourceAccessConfigurations: access.length > 0 ? access : undefined,
+      };
+    }
+    const authTypes = {
+      'sasl-scram-512': lambda.SourceAccessConfigurationType.SASL_SCRAM_512_AUTH,
+      'sasl-scram-256': lambda.SourceAccessConfigurationType.SASL_SCRAM_256_AUTH,
+      basic: lambda.SourceAccessConfigurationType.BASIC_AUTH,
+      mtls: lambda.SourceAccessConfigurationType.CLIENT_CERTIFICATE_TLS_AUTH,
+    } as const;
+    if (source.auth.type !== 'none')
+      access.push({ type: authTypes[source.auth.type], uri: source.auth.secret.secretArn });
+    if (source.rootCaCertificate) {
+      access.push({
+        type: lambda.SourceAccessConfigurationType.SERVER_ROOT_CA_CERTIFICATE,
+        uri: source.rootCaCertificate.secretArn,
+      });
+    }
+    if (source.network) {
+      for (const subnetId of source.network.vpc.selectSubnets(source.network.subnets).subnetIds) {
+        access.push({ type: lambda.SourceAccessConfigurationType.VPC_SUBNET, uri: subnetId });
+      }
+      for (const securityGroup of source.network.securityGroups) {
+        access.push({
+          type: lambda.SourceAccessConfigurationType.VPC_SECURITY_GROUP,
+          uri: securityGroup.securityGroupId,
+        });
+      }
+    }
+    return { kafkaBootstrapServers: [...source.bootstrapServers], sourceAccessConfigurations: access };
+  }
+
+  private grantSourceAccess(role: iam.IRole, onFailure: FailureDestination): void {
+    const source = this.source;
+    if (source.kind === 'msk') {
+      const statements = mskTriggerStatements({
+        clusterArn: source.clusterArn,
+        topic: this.topic,
+        consumerGroupId: this.consumerGroupId,
+        iamAuth: source.auth.type === 'iam',
+        failureTopic: onFailure.type === 'kafka' ? onFailure.topic : undefined,
+      });
+      for (const statement of statements) role.addToPrincipalPolicy(statement);
+    } else {
+      source.rootCaCertificate?.grantRead(role);
+    }
+    if ('secret' in source.auth) source.auth.secret.grantRead(role);
+    // The pollers of an MSK trigger, or of a self-managed one in a VPC, run in ENIs Lambda creates with this role.
+    if (source.kind === 'msk' || source.network !== undefined) {
+      for (const statement of networkInterfaceStatements(this)) role.addToPrincipalPolicy(statement);
+      acknowledgeNetworkInterfaceWildcards(role);
+    }
+  }
+}

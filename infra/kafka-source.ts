@@ -1,0 +1,104 @@
+import { Fn } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+
+/**
+ * Where clients of the cluster run: the VPC, subnets and security groups that reach the brokers.
+ *
+ * @example
+ * const network: KafkaNetwork = { vpc, subnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS }, securityGroups: [clientSg] };
+ */
+export interface KafkaNetwork {
+  readonly vpc: ec2.IVpc;
+  readonly subnets: ec2.SubnetSelection;
+  readonly securityGroups: readonly ec2.ISecurityGroup[];
+}
+
+/**
+ * An Amazon MSK cluster (provisioned or Serverless). The trigger reaches it through the cluster's own VPC
+ * configuration; `network` is where other clients (the replay function) run.
+ *
+ * @example
+ * const source: MskSource = { kind: 'msk', clusterArn, auth: { type: 'iam' }, network };
+ */
+export interface MskSource {
+  readonly kind: 'msk';
+  readonly clusterArn: string;
+  /** IAM (port 9098) or SASL/SCRAM-SHA-512 with an `AmazonMSK_`-prefixed secret (port 9096). */
+  readonly auth:
+    | { readonly type: 'iam' }
+    | { readonly type: 'sasl-scram-512'; readonly secret: secretsmanager.ISecret };
+  /** Required by the replay function; the trigger itself does not need it. */
+  readonly network?: KafkaNetwork;
+}
+
+/** How the trigger and the replay function authenticate to self-managed brokers. */
+export type SelfManagedAuth =
+  | { readonly type: 'sasl-scram-512' | 'sasl-scram-256' | 'basic'; readonly secret: secretsmanager.ISecret }
+  | { readonly type: 'mtls'; readonly secret: secretsmanager.ISecret }
+  | { readonly type: 'none' };
+
+/**
+ * A self-managed Apache Kafka cluster. Without `network` the brokers must be reachable from the internet
+ * and `auth` must carry a secret (Lambda refuses unauthenticated public brokers).
+ *
+ * @example
+ * const source: SelfManagedSource = {
+ *   kind: 'self-managed',
+ *   bootstrapServers: ['b-1.example.com:9096'],
+ *   auth: { type: 'sasl-scram-512', secret },
+ * };
+ */
+export interface SelfManagedSource {
+  readonly kind: 'self-managed';
+  readonly bootstrapServers: readonly string[];
+  readonly auth: SelfManagedAuth;
+  /** Root CA of brokers whose certificates a private CA signed. */
+  readonly rootCaCertificate?: secretsmanager.ISecret;
+  readonly network?: KafkaNetwork;
+}
+
+/**
+ * The Kafka cluster a consumer reads from and the replay function rewinds.
+ *
+ * @example
+ * function describe(source: KafkaSource): string {
+ *   return source.kind === 'msk' ? source.clusterArn : source.bootstrapServers.join(',');
+ * }
+ */
+export type KafkaSource = MskSource | SelfManagedSource;
+
+/**
+ * The source's credentials secret, if its authentication uses one.
+ *
+ * @example
+ * const secret = sourceSecret(source); // undefined for MSK IAM auth
+ */
+export function sourceSecret(source: KafkaSource): secretsmanager.ISecret | undefined {
+  return 'secret' in source.auth ? source.auth.secret : undefined;
+}
+
+/**
+ * An existing network by ids. No `Vpc.fromLookup`: synth needs no credentials and no cdk.context.json.
+ *
+ * @example
+ * const network = importKafkaNetwork(this, { vpcId: 'vpc-1', subnetIds: ['subnet-a'], securityGroupIds: ['sg-1'] });
+ */
+export function importKafkaNetwork(
+  scope: Construct,
+  ids: {
+    readonly vpcId: string;
+    readonly subnetIds: readonly string[];
+    readonly securityGroupIds: readonly string[];
+  },
+): KafkaNetwork {
+  return {
+    // Subnets are given explicitly, so the AZ list is never consulted; the region's AZs keep it truthful.
+    vpc: ec2.Vpc.fromVpcAttributes(scope, 'Vpc', { vpcId: ids.vpcId, availabilityZones: Fn.getAzs() }),
+    subnets: { subnets: ids.subnetIds.map((id) => ec2.Subnet.fromSubnetId(scope, `Subnet-${id}`, id)) },
+    securityGroups: ids.securityGroupIds.map((id) =>
+      ec2.SecurityGroup.fromSecurityGroupId(scope, `SecurityGroup-${id}`, id, { mutable: false }),
+    ),
+  };
+}

@@ -1,0 +1,24 @@
+import { Validations } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+
+/**
+ * Acknowledges, with their reasons, the two wildcard resources of {@link networkInterfaceStatements} for
+ * cdk-nag's AwsSolutions-IAM5 on the role (or policy) that carries them.
+ *
+ * @example
+ * acknowledgeNetworkInterfaceWildcards(role);
+ */
+export function acknowledgeNetworkInterfaceWildcards(scope: IConstruct): void {
+  Validations.of(scope).acknowledge(
+    {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'EC2 Describe* actions (network interfaces, subnets, VPCs, security groups) support no resource-level permissions.',
+    },
+    {
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:*/*]',
+      reason:
+        'Lambda creates the ENIs at run time, so no id exists at deploy time; the Lambda guide asks for all resource ids of the account and region in that case.',
+    },
+  );
+}

@@ -1,0 +1,151 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { lambdaBundling } from './bundling.ts';
+import { mappingControlStatement, mskReplayStatements, networkInterfaceStatements } from './iam.ts';
+import { type KafkaSource, sourceSecret } from './kafka-source.ts';
+import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
+
+/**
+ * A replay function that could not reach its cluster, or whose allow-list is empty.
+ *
+ * @example
+ * try { new KafkaReplayFunction(stack, 'Replay', props); } catch (e) { if (e instanceof KafkaReplayConfigError) console.error(e.message); }
+ */
+export class KafkaReplayConfigError extends Error {
+  override readonly name = 'KafkaReplayConfigError';
+}
+
+/** The trigger a replay rewinds; a {@link KafkaConsumerFunction} is one. */
+export interface ReplayTarget {
+  readonly mappingUuid: string;
+  readonly mappingArn: string;
+  readonly consumerGroupId: string;
+  readonly topic: string;
+}
+
+/** Props of {@link KafkaReplayFunction}. */
+export interface KafkaReplayFunctionProps {
+  /** The replay handler's source file (e.g. `functions/replay/handler.ts`). */
+  readonly entry: string;
+  /** @default 'handler' */
+  readonly handler?: string;
+  readonly source: KafkaSource;
+  readonly target: ReplayTarget;
+  /** Topics whose offsets the function may move. @default [target.topic] */
+  readonly allowedTopics?: readonly string[];
+  /** Overrides for the function; applied over this construct's defaults. */
+  readonly functionProps?: Omit<NodejsFunctionProps, 'entry' | 'handler'>;
+}
+
+/**
+ * The replay function: pauses one Kafka trigger, moves its consumer group's offsets and resumes it. It runs
+ * next to the brokers (VPC) and may touch nothing else: `lambda:Get/UpdateEventSourceMapping` on that one
+ * mapping, and with MSK IAM auth `kafka-cluster:*` on that cluster, group and the allowed topics.
+ *
+ * @example
+ * const replay = new KafkaReplayFunction(this, 'Replay', {
+ *   entry: 'functions/replay/handler.ts',
+ *   source,
+ *   target: consumer, // a KafkaConsumerFunction
+ * });
+ * new CfnOutput(this, 'ReplayFunctionName', { value: replay.function.functionName });
+ */
+export class KafkaReplayFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly allowedTopics: readonly string[];
+
+  constructor(scope: Construct, id: string, props: KafkaReplayFunctionProps) {
+    super(scope, id);
+    const { source, target } = props;
+    this.allowedTopics = props.allowedTopics ?? [target.topic];
+    if (this.allowedTopics.length === 0)
+      throw new KafkaReplayConfigError('allowedTopics must name at least one topic');
+    if (source.kind === 'msk' && source.network === undefined) {
+      throw new KafkaReplayConfigError(
+        'an MSK source needs `network` (VPC, subnets, security groups) for the replay function: MSK brokers are reachable only from their VPC',
+      );
+    }
+
+    const role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Replays consumer group ${target.consumerGroupId}`,
+    });
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    logGroup.grantWrite(role);
+
+    const { environment, ...functionOverrides } = props.functionProps ?? {};
+    const network = source.network;
+    this.function = new NodejsFunction(this, 'Function', {
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: 256,
+      // Disabling a mapping and waiting for the group to empty takes minutes.
+      timeout: Duration.minutes(10),
+      role,
+      logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      bundling: lambdaBundling(),
+      ...(network && {
+        vpc: network.vpc,
+        vpcSubnets: network.subnets,
+        securityGroups: [...network.securityGroups],
+      }),
+      ...functionOverrides,
+      entry: props.entry,
+      handler: props.handler ?? 'handler',
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        ...replayEnvironment(source, target, this.allowedTopics),
+        ...environment,
+      },
+    });
+
+    role.addToPrincipalPolicy(mappingControlStatement(target.mappingArn));
+    if (source.kind === 'msk') {
+      const statements = mskReplayStatements({
+        clusterArn: source.clusterArn,
+        topics: this.allowedTopics,
+        consumerGroupId: target.consumerGroupId,
+        iamAuth: source.auth.type === 'iam',
+      });
+      for (const statement of statements) role.addToPrincipalPolicy(statement);
+    }
+    sourceSecret(source)?.grantRead(role);
+    if (source.kind === 'self-managed') source.rootCaCertificate?.grantRead(role);
+    if (network) {
+      for (const statement of networkInterfaceStatements(this)) role.addToPrincipalPolicy(statement);
+      acknowledgeNetworkInterfaceWildcards(role);
+    }
+  }
+}
+
+/**
+ * The replay handler's configuration as environment variables (names defined by functions/replay/handler.ts).
+ *
+ * @example
+ * replayEnvironment(source, consumer, ['orders']).REPLAY_ALLOWED_TOPICS; // 'orders'
+ */
+export function replayEnvironment(
+  source: KafkaSource,
+  target: ReplayTarget,
+  allowedTopics: readonly string[],
+): Record<string, string> {
+  const secret = sourceSecret(source);
+  return {
+    REPLAY_MAPPING_UUID: target.mappingUuid,
+    REPLAY_CONSUMER_GROUP_ID: target.consumerGroupId,
+    REPLAY_ALLOWED_TOPICS: allowedTopics.join(','),
+    KAFKA_AUTH: source.auth.type,
+    ...(source.kind === 'msk'
+      ? { KAFKA_CLUSTER_ARN: source.clusterArn }
+      : { KAFKA_BOOTSTRAP_SERVERS: source.bootstrapServers.join(',') }),
+    ...(secret && { KAFKA_SECRET_ARN: secret.secretArn }),
+  };
+}
