@@ -1,0 +1,191 @@
+import type { KafkaMessage } from 'kafkajs';
+import { encodeEventRecord } from '../kafka-event/encode.ts';
+import type { KafkaEventRecord } from '../kafka-event/types.ts';
+
+/** The synchronous Invoke payload limit: a batch's serialized event stays at or below it. */
+export const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
+/** A fetched record, already encoded as Lambda puts it in an event. */
+export interface PendingRecord {
+  partition: number;
+  offset: number;
+  /** Epoch milliseconds (for the record-age check). */
+  timestamp: number;
+  encoded: KafkaEventRecord;
+  /** The record's JSON, as it is spliced into events. */
+  json: string;
+  bytes: number;
+}
+
+/** One partition's contiguous run of records in a batch. */
+export interface BatchPart {
+  partition: number;
+  records: PendingRecord[];
+  /** The offset to commit once this part is done (one past its last record, or past the original run). */
+  end: number;
+}
+
+/**
+ * Encodes a kafkajs message into a {@link PendingRecord}.
+ *
+ * @example
+ * ```ts
+ * const pending = toPendingRecord('orders', batch.partition, message);
+ * ```
+ */
+export function toPendingRecord(topic: string, partition: number, message: KafkaMessage): PendingRecord {
+  const headers: Array<[string, Uint8Array]> = [];
+  for (const [name, value] of Object.entries(message.headers ?? {})) {
+    // kafkajs groups repeated header names into an array at the first occurrence.
+    for (const one of Array.isArray(value) ? value : [value]) {
+      headers.push([name, one === undefined || one === null ? new Uint8Array() : Buffer.from(one)]);
+    }
+  }
+  const context = (message as { batchContext?: { timestampType?: number } }).batchContext;
+  const timestamp = Number(message.timestamp);
+  const encoded = encodeEventRecord({
+    topic,
+    partition,
+    offset: Number(message.offset),
+    timestamp,
+    timestampType: context?.timestampType === 1 ? 'LOG_APPEND_TIME' : 'CREATE_TIME',
+    key: message.key,
+    value: message.value,
+    headers,
+  });
+  const json = JSON.stringify(encoded);
+  return { partition, offset: encoded.offset, timestamp, encoded, json, bytes: Buffer.byteLength(json) };
+}
+
+/** The fixed top-level fields of every event of a mapping. */
+export interface EventHeader {
+  eventSource: 'aws:kafka' | 'SelfManagedKafka';
+  eventSourceArn?: string;
+  bootstrapServers: string;
+}
+
+/**
+ * Serialises a batch into the event Lambda sends: the fixed fields, then `records` keyed
+ * `<topic>-<partition>`, each value the partition's records in offset order. Built from each
+ * record's cached JSON, so the size is exact without serialising twice.
+ *
+ * @example
+ * ```ts
+ * const payload = serializeEvent(header, 'orders', [{ partition: 0, records, end: 8 }]);
+ * ```
+ */
+export function serializeEvent(header: EventHeader, topic: string, parts: readonly BatchPart[]): string {
+  let out = `${JSON.stringify(header).slice(0, -1)},"records":{`;
+  parts.forEach((part, i) => {
+    out += `${i === 0 ? '' : ','}${JSON.stringify(`${topic}-${part.partition}`)}:[`;
+    for (let r = 0; r < part.records.length; r++) out += (r === 0 ? '' : ',') + part.records[r]!.json;
+    out += ']';
+  });
+  return `${out}}}`;
+}
+
+/** Serialised size of the fixed part of an event plus one partition's key, brackets and separator. */
+function partitionOverhead(topic: string, partition: number): number {
+  return Buffer.byteLength(JSON.stringify(`${topic}-${partition}`)) + 4;
+}
+
+/** Serialised size of an event's fixed part (header and the `records` object's braces). */
+export function eventOverhead(header: EventHeader): number {
+  return Buffer.byteLength(JSON.stringify(header)) + 13;
+}
+
+/** A partition's queue of fetched records, ready to be batched. */
+export interface PartitionQueue {
+  partition: number;
+  records: PendingRecord[];
+}
+
+/** What {@link takeBatch} took: the batch, and a record too large for any event if there was one. */
+export interface TakenBatch {
+  parts: BatchPart[];
+  /** The head record of a queue that cannot fit in an event on its own; it is not taken. */
+  oversized?: PendingRecord;
+}
+
+/**
+ * Takes the next batch as Lambda builds one: a contiguous run from the head of each queue in turn,
+ * until `batchSize` records or the payload limit is reached. Takes records out of the queues.
+ *
+ * @example
+ * ```ts
+ * const { parts } = takeBatch(queues, 'orders', 100, eventOverhead(header));
+ * ```
+ */
+export function takeBatch(
+  queues: readonly PartitionQueue[],
+  topic: string,
+  batchSize: number,
+  overhead: number,
+  maxBytes = MAX_PAYLOAD_BYTES,
+): TakenBatch {
+  const parts: BatchPart[] = [];
+  let count = 0;
+  let bytes = overhead;
+  for (const queue of queues) {
+    if (count >= batchSize) break;
+    const head = queue.records[0];
+    if (!head) continue;
+    const partOverhead = partitionOverhead(topic, queue.partition);
+    if (bytes + partOverhead + head.bytes > maxBytes) {
+      if (parts.length === 0) return { parts, oversized: head };
+      break;
+    }
+    bytes += partOverhead;
+    let taken = 0;
+    let full = false;
+    while (taken < queue.records.length && count < batchSize) {
+      const size = queue.records[taken]!.bytes + (taken === 0 ? 0 : 1);
+      if (bytes + size > maxBytes) {
+        full = true;
+        break;
+      }
+      bytes += size;
+      taken++;
+      count++;
+    }
+    const records = queue.records.splice(0, taken);
+    parts.push({ partition: queue.partition, records, end: records[records.length - 1]!.offset + 1 });
+    if (full) break;
+  }
+  return { parts };
+}
+
+/**
+ * Splits a batch into two halves by record count, keeping each partition's records contiguous and
+ * in order (the first half holds the lower offsets of a partition split across both).
+ *
+ * @example
+ * ```ts
+ * const [first, second] = bisectBatch(parts);
+ * ```
+ */
+export function bisectBatch(parts: readonly BatchPart[]): [BatchPart[], BatchPart[]] {
+  const total = parts.reduce((n, part) => n + part.records.length, 0);
+  let remaining = Math.ceil(total / 2);
+  const first: BatchPart[] = [];
+  const second: BatchPart[] = [];
+  for (const part of parts) {
+    if (remaining <= 0) {
+      second.push(part);
+    } else if (part.records.length <= remaining) {
+      first.push(part);
+      remaining -= part.records.length;
+    } else {
+      const head = part.records.slice(0, remaining);
+      first.push({ partition: part.partition, records: head, end: head[head.length - 1]!.offset + 1 });
+      second.push({ partition: part.partition, records: part.records.slice(remaining), end: part.end });
+      remaining = 0;
+    }
+  }
+  return [first, second];
+}
+
+/** Number of records in a batch. */
+export function recordCount(parts: readonly BatchPart[]): number {
+  return parts.reduce((n, part) => n + part.records.length, 0);
+}

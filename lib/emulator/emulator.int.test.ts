@@ -1,0 +1,333 @@
+import type { Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import {
+  committedOffsetsByKafkaTool,
+  createTopic,
+  testBrokers,
+  testKafka,
+  uniqueName,
+} from '../../test/kafka.ts';
+import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
+import type { FailureEnvelope } from './destination.ts';
+import {
+  createLocalEventSourceMapping,
+  type LocalEventSourceMappingOptions,
+  type MappingEvent,
+  type Redelivery,
+} from './index.ts';
+import { decodeValue, eventRecords, produceSequence, recordId } from './test-support.ts';
+
+const kafka = testKafka('emulator-int');
+
+async function setUp(partitions: number, perPartition: number, value?: (p: number, seq: number) => object) {
+  const topic = uniqueName('esm');
+  await createTopic(kafka, topic, partitions);
+  await produceSequence(kafka, topic, partitions, perPartition, value);
+  return { topic, group: uniqueName('esm-group') };
+}
+
+function mapping(options: Omit<LocalEventSourceMappingOptions, 'brokers'>) {
+  return createLocalEventSourceMapping({
+    brokers: testBrokers(),
+    maximumBatchingWindowInSeconds: 0,
+    retryBackoff: { initialMs: 5, maxMs: 50 },
+    ...options,
+  });
+}
+
+async function readTopic(topic: string, count: number) {
+  const consumer = kafka.consumer({ groupId: uniqueName('reader') });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  const messages: Array<{ key: string | null; value: string }> = [];
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`only ${messages.length} of ${count} messages`)), 30_000);
+    void consumer.run({
+      eachMessage: async ({ message }) => {
+        messages.push({ key: message.key?.toString() ?? null, value: message.value?.toString() ?? '' });
+        if (messages.length >= count) {
+          clearTimeout(timer);
+          resolve();
+        }
+      },
+    });
+  });
+  await consumer.disconnect();
+  return messages;
+}
+
+describe.each<Redelivery>(['from-lowest', 'listed'])('emulator (redelivery: %s)', (redelivery) => {
+  it('sends a poison record to the kafka:// destination with Lambda envelope after the retries; the partition moves on', async () => {
+    const { topic, group } = await setUp(2, 30, (p, seq) => ({ seq, poison: p === 0 && seq === 7 }));
+    const dlq = `${topic}-dlq`;
+    await createTopic(kafka, dlq, 1);
+    const attemptsOfPoison: number[] = [];
+    const succeeded = new Set<string>();
+    const handler = async (event: KafkaEvent): Promise<KafkaBatchResponse> => {
+      const batchItemFailures = [];
+      for (const record of eventRecords(event)) {
+        if (decodeValue<{ poison: boolean }>(record).poison) {
+          attemptsOfPoison.push(record.offset);
+          batchItemFailures.push({
+            itemIdentifier: { partition: `${record.topic}-${record.partition}`, offset: record.offset },
+          });
+        } else {
+          succeeded.add(recordId(record));
+        }
+      }
+      return { batchItemFailures };
+    };
+    const esm = mapping({
+      topic,
+      consumerGroupId: group,
+      batchSize: 10,
+      reportBatchItemFailures: true,
+      maximumRetryAttempts: 2,
+      onFailure: `kafka://${dlq}`,
+      redelivery,
+      function: { handler, functionName: 'orders' },
+    });
+    await esm.start();
+    await esm.idle();
+    await esm.stop();
+
+    expect(attemptsOfPoison).toEqual([7, 7, 7]); // first attempt + 2 retries
+    expect(succeeded.size).toBe(59);
+    expect(succeeded.has('0:7')).toBe(false);
+    const [message, ...others] = await readTopic(dlq, 1);
+    expect(others).toEqual([]);
+    expect(message?.key).toBe('k-0-7');
+    const envelope = JSON.parse(message!.value) as FailureEnvelope;
+    expect(envelope.requestContext).toMatchObject({
+      condition: 'RetryAttemptsExhausted',
+      approximateInvokeCount: 3,
+      functionArn: expect.stringMatching(/^arn:aws:lambda:[^:]+:\d{12}:function:orders$/),
+    });
+    expect(envelope.responseContext).toEqual({ statusCode: 200, executedVersion: '$LATEST' });
+    expect(envelope.KafkaBatchInfo).toMatchObject({ batchSize: 1, recordInfo: { offset: '7' } });
+    expect(envelope.payload.eventSource).toBe('aws:kafka');
+    const [poison] = envelope.payload.records[`${topic}-0`] ?? [];
+    expect(poison).toMatchObject({
+      topic,
+      partition: 0,
+      offset: 7,
+      key: Buffer.from('k-0-7').toString('base64'),
+    });
+    expect(decodeValue<{ poison: boolean }>(poison!).poison).toBe(true);
+    expect(await committedOffsetsByKafkaTool(group)).toEqual([
+      { topic, partition: 0, currentOffset: 30, logEndOffset: 30 },
+      { topic, partition: 1, currentOffset: 30, logEndOffset: 30 },
+    ]);
+  });
+
+  it('retries the whole batch after invalid partial responses and commits nothing meanwhile', async () => {
+    const { topic, group } = await setUp(1, 5);
+    const invalid: unknown[] = [
+      { batchItemFailures: [{ itemIdentifier: `${topic}-0-2` }] }, // Kinesis/SQS-style string
+      { batchItemFailures: [{ itemIdentifier: { partition: `${topic}-0`, offset: 99 } }] }, // not in the batch
+      { batchItemFailures: [{ itemIdentifier: { partition: `${topic}-7`, offset: 1 } }] }, // partition not in the batch
+      { batchItemFailures: [{ itemIdentifier: { partition: `${topic}-0`, offset: '1' } }] }, // string offset
+      { batchItemFailures: [{ identifier: { partition: `${topic}-0`, offset: 1 } }] }, // wrong key name
+      { batchItemFailures: 'none' },
+    ];
+    const batches: number[][] = [];
+    const events: MappingEvent[] = [];
+    const esm = mapping({
+      topic,
+      consumerGroupId: group,
+      reportBatchItemFailures: true,
+      redelivery,
+      onEvent: (event) => events.push(event),
+      function: {
+        handler: async (event: KafkaEvent) => {
+          batches.push(eventRecords(event).map((r) => r.offset));
+          return batches.length <= invalid.length ? invalid[batches.length - 1] : { batchItemFailures: [] };
+        },
+      },
+    });
+    await esm.start();
+    await esm.idle();
+    await esm.stop();
+    expect(batches).toEqual(Array.from({ length: invalid.length + 1 }, () => [0, 1, 2, 3, 4]));
+    expect(esm.stats().invalidResponses).toBe(invalid.length);
+    const commits = events.filter((e) => e.type === 'commit');
+    expect(commits).toEqual([{ type: 'commit', offsets: { [`${topic}-0`]: 5 } }]);
+    const lastInvoke = events.findLastIndex((e) => e.type === 'invoke');
+    expect(events.findIndex((e) => e.type === 'commit')).toBeGreaterThan(lastInvoke);
+  });
+
+  it('keeps per-partition order of first successful processing with a partition-mode handler, one batch in flight per partition', async () => {
+    const partitions = 4;
+    const perPartition = 1_500;
+    const { topic, group } = await setUp(partitions, perPartition);
+    const firstSuccess = new Map<number, number[]>();
+    const seen = new Set<string>();
+    const active = new Set<number>();
+    let overlaps = 0;
+    let failures = 0;
+    const handler = async (event: KafkaEvent, context: Context): Promise<KafkaBatchResponse> => {
+      const batchItemFailures = [];
+      const mine = Object.values(event.records).map((records) => records[0]!.partition);
+      for (const p of mine) {
+        if (active.has(p)) overlaps++;
+        active.add(p);
+      }
+      await new Promise((r) => setTimeout(r, 1));
+      for (const records of Object.values(event.records)) {
+        let failed = false;
+        for (const record of records) {
+          // Partition mode: after a failure, later records of the partition are not processed.
+          if (failed || Math.random() < 0.03) {
+            failed = true;
+            failures++;
+            batchItemFailures.push({
+              itemIdentifier: { partition: `${record.topic}-${record.partition}`, offset: record.offset },
+            });
+            continue;
+          }
+          if (!seen.has(recordId(record))) {
+            seen.add(recordId(record));
+            firstSuccess.set(record.partition, [
+              ...(firstSuccess.get(record.partition) ?? []),
+              record.offset,
+            ]);
+          }
+        }
+      }
+      for (const p of mine) active.delete(p);
+      expect(context.getRemainingTimeInMillis()).toBeGreaterThan(0);
+      return { batchItemFailures };
+    };
+    const esm = mapping({
+      topic,
+      consumerGroupId: group,
+      batchSize: 50,
+      reportBatchItemFailures: true,
+      redelivery,
+      function: { handler },
+    });
+    await esm.start();
+    await esm.idle();
+    await esm.stop();
+    expect(failures).toBeGreaterThan(0);
+    expect(overlaps).toBe(0);
+    for (let p = 0; p < partitions; p++) {
+      expect(firstSuccess.get(p)).toEqual(Array.from({ length: perPartition }, (_, i) => i));
+    }
+    expect(esm.stats().partialFailures).toBeGreaterThan(0);
+  });
+
+  it('bisects a failing batch down to the poison record and sends only it to the destination', async () => {
+    const { topic, group } = await setUp(1, 16, (_p, seq) => ({ seq, poison: seq === 11 }));
+    const envelopes: FailureEnvelope[] = [];
+    const processed: number[] = [];
+    const esm = mapping({
+      topic,
+      consumerGroupId: group,
+      batchSize: 16,
+      bisectBatchOnFunctionError: true,
+      maximumRetryAttempts: 6,
+      onFailure: (envelope) => {
+        envelopes.push(envelope);
+      },
+      redelivery,
+      function: {
+        handler: async (event: KafkaEvent) => {
+          const records = eventRecords(event);
+          if (records.some((r) => decodeValue<{ poison: boolean }>(r).poison))
+            throw new TypeError('bad order');
+          processed.push(...records.map((r) => r.offset));
+        },
+      },
+    });
+    await esm.start();
+    await esm.idle();
+    await esm.stop();
+    expect(envelopes.map((e) => e.KafkaBatchInfo.recordInfo.offset)).toEqual(['11']);
+    expect(envelopes[0]?.responseContext).toEqual({
+      statusCode: 200,
+      executedVersion: '$LATEST',
+      functionError: 'Unhandled',
+    });
+    expect([...new Set(processed)].sort((a, b) => a - b)).toEqual(
+      [...Array(16).keys()].filter((o) => o !== 11),
+    );
+    expect(await committedOffsetsByKafkaTool(group)).toEqual([
+      { topic, partition: 0, currentOffset: 16, logEndOffset: 16 },
+    ]);
+  });
+});
+
+describe('emulator', () => {
+  it('treats a handler running past its timeout as a function error and retries the batch', async () => {
+    const { topic, group } = await setUp(1, 3);
+    let calls = 0;
+    const events: MappingEvent[] = [];
+    const esm = mapping({
+      topic,
+      consumerGroupId: group,
+      onEvent: (event) => events.push(event),
+      function: {
+        timeoutSeconds: 0.3,
+        handler: async () => {
+          if (++calls === 1) await new Promise((r) => setTimeout(r, 600));
+        },
+      },
+    });
+    await esm.start();
+    await esm.idle();
+    await esm.stop();
+    const invokes = events.filter((e) => e.type === 'invoke');
+    expect(invokes.map((e) => e.outcome)).toEqual(['function-error', 'success']);
+    expect(invokes[0]?.detail).toMatch(/^Sandbox\.Timedout: Task timed out after 0\.30 seconds/);
+  });
+
+  it('resumes from the committed offsets, using the starting position only for a group without them', async () => {
+    const { topic, group } = await setUp(1, 10);
+    const seen: number[] = [];
+    const handler = async (event: KafkaEvent) => {
+      seen.push(...eventRecords(event).map((r) => r.offset));
+    };
+    const first = mapping({ topic, consumerGroupId: group, batchSize: 4, function: { handler } });
+    await first.start();
+    await first.idle();
+    await first.stop();
+    await produceSequence(kafka, topic, 1, 3);
+    const second = mapping({
+      topic,
+      consumerGroupId: group,
+      startingPosition: 'LATEST',
+      function: { handler },
+    });
+    await second.start();
+    await second.idle();
+    await second.stop();
+    expect(seen).toEqual([...Array(13).keys()]);
+  });
+
+  it('starts AT_TIMESTAMP for a new group and builds self-managed events', async () => {
+    const { topic, group } = await setUp(1, 4);
+    await new Promise((r) => setTimeout(r, 1_100));
+    const since = Math.floor(Date.now() / 1000);
+    await new Promise((r) => setTimeout(r, 1_100));
+    await produceSequence(kafka, topic, 1, 2);
+    const events: KafkaEvent[] = [];
+    const esm = mapping({
+      topic,
+      consumerGroupId: group,
+      startingPosition: 'AT_TIMESTAMP',
+      startingPositionTimestamp: since,
+      eventSource: 'self-managed',
+      function: { handler: async (event: KafkaEvent) => void events.push(event) },
+    });
+    await esm.start();
+    await esm.idle();
+    await esm.stop();
+    expect(events.flatMap(eventRecords).map((r) => r.offset)).toEqual([4, 5]);
+    expect(events[0]).toEqual({
+      eventSource: 'SelfManagedKafka',
+      bootstrapServers: testBrokers().join(','),
+      records: { [`${topic}-0`]: expect.any(Array) },
+    });
+  });
+});

@@ -1,0 +1,882 @@
+import {
+  type Admin,
+  type Consumer,
+  type EachBatchPayload,
+  Kafka,
+  type KafkaConfig,
+  logLevel,
+  type Producer,
+} from 'kafkajs';
+import {
+  type BatchPart,
+  bisectBatch,
+  type EventHeader,
+  eventOverhead,
+  type PartitionQueue,
+  type PendingRecord,
+  recordCount,
+  serializeEvent,
+  takeBatch,
+  toPendingRecord,
+} from './batch.ts';
+import { buildFailureEnvelope, type FailureCondition, type FailureContext } from './destination.ts';
+import { InvokeRequestError, MappingStateError, RecordTooLargeError } from './errors.ts';
+import { createInvoker, type Invoker, type MappingFunction, newRequestId } from './invoke.ts';
+import { type BatchOutcome, interpretResult } from './response.ts';
+import {
+  type EventSourceMappingSettings,
+  type ResolvedMappingSettings,
+  resolveMappingSettings,
+} from './settings.ts';
+
+/**
+ * How a partition with several reported offsets is redelivered. `from-lowest` (default, the
+ * Kafka-consistent reading): from the lowest reported offset, successes after it included.
+ * `listed`: only the listed records; the others of the batch count as done.
+ */
+export type Redelivery = 'from-lowest' | 'listed';
+
+/**
+ * Options of {@link createLocalEventSourceMapping}: the mapping's settings (Lambda's names), the
+ * function, and how to reach the cluster.
+ *
+ * @example
+ * ```ts
+ * const options: LocalEventSourceMappingOptions = {
+ *   brokers: ['127.0.0.1:9092'],
+ *   topic: 'orders',
+ *   consumerGroupId: 'orders-processor',
+ *   reportBatchItemFailures: true,
+ *   function: { handler },
+ * };
+ * ```
+ */
+export interface LocalEventSourceMappingOptions extends EventSourceMappingSettings {
+  /** Bootstrap servers (`host:port`). */
+  brokers: string[];
+  /** Extra kafkajs client settings (ssl, sasl, …). */
+  kafka?: Omit<KafkaConfig, 'brokers'>;
+  function: MappingFunction;
+  redelivery?: Redelivery;
+  /** Delay before retry n is `min(initialMs · 2^(n−1), maxMs)` (default 100 ms … 5 s). */
+  retryBackoff?: { initialMs: number; maxMs: number };
+  /** Called for every invocation, retry, destination record, commit and error. */
+  onEvent?: (event: MappingEvent) => void;
+}
+
+/** What happened, for progress displays and tests. */
+export type MappingEvent =
+  | {
+      type: 'invoke';
+      requestId: string;
+      /** 1 for the first attempt of a batch. */
+      attempt: number;
+      records: number;
+      /** First and last offset per `<topic>-<partition>`. */
+      offsets: Record<string, [number, number]>;
+      durationMs: number;
+      outcome: BatchOutcome['kind'];
+      /** The error type or invalid-response reason, for failed invocations. */
+      detail?: string;
+      /** Reported failed records, for partial failures. */
+      failedRecords?: number;
+    }
+  | {
+      type: 'retry';
+      attempt: number;
+      records: number;
+      /** Where each partition resumes. */
+      fromOffsets: Record<string, number>;
+      reason: 'function-error' | 'invalid-response' | 'partial' | 'bisect';
+    }
+  | { type: 'destination'; partition: string; offset: number; condition: FailureCondition }
+  | { type: 'commit'; offsets: Record<string, number> }
+  | { type: 'error'; error: Error };
+
+/** Per-partition progress. */
+export interface PartitionStats {
+  partition: number;
+  /** Committed offset (the next record to read), `undefined` before the first commit. */
+  committed: number | undefined;
+  highWatermark: number | undefined;
+  /** Records not yet committed, when known. */
+  lag: number | undefined;
+}
+
+/** Counters since `start()`. */
+export interface MappingStats {
+  invocations: number;
+  /** Records sent in invocations, retries included. */
+  recordsInvoked: number;
+  /** Records committed past. */
+  recordsCommitted: number;
+  functionErrors: number;
+  invalidResponses: number;
+  partialFailures: number;
+  retries: number;
+  destinationRecords: number;
+  partitions: PartitionStats[];
+}
+
+/** Options of {@link LocalEventSourceMapping.stop}. */
+export interface StopOptions {
+  /**
+   * Abandon in-flight batches: nothing more is committed or sent to the destination, as if the
+   * process died. By default in-flight invocations finish and their results are committed.
+   */
+  abandon?: boolean;
+}
+
+/**
+ * A running emulation of Lambda's Kafka event source mapping.
+ *
+ * @example
+ * ```ts
+ * const mapping = createLocalEventSourceMapping({ brokers, topic: 'orders', function: { handler } });
+ * await mapping.start();
+ * // …
+ * await mapping.stop();
+ * ```
+ */
+export interface LocalEventSourceMapping {
+  /** The consumer group (generated when not given). */
+  readonly consumerGroupId: string;
+  readonly topic: string;
+  /** Connects, applies the starting position, joins the group; resolves once partitions are assigned. */
+  start(): Promise<void>;
+  /** Stops polling; see {@link StopOptions}. Idempotent. */
+  stop(options?: StopOptions): Promise<void>;
+  stats(): MappingStats;
+  /**
+   * Resolves once the group's committed offsets reach the topic's end offsets as of the call (every
+   * record produced before it is done). Rejects with {@link MappingStateError} if the mapping stops.
+   */
+  idle(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+interface PartitionState {
+  partition: number;
+  key: string;
+  queue: PartitionQueue;
+  bytes: number;
+  /** The offset the next fetched batch must start at; `undefined` accepts any (after a (re)join). */
+  expected: number | undefined;
+  /** Batch parts holding this partition; at most one batch is in flight per partition. */
+  holds: number;
+  paused: boolean;
+  /** The first offset fetched since the (re)join: where the group stood, before our first commit. */
+  base: number | undefined;
+  /** The last offset this mapping committed. */
+  committed: number | undefined;
+  wantCommit: number | undefined;
+  highWatermark: number | undefined;
+}
+
+interface Part extends BatchPart {
+  /** Reported failed offsets of the last attempt (partial failures). */
+  failed?: number[];
+}
+
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Creates an emulator of Lambda's Kafka event source mapping: it polls the topic in a real consumer
+ * group, invokes the function with events shaped byte-for-byte as Lambda's, interprets results
+ * (partial batch responses, retries, bisect, record age, on-failure destination) and commits only
+ * what Lambda would commit.
+ *
+ * @example
+ * ```ts
+ * const mapping = createLocalEventSourceMapping({
+ *   brokers: ['127.0.0.1:9092'],
+ *   topic: 'orders',
+ *   consumerGroupId: 'orders-processor',
+ *   reportBatchItemFailures: true,
+ *   maximumRetryAttempts: 3,
+ *   onFailure: 'kafka://orders-dlq',
+ *   function: { handler, timeoutSeconds: 30 },
+ * });
+ * await mapping.start();
+ * ```
+ * @throws InvalidMappingSettingError when a setting is outside Lambda's rules.
+ */
+export function createLocalEventSourceMapping(
+  options: LocalEventSourceMappingOptions,
+): LocalEventSourceMapping {
+  return new Mapping(options, resolveMappingSettings(options), createInvoker(options.function));
+}
+
+class Mapping implements LocalEventSourceMapping {
+  readonly consumerGroupId: string;
+  readonly topic: string;
+  readonly #options: LocalEventSourceMappingOptions;
+  readonly #settings: ResolvedMappingSettings;
+  readonly #invoker: Invoker;
+  readonly #kafka: Kafka;
+  readonly #header: EventHeader;
+  readonly #overhead: number;
+  readonly #redelivery: Redelivery;
+  readonly #partitions = new Map<number, PartitionState>();
+  readonly #inFlight = new Set<Promise<void>>();
+  #consumer: Consumer | undefined;
+  #producer: Producer | undefined;
+  #state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
+  #abandoned = false;
+  #windowTimer: NodeJS.Timeout | undefined;
+  #windowOpenedAt: number | undefined;
+  #rotation = 0;
+  #flushing: Promise<void> | undefined;
+  #flushAgain = false;
+  #commitRetry: NodeJS.Timeout | undefined;
+  readonly #sleepers = new Set<() => void>();
+  #stats = {
+    invocations: 0,
+    recordsInvoked: 0,
+    recordsCommitted: 0,
+    functionErrors: 0,
+    invalidResponses: 0,
+    partialFailures: 0,
+    retries: 0,
+    destinationRecords: 0,
+  };
+
+  constructor(options: LocalEventSourceMappingOptions, settings: ResolvedMappingSettings, invoker: Invoker) {
+    this.#options = options;
+    this.#settings = settings;
+    this.#invoker = invoker;
+    this.consumerGroupId = settings.consumerGroupId;
+    this.topic = settings.topic;
+    this.#redelivery = options.redelivery ?? 'from-lowest';
+    this.#kafka = new Kafka({
+      clientId: 'kafka-lambda-esm',
+      logLevel: logLevel.NOTHING,
+      ...options.kafka,
+      brokers: options.brokers,
+    });
+    const bootstrapServers = options.brokers.join(',');
+    this.#header =
+      settings.eventSource === 'msk'
+        ? { eventSource: 'aws:kafka', eventSourceArn: settings.eventSourceArn, bootstrapServers }
+        : { eventSource: 'SelfManagedKafka', bootstrapServers };
+    this.#overhead = eventOverhead(this.#header);
+  }
+
+  async start(): Promise<void> {
+    if (this.#state !== 'new') throw new MappingStateError(`cannot start a mapping that is ${this.#state}`);
+    this.#state = 'running';
+    const settings = this.#settings;
+    try {
+      if (settings.startingPosition === 'AT_TIMESTAMP') await this.#seedTimestampOffsets();
+      if (settings.destination?.kind === 'kafka') {
+        this.#producer = this.#kafka.producer({ allowAutoTopicCreation: false });
+        await this.#producer.connect();
+      }
+      const consumer = this.#kafka.consumer({
+        groupId: settings.consumerGroupId,
+        allowAutoTopicCreation: false,
+        retry: {
+          retries: 8,
+          initialRetryTime: 200,
+          maxRetryTime: 5_000,
+          restartOnFailure: async () => this.#state === 'running',
+        },
+      });
+      this.#consumer = consumer;
+      const joined = new Promise<void>((resolve) => {
+        consumer.on(consumer.events.GROUP_JOIN, (event) => {
+          this.#onJoin(event.payload.memberAssignment[settings.topic] ?? []);
+          resolve();
+        });
+      });
+      consumer.on(consumer.events.CRASH, (event) => {
+        this.#emit({ type: 'error', error: event.payload.error });
+      });
+      await consumer.connect();
+      await consumer.subscribe({
+        topic: settings.topic,
+        fromBeginning: settings.startingPosition !== 'LATEST',
+      });
+      await consumer.run({
+        autoCommit: false,
+        partitionsConsumedConcurrently: 1,
+        eachBatch: (payload) => this.#onFetched(payload),
+      });
+      await joined;
+    } catch (error) {
+      await this.stop({ abandon: true });
+      throw error;
+    }
+  }
+
+  /** AT_TIMESTAMP: commit the timestamp's offsets for partitions the group has none for. */
+  async #seedTimestampOffsets(): Promise<void> {
+    const { topic, consumerGroupId, startingPositionTimestamp } = this.#settings;
+    const admin: Admin = this.#kafka.admin();
+    await admin.connect();
+    try {
+      const [committed] = await admin.fetchOffsets({ groupId: consumerGroupId, topics: [topic] });
+      const missing = new Set(
+        (committed?.partitions ?? []).filter((p) => Number(p.offset) < 0).map((p) => p.partition),
+      );
+      if (missing.size === 0) return;
+      const byTime = await admin.fetchTopicOffsetsByTimestamp(topic, (startingPositionTimestamp ?? 0) * 1000);
+      const partitions = byTime.filter((p) => missing.has(p.partition));
+      await admin.setOffsets({ groupId: consumerGroupId, topic, partitions });
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  #partition(partition: number): PartitionState {
+    let state = this.#partitions.get(partition);
+    if (!state) {
+      state = {
+        partition,
+        key: `${this.topic}-${partition}`,
+        queue: { partition, records: [] },
+        bytes: 0,
+        expected: undefined,
+        holds: 0,
+        paused: false,
+        base: undefined,
+        committed: undefined,
+        wantCommit: undefined,
+        highWatermark: undefined,
+      };
+      this.#partitions.set(partition, state);
+    }
+    return state;
+  }
+
+  /**
+   * After a (re)join kafkajs fetches from the committed offsets again: drop what was buffered. A batch
+   * still in flight keeps its partition held, so the refetched records wait for it (at-least-once).
+   */
+  #onJoin(assigned: number[]): void {
+    for (const state of this.#partitions.values()) {
+      state.queue.records = [];
+      state.bytes = 0;
+      state.expected = undefined;
+      state.paused = false;
+      state.base = undefined;
+    }
+    for (const partition of assigned) this.#partition(partition);
+  }
+
+  async #onFetched({ batch }: EachBatchPayload): Promise<void> {
+    if (this.#state !== 'running') return;
+    const state = this.#partition(batch.partition);
+    state.highWatermark = Number(batch.highWatermark);
+    const fetchedOffset = Number((batch as unknown as { fetchedOffset: string }).fetchedOffset);
+    if (state.expected !== undefined && fetchedOffset !== state.expected) return;
+    for (const message of batch.messages) {
+      const record = toPendingRecord(this.topic, batch.partition, message);
+      state.queue.records.push(record);
+      state.bytes += record.bytes;
+    }
+    state.expected = Number(batch.lastOffset()) + 1;
+    if (
+      !state.paused &&
+      (state.bytes > MAX_BUFFERED_BYTES ||
+        state.queue.records.length >= Math.max(2 * this.#settings.batchSize, 1000))
+    ) {
+      state.paused = true;
+      this.#consumer?.pause([{ topic: this.topic, partitions: [state.partition] }]);
+    }
+    if (state.base === undefined) state.base = fetchedOffset;
+    this.#schedule();
+  }
+
+  #resumeIfDrained(state: PartitionState): void {
+    if (
+      state.paused &&
+      state.queue.records.length < Math.max(this.#settings.batchSize, 500) &&
+      state.bytes < MAX_BUFFERED_BYTES / 2
+    ) {
+      state.paused = false;
+      if (this.#state === 'running')
+        this.#consumer?.resume([{ topic: this.topic, partitions: [state.partition] }]);
+    }
+  }
+
+  /** Forms batches from partitions with no batch in flight, honouring batch size, window and payload limit. */
+  #schedule(): void {
+    if (this.#state !== 'running') return;
+    for (;;) {
+      const all = [...this.#partitions.values()];
+      const start = this.#rotation++ % Math.max(all.length, 1);
+      const free = [...all.slice(start), ...all.slice(0, start)].filter(
+        (s) => s.holds === 0 && s.queue.records.length > 0,
+      );
+      if (free.length === 0) {
+        this.#closeWindow();
+        return;
+      }
+      let available = 0;
+      let bytes = this.#overhead;
+      for (const s of free) {
+        available += s.queue.records.length;
+        bytes += s.bytes;
+      }
+      const windowMs = this.#settings.batchingWindowMs;
+      const now = Date.now();
+      if (this.#windowOpenedAt === undefined) this.#windowOpenedAt = now;
+      const waited = now - this.#windowOpenedAt;
+      if (available < this.#settings.batchSize && bytes < 6 * 1024 * 1024 && waited < windowMs) {
+        if (!this.#windowTimer) {
+          this.#windowTimer = setTimeout(() => {
+            this.#windowTimer = undefined;
+            this.#schedule();
+          }, windowMs - waited);
+        }
+        return;
+      }
+      this.#closeWindow();
+      const taken = takeBatch(
+        free.map((s) => s.queue),
+        this.topic,
+        this.#settings.batchSize,
+        this.#overhead,
+      );
+      for (const part of taken.parts) {
+        const s = this.#partitions.get(part.partition)!;
+        s.holds++;
+        for (const record of part.records) s.bytes -= record.bytes;
+        this.#resumeIfDrained(s);
+      }
+      if (taken.oversized) {
+        this.#track(this.#oversized(taken.oversized));
+        continue;
+      }
+      this.#track(this.#process(taken.parts, 0));
+    }
+  }
+
+  #closeWindow(): void {
+    clearTimeout(this.#windowTimer);
+    this.#windowTimer = undefined;
+    this.#windowOpenedAt = undefined;
+  }
+
+  #track(work: Promise<void>): void {
+    const tracked = work.catch((error: unknown) => {
+      this.#emit({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) });
+    });
+    this.#inFlight.add(tracked);
+    void tracked.finally(() => this.#inFlight.delete(tracked));
+  }
+
+  /** A record that cannot fit in any event: destination if configured, else its partition stays blocked. */
+  async #oversized(record: PendingRecord): Promise<void> {
+    const state = this.#partition(record.partition);
+    state.queue.records.shift();
+    state.bytes -= record.bytes;
+    const part: Part = { partition: record.partition, records: [record], end: record.offset + 1 };
+    state.holds++;
+    if (!this.#settings.destination) {
+      // Never released: the partition stays blocked at this record, as nothing can deliver it.
+      this.#emit({
+        type: 'error',
+        error: new RecordTooLargeError(state.key, record.offset, record.bytes, 6 * 1024 * 1024),
+      });
+      return;
+    }
+    const sent = await this.#sendToDestination([record], {
+      condition: 'MaximumPayloadSizeExceeded',
+      requestId: newRequestId(),
+      functionArn: this.#invoker.functionArn,
+      invokeCount: 0,
+    });
+    this.#finish(part, sent);
+  }
+
+  /**
+   * Runs one batch to its end: invoke, interpret, commit what succeeded, retry the rest (bisecting on
+   * function errors when enabled), and on exhaustion send failures to the destination and commit past.
+   * `failedAttempts` counts the batch's earlier failed attempts (retries are counted per batch).
+   */
+  async #process(batch: Part[], failedAttempts: number): Promise<void> {
+    let parts = batch;
+    let attempts = failedAttempts;
+    let requestFailures = 0;
+    for (;;) {
+      if (this.#state !== 'running') return this.#release(parts);
+      parts = await this.#dropAged(parts, attempts);
+      if (parts.length === 0) return;
+      const requestId = newRequestId();
+      const payload = serializeEvent(this.#header, this.topic, parts);
+      const started = Date.now();
+      let result: Awaited<ReturnType<Invoker['invoke']>>;
+      try {
+        result = await this.#invoker.invoke(payload, requestId);
+      } catch (error) {
+        if (!(error instanceof InvokeRequestError)) throw error;
+        this.#emit({ type: 'error', error });
+        await this.#sleep(this.#backoff(++requestFailures));
+        continue;
+      }
+      if (this.#abandoned) return this.#release(parts);
+      const outcome = interpretResult(result, this.topic, parts, this.#settings.reportBatchItemFailures);
+      this.#record(outcome, parts, requestId, attempts + 1, Date.now() - started);
+      if (outcome.kind === 'success') {
+        for (const part of parts) this.#finish(part, true);
+        return;
+      }
+      if (outcome.kind === 'partial') parts = this.#keepFailed(parts, outcome.failed);
+      attempts++;
+      const exhausted = attempts > this.#settings.retryLimit;
+      if (
+        !exhausted &&
+        outcome.kind === 'function-error' &&
+        this.#settings.bisectBatchOnFunctionError &&
+        recordCount(parts) > 1
+      ) {
+        const halves = bisectBatch(parts);
+        this.#retried(halves.flat(), attempts, 'bisect');
+        for (const part of halves.flat()) this.#partition(part.partition).holds++;
+        this.#release(parts);
+        await this.#sleep(this.#backoff(attempts));
+        for (const half of halves) await this.#process(half, attempts);
+        return;
+      }
+      if (exhausted) {
+        const failed = parts.flatMap((part) =>
+          part.failed ? part.records.filter((r) => part.failed!.includes(r.offset)) : part.records,
+        );
+        const sent = await this.#sendToDestination(failed, {
+          condition: 'RetryAttemptsExhausted',
+          requestId,
+          functionArn: this.#invoker.functionArn,
+          invokeCount: attempts,
+          response: outcome.kind === 'function-error' ? { functionError: 'Unhandled' } : {},
+        });
+        for (const part of parts) this.#finish(part, sent);
+        return;
+      }
+      this.#retried(parts, attempts, outcome.kind);
+      await this.#sleep(this.#backoff(attempts));
+    }
+  }
+
+  /** After a partial failure: commit what succeeded, keep per partition what is redelivered. */
+  #keepFailed(parts: Part[], failed: Map<number, number[]>): Part[] {
+    const next: Part[] = [];
+    for (const part of parts) {
+      const offsets = failed.get(part.partition);
+      if (!offsets) {
+        this.#finish(part, true);
+        continue;
+      }
+      const lowest = offsets[0]!;
+      this.#commit(part.partition, lowest);
+      const listed = new Set(offsets);
+      const records =
+        this.#redelivery === 'from-lowest'
+          ? part.records.filter((r) => r.offset >= lowest)
+          : part.records.filter((r) => listed.has(r.offset));
+      next.push({ partition: part.partition, records, end: part.end, failed: offsets });
+    }
+    return next;
+  }
+
+  /** Records older than `maximumRecordAgeInSeconds` are not invoked: destination (or skipped), then committed past. */
+  async #dropAged(parts: Part[], attempts: number): Promise<Part[]> {
+    if (this.#settings.maximumRecordAgeMs === Number.POSITIVE_INFINITY) return parts;
+    const oldest = Date.now() - this.#settings.maximumRecordAgeMs;
+    const aged = parts.flatMap((part) => part.records.filter((r) => r.timestamp < oldest));
+    if (aged.length === 0) return parts;
+    const sent = await this.#sendToDestination(aged, {
+      condition: 'RecordAgeExceeded',
+      requestId: newRequestId(),
+      functionArn: this.#invoker.functionArn,
+      invokeCount: attempts,
+      ...(attempts > 0 ? { response: {} } : {}),
+    });
+    if (!sent) {
+      this.#release(parts);
+      return [];
+    }
+    const kept: Part[] = [];
+    for (const part of parts) {
+      const records = part.records.filter((r) => r.timestamp >= oldest);
+      if (records.length === 0) this.#finish(part, true);
+      else kept.push({ ...part, records });
+    }
+    return kept;
+  }
+
+  /**
+   * Sends one envelope per record to the destination (none configured: the records are dropped, as
+   * Lambda does). Retries until sent; false when the mapping stops first (then nothing may be committed).
+   */
+  async #sendToDestination(records: PendingRecord[], failure: FailureContext): Promise<boolean> {
+    const destination = this.#settings.destination;
+    for (let attempt = 1; destination && records.length > 0; attempt++) {
+      if (this.#abandoned || (attempt > 1 && this.#state !== 'running')) return false;
+      try {
+        const envelopes = records.map((r) => buildFailureEnvelope(this.#header, r.encoded, failure));
+        if (destination.kind === 'callback') {
+          for (const envelope of envelopes) await destination.send(envelope);
+        } else {
+          await this.#producer!.send({
+            topic: destination.topic,
+            messages: records.map((r, i) => ({
+              key: typeof r.encoded.key === 'string' ? Buffer.from(r.encoded.key, 'base64') : null,
+              value: JSON.stringify(envelopes[i]),
+            })),
+          });
+        }
+        break;
+      } catch (error) {
+        this.#emit({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) });
+        await this.#sleep(this.#backoff(attempt));
+      }
+    }
+    for (const r of records) {
+      this.#stats.destinationRecords += destination ? 1 : 0;
+      this.#emit({
+        type: 'destination',
+        partition: `${this.topic}-${r.partition}`,
+        offset: r.offset,
+        condition: failure.condition,
+      });
+    }
+    return true;
+  }
+
+  #record(
+    outcome: BatchOutcome,
+    parts: Part[],
+    requestId: string,
+    attempt: number,
+    durationMs: number,
+  ): void {
+    const records = recordCount(parts);
+    this.#stats.invocations++;
+    this.#stats.recordsInvoked += records;
+    if (outcome.kind === 'function-error') this.#stats.functionErrors++;
+    if (outcome.kind === 'invalid-response') this.#stats.invalidResponses++;
+    if (outcome.kind === 'partial') this.#stats.partialFailures++;
+    if (!this.#options.onEvent) return;
+    const offsets: Record<string, [number, number]> = {};
+    for (const part of parts) {
+      offsets[`${this.topic}-${part.partition}`] = [
+        part.records[0]!.offset,
+        part.records[part.records.length - 1]!.offset,
+      ];
+    }
+    this.#emit({
+      type: 'invoke',
+      requestId,
+      attempt,
+      records,
+      offsets,
+      durationMs,
+      outcome: outcome.kind,
+      ...(outcome.kind === 'function-error'
+        ? { detail: `${outcome.errorType}: ${outcome.errorMessage}` }
+        : {}),
+      ...(outcome.kind === 'invalid-response' ? { detail: outcome.reason } : {}),
+      ...(outcome.kind === 'partial'
+        ? { failedRecords: [...outcome.failed.values()].reduce((n, list) => n + list.length, 0) }
+        : {}),
+    });
+  }
+
+  #retried(
+    parts: Part[],
+    attempt: number,
+    reason: 'function-error' | 'invalid-response' | 'partial' | 'bisect',
+  ): void {
+    this.#stats.retries++;
+    if (!this.#options.onEvent) return;
+    const fromOffsets: Record<string, number> = {};
+    for (const part of parts) fromOffsets[`${this.topic}-${part.partition}`] ??= part.records[0]!.offset;
+    this.#emit({ type: 'retry', attempt, records: recordCount(parts), fromOffsets, reason });
+  }
+
+  #backoff(attempt: number): number {
+    const { initialMs, maxMs } = this.#options.retryBackoff ?? { initialMs: 100, maxMs: 5_000 };
+    return Math.min(initialMs * 2 ** Math.max(attempt - 1, 0), maxMs);
+  }
+
+  /** A part is done: commit past it (when `commit`), release its hold on the partition. */
+  #finish(part: Part, commit: boolean): void {
+    if (commit) this.#commit(part.partition, part.end);
+    this.#release([part]);
+  }
+
+  #release(parts: Part[]): void {
+    for (const part of parts) {
+      const state = this.#partition(part.partition);
+      state.holds--;
+    }
+    if (parts.length > 0) {
+      queueMicrotask(() => this.#schedule());
+    }
+  }
+
+  #commit(partition: number, offset: number): void {
+    if (this.#abandoned) return;
+    const state = this.#partition(partition);
+    if (state.wantCommit !== undefined && offset <= state.wantCommit) return;
+    state.wantCommit = offset;
+    void this.#flush();
+  }
+
+  /** Commits every partition's wanted offset in one request; coalesces concurrent callers; retries failures. */
+  #flush(): Promise<void> {
+    if (this.#flushing) {
+      this.#flushAgain = true;
+      return this.#flushing;
+    }
+    this.#flushing = (async () => {
+      do {
+        this.#flushAgain = false;
+        const pending = [...this.#partitions.values()].filter(
+          (s) => s.wantCommit !== undefined && s.wantCommit > (s.committed ?? -1),
+        );
+        if (pending.length === 0 || !this.#consumer || this.#abandoned) break;
+        const offsets = pending.map((s) => ({ partition: s.partition, offset: s.wantCommit! }));
+        try {
+          await this.#consumer.commitOffsets(
+            offsets.map(({ partition, offset }) => ({
+              topic: this.topic,
+              partition,
+              offset: String(offset),
+            })),
+          );
+        } catch (error) {
+          this.#emit({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) });
+          if (this.#state === 'running' && !this.#commitRetry) {
+            this.#commitRetry = setTimeout(() => {
+              this.#commitRetry = undefined;
+              void this.#flush();
+            }, 1_000);
+          }
+          break;
+        }
+        const committed: Record<string, number> = {};
+        for (const { partition, offset } of offsets) {
+          const state = this.#partition(partition);
+          const from = state.committed ?? state.base;
+          if (from !== undefined) this.#stats.recordsCommitted += Math.max(0, offset - from);
+          state.committed = offset;
+          committed[state.key] = offset;
+        }
+        this.#emit({ type: 'commit', offsets: committed });
+      } while (this.#flushAgain);
+    })().finally(() => {
+      this.#flushing = undefined;
+    });
+    return this.#flushing;
+  }
+
+  /** A delay that ends early when the mapping stops. */
+  #sleep(ms: number): Promise<void> {
+    if (this.#state !== 'running') return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#sleepers.delete(wake);
+        resolve();
+      }, ms);
+      const wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.#sleepers.add(wake);
+    });
+  }
+
+  #emit(event: MappingEvent): void {
+    this.#options.onEvent?.(event);
+  }
+
+  stats(): MappingStats {
+    return {
+      ...this.#stats,
+      partitions: [...this.#partitions.values()]
+        .sort((a, b) => a.partition - b.partition)
+        .map((s) => {
+          const position = s.committed ?? s.base;
+          return {
+            partition: s.partition,
+            committed: s.committed,
+            highWatermark: s.highWatermark,
+            lag:
+              s.highWatermark === undefined || position === undefined
+                ? undefined
+                : Math.max(0, s.highWatermark - position),
+          };
+        }),
+    };
+  }
+
+  async idle(): Promise<void> {
+    const admin = this.#kafka.admin();
+    await admin.connect();
+    let targets: Array<{ partition: number; end: number; committed: number }>;
+    try {
+      const [ends, [group]] = await Promise.all([
+        admin.fetchTopicOffsets(this.topic),
+        admin.fetchOffsets({ groupId: this.consumerGroupId, topics: [this.topic] }),
+      ]);
+      const committed = new Map(group?.partitions.map((p) => [p.partition, Number(p.offset)]));
+      targets = ends.map((p) => ({
+        partition: p.partition,
+        end: Number(p.high),
+        committed: committed.get(p.partition) ?? -1,
+      }));
+    } finally {
+      await admin.disconnect();
+    }
+    for (;;) {
+      if (this.#state !== 'running')
+        throw new MappingStateError(`the mapping is ${this.#state}, it will not become idle`);
+      const done = targets.every(({ partition, end, committed }) => {
+        const state = this.#partitions.get(partition);
+        return Math.max(committed, state?.committed ?? -1) >= end && !state?.holds;
+      });
+      if (done && !this.#flushing) return;
+      await sleep(25);
+    }
+  }
+
+  async stop(options: StopOptions = {}): Promise<void> {
+    if (this.#state === 'stopped' || this.#state === 'new') {
+      this.#state = 'stopped';
+      return;
+    }
+    if (this.#state === 'stopping') {
+      while ((this.#state as string) !== 'stopped') await sleep(20);
+      return;
+    }
+    this.#state = 'stopping';
+    this.#closeWindow();
+    clearTimeout(this.#commitRetry);
+    for (const wake of this.#sleepers) wake();
+    this.#sleepers.clear();
+    if (options.abandon) {
+      this.#abandoned = true;
+    } else {
+      await Promise.allSettled([...this.#inFlight]);
+      await this.#flush();
+    }
+    try {
+      await this.#consumer?.disconnect();
+      await this.#producer?.disconnect();
+    } finally {
+      this.#invoker.close();
+      this.#state = 'stopped';
+    }
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+}

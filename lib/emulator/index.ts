@@ -1,0 +1,38 @@
+/**
+ * A local emulator of Lambda's Kafka event source mapping.
+ *
+ * @example
+ * ```ts
+ * import { createLocalEventSourceMapping } from 'kafka-lambda/lib/emulator/index.ts';
+ *
+ * await using mapping = createLocalEventSourceMapping({
+ *   brokers: ['127.0.0.1:9092'],
+ *   topic: 'orders',
+ *   consumerGroupId: 'orders-processor',
+ *   reportBatchItemFailures: true,
+ *   function: { handler },
+ * });
+ * await mapping.start();
+ * await mapping.idle();
+ * ```
+ */
+export { MAX_PAYLOAD_BYTES } from './batch.ts';
+export type { FailureCondition, FailureEnvelope } from './destination.ts';
+export {
+  createLocalEventSourceMapping,
+  type LocalEventSourceMapping,
+  type LocalEventSourceMappingOptions,
+  type MappingEvent,
+  type MappingStats,
+  type PartitionStats,
+  type Redelivery,
+  type StopOptions,
+} from './emulator.ts';
+export {
+  InvalidMappingSettingError,
+  InvokeRequestError,
+  MappingStateError,
+  RecordTooLargeError,
+} from './errors.ts';
+export type { InProcessFunction, LambdaApiFunction, MappingFunction } from './invoke.ts';
+export type { EventSourceMappingSettings, FailureCallback, StartingPosition } from './settings.ts';

@@ -1,0 +1,49 @@
+import type { Kafka } from 'kafkajs';
+import type { KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
+
+/** Produces `perPartition` JSON records `{ seq }` to each partition, keys `k-<partition>-<seq>`. */
+export async function produceSequence(
+  kafka: Kafka,
+  topic: string,
+  partitions: number,
+  perPartition: number,
+  value: (partition: number, seq: number) => object = (_p, seq) => ({ seq }),
+): Promise<void> {
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  try {
+    const chunk = 2_000;
+    for (let from = 0; from < perPartition; from += chunk) {
+      const topicMessages = [];
+      for (let partition = 0; partition < partitions; partition++) {
+        const messages = [];
+        for (let seq = from; seq < Math.min(from + chunk, perPartition); seq++) {
+          messages.push({
+            partition,
+            key: `k-${partition}-${seq}`,
+            value: JSON.stringify(value(partition, seq)),
+          });
+        }
+        topicMessages.push({ topic, messages });
+      }
+      await producer.sendBatch({ topicMessages });
+    }
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/** Every record of an event, in event order. */
+export function eventRecords(event: KafkaEvent): KafkaEventRecord[] {
+  return Object.values(event.records).flat();
+}
+
+/** `<partition>:<offset>`, a compact record identity for sets. */
+export function recordId(record: { partition: number; offset: number }): string {
+  return `${record.partition}:${record.offset}`;
+}
+
+/** Decodes a record's base64 JSON value. */
+export function decodeValue<T>(record: KafkaEventRecord): T {
+  return JSON.parse(Buffer.from(record.value ?? '', 'base64').toString('utf8')) as T;
+}
