@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import middy from '@middy/core';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import * as v from 'valibot';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -10,6 +11,7 @@ import {
   invokeHandler,
   type KafkaRecordInput,
   kafkaEvent,
+  type RecordPayload,
 } from '../testing/index.ts';
 import {
   KafkaBatchFailedError,
@@ -298,7 +300,7 @@ describe('kafkaBatch: whole-batch outcomes', () => {
 
 describe('kafkaBatch: schemas and poison records', () => {
   const Order = v.object({ id: v.string(), total: v.number() });
-  const orders = (values: unknown[]) =>
+  const orders = (values: RecordPayload[]) =>
     kafkaEvent({ topic: 'order-events', records: values.map((value) => ({ partition: 0, value })) });
 
   it('hands the handler schema output as record.data (valibot)', async () => {
@@ -329,7 +331,7 @@ describe('kafkaBatch: schemas and poison records', () => {
 
   it('supports asynchronous schemas', async () => {
     const { logger } = captureLogger();
-    const asyncPositive = {
+    const asyncPositive: StandardSchemaV1<unknown, number> = {
       '~standard': {
         version: 1 as const,
         vendor: 'test',
@@ -486,7 +488,7 @@ describe('kafkaBatch: deadline', () => {
     expect(elapsed).toBeLessThan(750);
     expect(failedOffsets(response, event)).toEqual({ 'order-events-1': [1, 2] });
     expect(signal?.aborted).toBe(true);
-    expect((signal?.reason as Error).name).toBe('TimeoutError');
+    expect((signal!.reason as Error).name).toBe('TimeoutError');
     expect(lines.find((l) => l.message === 'Kafka batch processed')).toMatchObject({
       timedOut: true,
       processed: 4,
@@ -692,7 +694,7 @@ describe('kafkaBatch: Middy composition and options', () => {
     );
   });
 
-  it.each([
+  const invalidOptions: unknown[][] = [
     [{}],
     [{ onRecord: () => {}, onPartition: () => undefined }],
     [{ onRecord: () => {}, concurrency: 0 }],
@@ -702,7 +704,8 @@ describe('kafkaBatch: Middy composition and options', () => {
     [{ onRecord: () => {}, timeoutReserveMs: -1 }],
     [{ onRecord: () => {}, onPoison: 'ignore' }],
     [{ onRecord: () => {}, value: { parse: () => 1 } }],
-  ])('rejects invalid options %j', (options) => {
+  ];
+  it.each(invalidOptions)('rejects invalid options %j', (options) => {
     expect(() => kafkaBatch(options as never)).toThrow(KafkaBatchOptionsError);
   });
 
