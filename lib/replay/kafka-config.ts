@@ -37,7 +37,7 @@ export interface KafkaConnection {
 }
 
 /**
- * Builds a kafkajs client configuration from a typed connection description. Quiet (errors only), and
+ * Builds a kafkajs client configuration from a typed connection description. Silent (errors are thrown, not logged), and
  * never logs credentials.
  *
  * @example
@@ -51,7 +51,8 @@ export function kafkaClientConfig(connection: KafkaConnection): KafkaConfig {
   const base: KafkaConfig = {
     clientId: connection.clientId ?? 'kafka-lambda-replay',
     brokers,
-    logLevel: logLevel.ERROR,
+    // Errors reach the caller as typed errors; kafkajs' own logging would repeat them (and refused commits) as noise.
+    logLevel: logLevel.NOTHING,
     connectionTimeout: 5_000,
     requestTimeout: 30_000,
   };

@@ -10,7 +10,7 @@ import {
 } from './errors.ts';
 import { formatReplayMetadata } from './metadata.ts';
 import { planReplay } from './plan.ts';
-import { BASE_TIME, seedTopic } from './replay-fixture.ts';
+import { BASE_TIME, seedTopic } from './testing/seed.ts';
 import type { PlanRequest, ReplayPlan } from './types.ts';
 
 // 3 partitions × 10 records (offset i has timestamp BASE_TIME + i s); partition 0 truncated to start at 3.
@@ -136,7 +136,9 @@ describe('planReplay on a real broker', () => {
     expect(result.partitions.map((p) => p.target)).toEqual([10, 10, 10]);
     for (const p of result.partitions) {
       expect(p.warnings.map((w) => w.code)).toEqual(['NO_RECORD_AT_OR_AFTER_TIMESTAMP']);
-      expect(p.warnings[0]?.message).toContain('no record at or after 2026-01-01T00:01:00.000Z');
+      expect(p.warnings[0]?.message).toContain(
+        `no record at or after ${new Date(BASE_TIME + 60_000).toISOString()}`,
+      );
     }
     await expect(
       plan({ target: { kind: 'timestamp', timestamp: BASE_TIME + 60_000 }, strict: true }),

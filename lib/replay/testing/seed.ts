@@ -2,8 +2,11 @@
 // and committed offsets on the real broker.
 import type { Kafka } from 'kafkajs';
 
-/** Records per partition are produced with timestamps BASE + i * 1000 (i = offset). */
-export const BASE_TIME = Date.UTC(2026, 0, 1, 0, 0, 0);
+/**
+ * Records per partition are produced with timestamps BASE_TIME + i * 1000 (i = offset). An hour ago, so
+ * the broker's retention (7 days by record time) never deletes them during a run.
+ */
+export const BASE_TIME = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
 
 /**
  * Creates `topic` with `partitions` partitions of `records` records each (record i of every partition has

@@ -1,0 +1,112 @@
+import type { Consumer } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/kafka.ts';
+import { connectReplayKafka, type ReplayKafka } from './connection.ts';
+import { GroupNotEmptyError, ReplayInputError } from './errors.ts';
+import { executeReplay } from './execute.ts';
+import { describeGroup } from './group.ts';
+import { formatReplayMetadata, parseReplayMetadata } from './metadata.ts';
+import { seedTopic } from './testing/seed.ts';
+import { pollUntil } from './wait.ts';
+
+let kafka: ReplayKafka;
+beforeAll(async () => {
+  kafka = await connectReplayKafka({ brokers: testBrokers() });
+});
+afterAll(async () => {
+  await kafka?.disconnect();
+});
+
+async function seeded(committed: number[]) {
+  const topic = uniqueName('replay-exec');
+  const groupId = uniqueName('replay-exec-group');
+  await seedTopic(testKafka(), { topic, partitions: committed.length, records: 10, groupId, committed });
+  return { topic, groupId };
+}
+
+async function startMember(groupId: string, topic: string): Promise<Consumer> {
+  const consumer = testKafka().consumer({ groupId, sessionTimeout: 6_000, heartbeatInterval: 500 });
+  await consumer.connect();
+  await consumer.subscribe({ topic });
+  await consumer.run({ autoCommit: false, eachMessage: async () => {} });
+  await pollUntil('group Stable', { timeoutMs: 30_000, intervalMs: 200 }, async () => {
+    const group = await describeGroup(kafka.admin, groupId);
+    return { done: group.state === 'Stable', seen: group.state };
+  });
+  return consumer;
+}
+
+describe('executeReplay without a mapping, on a real broker', () => {
+  it('moves every committed offset in one commit with audit metadata; Kafka’s own tool agrees', async () => {
+    const { topic, groupId } = await seeded([7, 8, 9]);
+    const before = kafka.requestCount();
+    const result = await executeReplay({
+      kafka,
+      groupId,
+      topic,
+      target: { kind: 'offset', offset: 2 },
+      reason: 'INC-7: re-deliver after the fix',
+    });
+    expect(result.mapping).toBeNull();
+    expect(result.steps.map((s) => s.step)).toEqual(['plan', 'commit-offsets', 'verify-offsets']);
+    expect(result.plan.totals).toEqual({ partitions: 3, changed: 3, redeliver: 5 + 6 + 7, skip: 0 });
+    expect(kafka.requestCount()).toBeGreaterThan(before);
+
+    expect(
+      (await committedOffsetsByKafkaTool(groupId)).map((r) => [r.topic, r.partition, r.currentOffset]),
+    ).toEqual([
+      [topic, 0, 2],
+      [topic, 1, 2],
+      [topic, 2, 2],
+    ]);
+    const [fetched] = await kafka.admin.fetchOffsets({ groupId, topics: [topic] });
+    const byKafkajs = fetched!.partitions.sort((a, b) => a.partition - b.partition);
+    expect(byKafkajs.map((p) => p.offset)).toEqual(['2', '2', '2']);
+    expect(byKafkajs.map((p) => parseReplayMetadata(p.metadata))).toEqual([
+      { at: expect.any(String), previous: 7, reason: 'INC-7: re-deliver after the fix' },
+      { at: expect.any(String), previous: 8, reason: 'INC-7: re-deliver after the fix' },
+      { at: expect.any(String), previous: 9, reason: 'INC-7: re-deliver after the fix' },
+    ]);
+  });
+
+  it('a partition subset moves only those partitions', async () => {
+    const { topic, groupId } = await seeded([7, 8, 9]);
+    await executeReplay({ kafka, groupId, topic, partitions: [1], target: { kind: 'earliest' } });
+    expect((await committedOffsetsByKafkaTool(groupId)).map((r) => r.currentOffset)).toEqual([7, 0, 9]);
+  });
+
+  it('refuses a group with members and leaves its offsets unchanged', async () => {
+    const { topic, groupId } = await seeded([7, 8, 9]);
+    const member = await startMember(groupId, topic);
+    try {
+      const error = await executeReplay({ kafka, groupId, topic, target: { kind: 'earliest' } }).catch(
+        (e) => e,
+      );
+      expect(error).toBeInstanceOf(GroupNotEmptyError);
+      expect(error).toMatchObject({ state: 'Stable', members: 1 });
+      expect((await committedOffsetsByKafkaTool(groupId)).map((r) => r.currentOffset)).toEqual([7, 8, 9]);
+    } finally {
+      await member.disconnect();
+    }
+  });
+
+  it('Kafka itself refuses a member-less commit while the group has members (no race with a rejoining poller)', async () => {
+    const { topic, groupId } = await seeded([7, 8, 9]);
+    const member = await startMember(groupId, topic);
+    try {
+      const metadata = formatReplayMetadata({ at: new Date().toISOString(), previous: 7, reason: 'race' });
+      await expect(
+        kafka.commitOffsets({ groupId, topic, offsets: [{ partition: 0, offset: 1, metadata }] }),
+      ).rejects.toBeInstanceOf(GroupNotEmptyError);
+      expect((await committedOffsetsByKafkaTool(groupId)).map((r) => r.currentOffset)).toEqual([7, 8, 9]);
+    } finally {
+      await member.disconnect();
+    }
+  });
+
+  it('needs a group and a topic when there is no mapping', async () => {
+    await expect(executeReplay({ kafka, target: { kind: 'earliest' } })).rejects.toBeInstanceOf(
+      ReplayInputError,
+    );
+  });
+});
