@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { registerBrokerCommand } from './commands/broker.ts';
 import { registerDemoCommand } from './commands/demo.ts';
+import { registerEventCommand } from './commands/event.ts';
+import { registerInvokeCommand } from './commands/invoke.ts';
 import { silenceKafkajsTimerWarning } from './warnings.ts';
 
 silenceKafkajsTimerWarning();
@@ -12,6 +14,8 @@ const program = new Command('kafka-lambda')
 
 registerBrokerCommand(program);
 registerDemoCommand(program);
+registerEventCommand(program);
+registerInvokeCommand(program);
 
 try {
   await program.parseAsync();

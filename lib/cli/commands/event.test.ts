@@ -1,0 +1,181 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../test/fixtures/run-cli.ts';
+import type { KafkaEvent } from '../../kafka-event/types.ts';
+import { partitionForKey } from '../../testing/partitioner.ts';
+import { validateKafkaEvent } from '../../testing/validate-event.ts';
+import { expandTemplate } from './event.ts';
+
+const text = (base64: string | null | undefined) =>
+  base64 == null ? base64 : Buffer.from(base64, 'base64').toString();
+const records = (event: KafkaEvent) => Object.values(event.records).flat();
+
+async function event(args: string[]): Promise<KafkaEvent> {
+  const run = await runCli(['event', ...args]);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  return validateKafkaEvent(JSON.parse(run.stdout));
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-event-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('expandTemplate', () => {
+  it('replaces {i} and {i%N}, leaving JSON braces alone', () => {
+    expect(expandTemplate('{"orderId":"o-{i}","customer":"c-{i%3}","n":{i}}', 7)).toBe(
+      '{"orderId":"o-7","customer":"c-1","n":7}',
+    );
+    expect(expandTemplate('{j} {i%} {I}', 7)).toBe('{j} {i%} {I}');
+  });
+});
+
+describe('kafka-lambda event', () => {
+  it('prints an MSK event whose keyed records sit where Kafka would put them, with templated values and headers', async () => {
+    const base = 1_764_400_000_000;
+    const built = await event([
+      '--topic',
+      'order-events',
+      '--partitions',
+      '3',
+      '--count',
+      '8',
+      '--key',
+      'customer-{i%4}',
+      '--value',
+      '{"orderId":"o-{i}"}',
+      '--header',
+      'trace=t-{i}',
+      '--header',
+      'source=cli',
+      '--start-offset',
+      '100',
+      '--timestamp',
+      String(base),
+    ]);
+    expect(built.eventSource).toBe('aws:kafka');
+    const all = records(built);
+    expect(all).toHaveLength(8);
+    for (const record of all) {
+      const i = record.timestamp - base;
+      expect(text(record.key)).toBe(`customer-${i % 4}`);
+      expect(text(record.value)).toBe(`{"orderId":"o-${i}"}`);
+      expect(record.partition).toBe(partitionForKey(Buffer.from(`customer-${i % 4}`), 3));
+      expect(record.headers).toEqual([
+        { trace: [...Buffer.from(`t-${i}`)] },
+        { source: [...Buffer.from('cli')] },
+      ]);
+    }
+    for (const run of Object.values(built.records)) {
+      expect(run.map((r) => r.offset)).toEqual(run.map((_, i) => 100 + i));
+    }
+  });
+
+  it('spreads records without a key round-robin, with no key field and a default JSON value', async () => {
+    const built = await event(['--topic', 'clicks', '--partitions', '3', '--count', '7']);
+    expect(
+      Object.fromEntries(
+        Object.entries(built.records).map(([key, run]) => [key, run.map((r) => text(r.value))]),
+      ),
+    ).toEqual({
+      'clicks-0': ['{"index":0}', '{"index":3}', '{"index":6}'],
+      'clicks-1': ['{"index":1}', '{"index":4}'],
+      'clicks-2': ['{"index":2}', '{"index":5}'],
+    });
+    expect(records(built).some((r) => 'key' in r)).toBe(false);
+  });
+
+  it('prints a self-managed event', async () => {
+    const built = await event(['--topic', 'clicks', '--self-managed']);
+    expect(built.eventSource).toBe('SelfManagedKafka');
+    expect(built).not.toHaveProperty('eventSourceArn');
+  });
+
+  it('reads values from a file: a template when it is UTF-8, bytes as they are otherwise', async () => {
+    const json = join(dir, 'order.json');
+    const avro = join(dir, 'order.avro');
+    await writeFile(json, '{"orderId":"o-{i}","note":"café"}\n');
+    await writeFile(avro, Uint8Array.of(0x0e, 0x06, 0x41, 0x64, 0xff, 0x7b, 0x69, 0x7d));
+    const fromJson = await event(['--topic', 't', '--count', '2', '--value-file', json]);
+    expect(records(fromJson).map((r) => text(r.value))).toEqual([
+      '{"orderId":"o-0","note":"café"}\n',
+      '{"orderId":"o-1","note":"café"}\n',
+    ]);
+    const fromAvro = await event(['--topic', 't', '--count', '2', '--value-file', avro]);
+    expect(records(fromAvro).map((r) => Buffer.from(r.value!, 'base64').toString('hex'))).toEqual([
+      '0e064164ff7b697d',
+      '0e064164ff7b697d',
+    ]);
+  });
+
+  it('feeds kafka-lambda invoke', async () => {
+    const printed = await runCli([
+      'event',
+      '--topic',
+      'orders',
+      '--count',
+      '3',
+      '--value',
+      'fail',
+      '--start-offset',
+      '7',
+    ]);
+    const run = await runCli(['invoke', 'test/fixtures/handlers.ts', '--event', '-'], {
+      input: printed.stdout,
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      batchItemFailures: [7, 8, 9].map((offset) => ({ itemIdentifier: { partition: 'orders-0', offset } })),
+    });
+  });
+
+  it("warns when the event outgrows Lambda's 6 MB payload limit", async () => {
+    const big = join(dir, 'big.bin');
+    await writeFile(big, Buffer.alloc(700, 0xff));
+    const run = await runCli(['event', '--topic', 't', '--count', '10000', '--value-file', big]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(
+      /^warning: the event is \d+\.\d MB; Lambda never sends more than 6 MB in one invocation\n$/,
+    );
+    expect(records(JSON.parse(run.stdout))).toHaveLength(10_000);
+  });
+
+  it.each([
+    [[], /required option '--topic <name>' not specified/],
+    [['--topic', 'bad topic'], /error: topic "bad topic" is not a valid Kafka topic name/],
+    [
+      ['--topic', 't', '--count', '0'],
+      /'--count <n>' argument '0' is invalid\. must be an integer from 1 to 10000/,
+    ],
+    [['--topic', 't', '--count', '10001'], /argument '10001' is invalid/],
+    [['--topic', 't', '--partitions', 'two'], /'--partitions <n>' argument 'two' is invalid/],
+    [
+      ['--topic', 't', '--start-offset', '-1'],
+      /'--start-offset <n>' argument '-1' is invalid\. must be an integer ≥ 0/,
+    ],
+    [
+      ['--topic', 't', '--value', 'x', '--value-file', 'package.json'],
+      /option '--value-file <path>' cannot be used with option '--value <template>'/,
+    ],
+    [
+      ['--topic', 't', '--value-file', 'nope.bin'],
+      /'--value-file <path>' argument 'nope\.bin' is invalid\. cannot read it: ENOENT/,
+    ],
+    [
+      ['--topic', 't', '--header', 'novalue'],
+      /'--header <name=value>' argument 'novalue' is invalid\. must be name=value/,
+    ],
+    [['--topic', 't', '--value', 'v-{i%0}'], /argument 'v-\{i%0\}' is invalid\. \{i%N\} needs N ≥ 1/],
+  ])('exits 2 on bad usage: %j', async (args, message) => {
+    const run = await runCli(['event', ...args]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(message);
+  });
+});

@@ -1,0 +1,165 @@
+import { readFileSync } from 'node:fs';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { InvalidEventInputError, type KafkaRecordInput, kafkaEvent } from '../../testing/event-builder.ts';
+import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
+
+/** Lambda's largest batch (`BatchSize` maximum). */
+const MAX_RECORDS = 10_000;
+/** Lambda's synchronous invocation payload limit, which also caps a Kafka batch. */
+const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
+const PLACEHOLDER = /\{i(?:%(\d+))?\}/g;
+
+interface EventOptions {
+  topic: string;
+  partitions: number;
+  count: number;
+  value?: string;
+  valueFile?: Buffer;
+  key?: string;
+  header: Array<[string, string]>;
+  selfManaged?: boolean;
+  startOffset: number;
+  timestamp?: number;
+}
+
+/**
+ * Expands `{i}` (the record's index) and `{i%N}` (the index modulo N) in a template; other braces stay
+ * as they are, so JSON templates need no escaping.
+ *
+ * @example
+ * ```ts
+ * expandTemplate('{"orderId":"o-{i}","customer":"c-{i%3}"}', 4); // '{"orderId":"o-4","customer":"c-1"}'
+ * ```
+ */
+export function expandTemplate(template: string, index: number): string {
+  return template.replace(PLACEHOLDER, (_, modulo: string | undefined) =>
+    String(modulo === undefined ? index : index % Number(modulo)),
+  );
+}
+
+function template(value: string): string {
+  for (const [, modulo] of value.matchAll(PLACEHOLDER)) {
+    if (modulo !== undefined && Number(modulo) === 0) throw new InvalidArgumentError('{i%N} needs N ≥ 1');
+  }
+  return value;
+}
+
+function header(value: string, previous: Array<[string, string]>): Array<[string, string]> {
+  const equals = value.indexOf('=');
+  if (equals <= 0) throw new InvalidArgumentError('must be name=value (the name not empty)');
+  return [...previous, [value.slice(0, equals), template(value.slice(equals + 1))]];
+}
+
+function file(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new InvalidArgumentError(`cannot read it: ${(error as Error).message}`);
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The file as a template when it is UTF-8 text, else its bytes as they are (Avro, Protobuf…). */
+function fileValue(bytes: Buffer): (index: number) => string | Uint8Array {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return () => bytes;
+  }
+  template(text);
+  return (index) => expandTemplate(text, index);
+}
+
+/** `kafka-lambda event`: prints a sample Kafka event, so nobody has to hand-write base64. */
+export function registerEventCommand(program: Command): void {
+  program
+    .command('event')
+    .description(
+      'print a Kafka event exactly as Lambda sends it (base64 keys and values), for invoke and tests',
+    )
+    .requiredOption('--topic <name>', 'topic name')
+    .option('--partitions <n>', 'partitions to spread the records over', integerOption(1, 100_000), 1)
+    .option(
+      '--count <n>',
+      `number of records (at most ${MAX_RECORDS}, Lambda's largest batch)`,
+      integerOption(1, MAX_RECORDS),
+      1,
+    )
+    .option('--value <template>', 'record value; {i} is the record index, {i%N} the index modulo N', template)
+    .addOption(
+      new Option(
+        '--value-file <path>',
+        'record value from a file (a template if it is UTF-8 text, else bytes as they are)',
+      )
+        .argParser(file)
+        .conflicts('value'),
+    )
+    .option(
+      '--key <template>',
+      'record key (same placeholders); keyed records go to partitions as Kafka places them, others round-robin',
+      template,
+    )
+    .option('--header <name=value>', 'add a header (repeatable; same placeholders in the value)', header, [])
+    .option(
+      '--self-managed',
+      'a self-managed Kafka event (eventSource "SelfManagedKafka") instead of Amazon MSK',
+    )
+    .option('--start-offset <n>', 'offset of the first record of each partition', integerOption(0), 0)
+    .option(
+      '--timestamp <ms>',
+      'timestamp of the first record, epoch milliseconds (default: now)',
+      integerOption(0),
+    )
+    .addHelpText(
+      'after',
+      `
+Example:
+  $ kafka-lambda event --topic order-events --partitions 3 --count 6 \\
+      --key 'customer-{i%4}' --value '{"orderId":"o-{i}","items":[{"sku":"tea","quantity":1}]}' > event.json`,
+    )
+    .exitOverride(exitWithUsageCode)
+    .action((options: EventOptions) => {
+      const valueAt = options.valueFile
+        ? fileValue(options.valueFile)
+        : (index: number) => expandTemplate(options.value ?? '{"index":{i}}', index);
+      const records = Array.from(
+        { length: options.count },
+        (_, i): KafkaRecordInput => ({
+          value: valueAt(i),
+          ...(options.key === undefined ? {} : { key: expandTemplate(options.key, i) }),
+          headers: options.header.map(([name, value]) => [name, expandTemplate(value, i)] as const),
+        }),
+      );
+      let event: ReturnType<typeof kafkaEvent>;
+      try {
+        event = kafkaEvent({
+          topic: options.topic,
+          partitions: options.partitions,
+          startOffset: options.startOffset,
+          timestamp: options.timestamp,
+          eventSource: options.selfManaged ? 'SelfManagedKafka' : 'aws:kafka',
+          records,
+        });
+      } catch (error) {
+        if (!(error instanceof InvalidEventInputError)) throw error;
+        console.error(`error: ${error.message}`);
+        process.exitCode = USAGE_EXIT_CODE;
+        return;
+      }
+      // Lambda's limit applies to the payload as sent (compact JSON), not to the pretty print below.
+      const size = Buffer.byteLength(JSON.stringify(event));
+      if (size > MAX_PAYLOAD_BYTES) {
+        console.error(
+          `warning: the event is ${(size / 1024 / 1024).toFixed(1)} MB; Lambda never sends more than 6 MB in one invocation`,
+        );
+      }
+      // Header bytes on one line each; nothing else in an event holds a bracket or a bare number list.
+      const pretty = JSON.stringify(event, null, 2).replace(
+        /\[\n\s+(-?\d+(?:,\n\s+-?\d+)*)\n\s+\]/g,
+        (_, bytes: string) => `[${bytes.split(/,\n\s+/).join(', ')}]`,
+      );
+      process.stdout.write(`${pretty}\n`);
+    });
+}

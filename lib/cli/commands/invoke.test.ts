@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../../test/fixtures/run-cli.ts';
+import { kafkaEvent } from '../../testing/event-builder.ts';
+
+const fixtures = 'test/fixtures/handlers.ts';
+const sample = 'test/events/self-managed-events.json';
+const summaryOf = (stderr: string) => stderr.trimEnd().split('\n').at(-1);
+
+describe('kafka-lambda invoke', () => {
+  it('prints only the response on stdout: the failing record and the later records of its partition', async () => {
+    const event = kafkaEvent({
+      topic: 'order-events',
+      partitions: 3,
+      startOffset: 40,
+      records: ['ok', 'ok', 'ok', 'ok', 'fail', 'ok', 'ok', 'ok', 'ok'].map((value) => ({ value })),
+    });
+    const run = await runCli(['invoke', fixtures, '--event', '-'], { input: JSON.stringify(event) });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      batchItemFailures: [
+        { itemIdentifier: { partition: 'order-events-1', offset: 41 } },
+        { itemIdentifier: { partition: 'order-events-1', offset: 42 } },
+      ],
+    });
+    expect(run.stdout.endsWith('}\n')).toBe(true);
+    expect(summaryOf(run.stderr)).toMatch(
+      /^\[invoke\] partial failure: 9 records in 3 partitions, 2 reported failed \(order-events-1: 41-42\); [\d.]+ ms$/,
+    );
+  });
+
+  it('sends everything the handler prints to stderr, keeping stdout for the response', async () => {
+    const run = await runCli(['invoke', `${fixtures}#chatty`, '--event', sample]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('{"batchItemFailures":[]}\n');
+    expect(run.stderr).toContain('log line\ninfo line\nwarn line\nerror line\ndirect stdout write\n');
+    expect(summaryOf(run.stderr)).toMatch(
+      /^\[invoke\] success: 5 records in 3 partitions, none reported failed; /,
+    );
+  });
+
+  it('prints null for a handler that returns nothing', async () => {
+    const run = await runCli(['invoke', `${fixtures}#returnsNothing`, '--event', sample]);
+    expect(run).toMatchObject({ code: 0, stdout: 'null\n' });
+  });
+
+  it('gives the handler a Lambda-like context and environment from the options', async () => {
+    const run = await runCli([
+      'invoke',
+      `${fixtures}#describe`,
+      '--event',
+      sample,
+      '--function-name',
+      'orders',
+      '--memory',
+      '512',
+      '--timeout',
+      '2',
+    ]);
+    expect(run.code).toBe(0);
+    const seen = JSON.parse(run.stdout);
+    expect(seen).toEqual({
+      eventSource: 'SelfManagedKafka',
+      functionName: 'orders',
+      memoryLimitInMB: '512',
+      remainingMs: expect.any(Number),
+      env: { name: 'orders', memory: '512' },
+    });
+    expect(seen.remainingMs).toBeGreaterThan(1_500);
+    expect(seen.remainingMs).toBeLessThanOrEqual(2_000);
+  });
+
+  it('reports a function timeout like Lambda and exits 124, even though the handler never settles', async () => {
+    const run = await runCli(['invoke', `${fixtures}#hangs`, '--event', sample, '--timeout', '0.5']);
+    expect(run.code).toBe(124);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('Task timed out after 0.50 seconds\n');
+    expect(summaryOf(run.stderr)).toMatch(/^\[invoke\] timeout: 5 records in 3 partitions, no response/);
+    expect(run.ms).toBeGreaterThanOrEqual(500);
+  });
+
+  it("prints a thrown error's type and message like Lambda and exits 1", async () => {
+    const run = await runCli(['invoke', `${fixtures}#throws`, '--event', sample]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    const line = run.stderr.split('\n').find((l) => l.startsWith('ERROR\tInvoke Error\t'));
+    expect(JSON.parse(line!.split('\t')[2]!)).toEqual({
+      errorType: 'OrderRejectedError',
+      errorMessage: 'order o-7 rejected',
+      trace: expect.arrayContaining([expect.stringMatching(/^OrderRejectedError: order o-7 rejected/)]),
+    });
+    expect(summaryOf(run.stderr)).toMatch(
+      /^\[invoke\] error: 5 records in 3 partitions, OrderRejectedError: order o-7 rejected/,
+    );
+  });
+
+  it('fails the invocation on a promise rejection nobody handles, as the Lambda runtime does', async () => {
+    const run = await runCli(['invoke', `${fixtures}#forgetsRejection`, '--event', sample]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(summaryOf(run.stderr)).toContain(
+      'Runtime.UnhandledPromiseRejection: TypeError: nobody awaited me',
+    );
+  });
+
+  it('exits once the handler has responded, whatever it left running', async () => {
+    const run = await runCli(['invoke', `${fixtures}#leavesTimer`, '--event', sample]);
+    expect(run).toMatchObject({ code: 0, stdout: '{"batchItemFailures":[]}\n' });
+  });
+
+  it('exits 3 on a response Lambda would reject, still printing it', async () => {
+    const run = await runCli(['invoke', `${fixtures}#stringIdentifiers`, '--event', sample]);
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout)).toEqual({ batchItemFailures: [{ itemIdentifier: 'click-stream-0-0' }] });
+    expect(summaryOf(run.stderr)).toMatch(
+      /^\[invoke\] rejected response: 5 records in 3 partitions; batchItemFailures\[0\]\.itemIdentifier must be an object/,
+    );
+  });
+
+  it('runs events whose records keys disagree with their records', async () => {
+    const run = await runCli(['invoke', fixtures, '--event', 'test/events/msk-map-key-mismatch.json']);
+    expect(run).toMatchObject({ code: 0, stdout: '{"batchItemFailures":[]}\n' });
+  });
+
+  it.each([
+    [['invoke', fixtures], /required option '-e, --event <file>' not specified/],
+    [
+      ['invoke', fixtures, '--event', 'test/events/nope.json'],
+      /error: cannot read the event from test\/events\/nope\.json: ENOENT/,
+    ],
+    [
+      ['invoke', fixtures, '--event', 'package.json'],
+      /error: package\.json: not a valid Kafka event: eventSource: /,
+    ],
+    [['invoke', fixtures, '--event', 'README.md'], /error: the event in README\.md is not JSON/],
+    [
+      ['invoke', `${fixtures}#notAFunction`, '--event', sample],
+      /error: test\/fixtures\/handlers\.ts has no exported function "notAFunction"/,
+    ],
+    [
+      ['invoke', 'test/fixtures/missing.ts', '--event', sample],
+      /error: Cannot import test\/fixtures\/missing\.ts/,
+    ],
+    [
+      ['invoke', fixtures, '--event', sample, '--timeout', '900'],
+      /'-t, --timeout <seconds>' argument '900' is invalid\. must be a number of seconds above 0 and at most 840/,
+    ],
+    [['invoke', fixtures, '--event', sample, '--timeout', '0'], /argument '0' is invalid/],
+    [
+      ['invoke', fixtures, '--event', sample, '--memory', '64'],
+      /'--memory <MB>' argument '64' is invalid\. must be an integer from 128 to 10240/,
+    ],
+  ])('exits 2 on bad usage: %j', async (args, message) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(message);
+  });
+
+  it('names the wrong field of an invalid event', async () => {
+    const event = kafkaEvent({ topic: 'orders', records: [{ value: 'x' }] });
+    event.records['orders-0']![0]!.headers = [{ h: [255] }];
+    const run = await runCli(['invoke', fixtures, '--event', '-'], { input: JSON.stringify(event) });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      'error: stdin: not a valid Kafka event: records["orders-0"][0].headers[0].h[0]: must be a signed byte (−128..127)',
+    );
+  });
+});
