@@ -1,0 +1,288 @@
+import middy from '@middy/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { encodeEventRecord } from '../kafka-event/encode.ts';
+import type { KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
+import { createLambdaContext, failedOffsets } from '../testing/index.ts';
+import {
+  type KafkaBatchLogger,
+  type KafkaBatchOptions,
+  KafkaEventError,
+  type KafkaOrdering,
+  kafkaBatch,
+} from './index.ts';
+
+const quiet: KafkaBatchLogger = { info() {}, warn() {}, error() {} };
+const TOPIC = 'fuzz-topic.v1';
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+type Outcome = 'ok' | 'okAsync' | 'throw' | 'reject' | 'poison';
+interface FuzzRecord {
+  partition: number;
+  offset: number;
+  key: string | null | undefined;
+  outcome: Outcome;
+}
+
+const partitionArb = (partition: number) =>
+  fc
+    .record({
+      start: fc.integer({ min: 0, max: 2 ** 40 }),
+      records: fc.array(
+        fc.record({
+          gap: fc.integer({ min: 1, max: 3 }),
+          key: fc.constantFrom('a', 'b', 'c', null, undefined),
+          outcome: fc.constantFrom<Outcome>('ok', 'ok', 'okAsync', 'okAsync', 'throw', 'reject', 'poison'),
+        }),
+        { maxLength: 8 },
+      ),
+    })
+    .map(({ start, records }) => {
+      let offset = start;
+      return records.map(({ gap, key, outcome }): FuzzRecord => {
+        offset += gap;
+        return { partition, offset, key, outcome };
+      });
+    });
+
+const batchArb = fc
+  .integer({ min: 1, max: 4 })
+  .chain((partitions) => fc.tuple(...Array.from({ length: partitions }, (_, p) => partitionArb(p * 3))))
+  .map((partitions) => partitions.flat());
+
+type PoisonChoice = 'report' | 'skip' | 'deadLetter' | 'deadLetterFails';
+const optionsArb = fc.record({
+  ordering: fc.constantFrom<KafkaOrdering>('partition', 'key', 'none'),
+  concurrency: fc.integer({ min: 1, max: 5 }),
+  poison: fc.constantFrom<PoisonChoice>('report', 'skip', 'deadLetter', 'deadLetterFails'),
+});
+
+function toEvent(records: FuzzRecord[], eventSource: KafkaEvent['eventSource']): KafkaEvent {
+  const grouped: Record<string, KafkaEventRecord[]> = {};
+  for (const r of records) {
+    const encoded = encodeEventRecord({
+      topic: TOPIC,
+      partition: r.partition,
+      offset: r.offset,
+      timestamp: 1_764_400_000_000 + r.offset,
+      ...(r.key === undefined ? {} : { key: r.key }),
+      value: r.outcome === 'poison' ? '{"not json' : JSON.stringify({ offset: r.offset }),
+    });
+    const id = `${TOPIC}-${r.partition}`;
+    grouped[id] = [...(grouped[id] ?? []), encoded];
+  }
+  return { eventSource, bootstrapServers: 'k:9092', records: grouped } as KafkaEvent;
+}
+
+describe('kafkaBatch fuzz: well-formed events', () => {
+  it('processes or reports every record, reports only event records, and keeps order per partition/key', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        batchArb,
+        optionsArb,
+        fc.constantFrom<KafkaEvent['eventSource']>('aws:kafka', 'SelfManagedKafka', 'aws:SelfManagedKafka'),
+        async (records, { ordering, concurrency, poison }, eventSource) => {
+          const byId = new Map(records.map((r) => [`${r.partition}@${r.offset}`, r]));
+          const done = new Set<string>();
+          const startedPoison = new Set<string>();
+          const common = { logger: quiet, concurrency } as const;
+          const onPoison =
+            poison === 'deadLetter'
+              ? async () => tick()
+              : poison === 'deadLetterFails'
+                ? async () => {
+                    throw new Error('dead letter store down');
+                  }
+                : poison;
+          const options: KafkaBatchOptions = {
+            ...common,
+            ordering,
+            onPoison,
+            onRecord: async (record) => {
+              const id = `${record.partition}@${record.offset}`;
+              const { outcome } = byId.get(id)!;
+              if (outcome === 'poison') startedPoison.add(id);
+              record.json();
+              if (outcome === 'okAsync' || outcome === 'reject') await tick();
+              if (outcome === 'throw' || outcome === 'reject') throw new Error(outcome);
+              done.add(id);
+            },
+          };
+          const event = toEvent(records, eventSource);
+          const handler = middy().use(kafkaBatch(options));
+          const response = await handler(event, createLambdaContext());
+
+          // Reported identifiers are records of the event (failedOffsets throws otherwise), once each.
+          const reported = failedOffsets(response, event);
+          const reportedIds = new Set<string>();
+          for (const [partition, offsets] of Object.entries(reported)) {
+            expect(new Set(offsets).size).toBe(offsets.length);
+            for (const offset of offsets)
+              reportedIds.add(`${Number(partition.slice(TOPIC.length + 1))}@${offset}`);
+          }
+          const poisonDone = poison === 'skip' || poison === 'deadLetter';
+          for (const [id, record] of byId) {
+            const succeeded =
+              done.has(id) || (record.outcome === 'poison' && poisonDone && startedPoison.has(id));
+            // Every record is either processed successfully or reported, never both.
+            expect(succeeded !== reportedIds.has(id), `${id} (${record.outcome})`).toBe(true);
+          }
+          // In partition (key) ordering, what succeeded is a prefix of each partition (key) in offset order.
+          if (ordering !== 'none') {
+            const lanes = new Map<string, FuzzRecord[]>();
+            for (const r of records) {
+              const lane =
+                ordering === 'partition'
+                  ? `${r.partition}`
+                  : typeof r.key === 'string'
+                    ? `${r.partition}/${r.key}`
+                    : `${r.partition}@${r.offset}`;
+              lanes.set(lane, [...(lanes.get(lane) ?? []), r]);
+            }
+            for (const lane of lanes.values()) {
+              const flags = lane.map((r) => !reportedIds.has(`${r.partition}@${r.offset}`));
+              const firstReported = flags.indexOf(false);
+              if (firstReported >= 0) expect(flags.slice(firstReported)).not.toContain(true);
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('kafkaBatch fuzz: malformed events', () => {
+  const validEvent = batchArb.map((records) => toEvent(records, 'aws:kafka'));
+  const anyValue = fc.oneof(
+    fc.anything(),
+    fc.constantFrom(undefined, null, '', '3', -1, 1.5, 2 ** 60, 'aGk=', [], {}),
+  );
+
+  /** Replaces (or deletes) one field somewhere in the event. */
+  const mutated = fc
+    .tuple(
+      validEvent,
+      fc.nat(),
+      fc.constantFrom(
+        'eventSource',
+        'records',
+        'topic',
+        'partition',
+        'offset',
+        'timestamp',
+        'key',
+        'value',
+        'headers',
+        'entry',
+      ),
+      anyValue,
+      fc.boolean(),
+    )
+    .map(([event, pick, field, value, remove]) => {
+      const copy = structuredClone(event) as unknown as Record<string, unknown>;
+      const lists = Object.values(copy.records as Record<string, Record<string, unknown>[]>);
+      const all = lists.flat();
+      const target: Record<string, unknown> | undefined =
+        field === 'eventSource' || field === 'records' ? copy : all[pick % Math.max(all.length, 1)];
+      if (target === undefined) return copy;
+      const name = field === 'entry' ? 'headers' : field;
+      if (field === 'entry') target.headers = [{ h: value }];
+      else if (remove) delete target[name];
+      else target[name] = value;
+      return copy;
+    });
+
+  it('either returns a response naming only event records, or throws KafkaEventError', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(mutated, fc.anything()),
+        fc.constantFrom<KafkaOrdering>('partition', 'key', 'none'),
+        async (event, ordering) => {
+          const handler = middy().use(
+            kafkaBatch({
+              logger: quiet,
+              ordering,
+              onRecord: (record) =>
+                void [record.key, record.keyData, record.json(), record.headers, record.timestamp],
+            }),
+          );
+          let response: unknown;
+          try {
+            response = await handler(event as never, createLambdaContext());
+          } catch (error) {
+            expect(error).toBeInstanceOf(KafkaEventError);
+            return;
+          }
+          const known = new Set<string>();
+          for (const list of Object.values((event as KafkaEvent).records))
+            for (const r of list) known.add(`${r.topic}-${Number(r.partition)}@${Number(r.offset)}`);
+          const { batchItemFailures } = response as {
+            batchItemFailures: { itemIdentifier: { partition: string; offset: number } }[];
+          };
+          expect(Array.isArray(batchItemFailures)).toBe(true);
+          for (const { itemIdentifier } of batchItemFailures) {
+            expect(typeof itemIdentifier.offset).toBe('number');
+            expect(known.has(`${itemIdentifier.partition}@${itemIdentifier.offset}`)).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('kafkaBatch fuzz: hanging handlers', () => {
+  it('returns before the timeout, reporting exactly the records that did not complete', async () => {
+    const hangArb = fc.array(fc.record({ partition: fc.integer({ min: 0, max: 3 }), hang: fc.boolean() }), {
+      minLength: 1,
+      maxLength: 12,
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        hangArb,
+        fc.constantFrom<KafkaOrdering>('partition', 'key', 'none'),
+        async (specs, ordering) => {
+          const next = new Map<number, number>();
+          const records = specs.map(({ partition, hang }) => {
+            const offset = (next.get(partition) ?? 0) + 1;
+            next.set(partition, offset);
+            return { partition, offset, key: 'k', outcome: hang ? ('hang' as const) : ('ok' as const) };
+          });
+          const hanging = new Set(
+            records.filter((r) => r.outcome === 'hang').map((r) => `${r.partition}@${r.offset}`),
+          );
+          const done = new Set<string>();
+          const handler = middy().use(
+            kafkaBatch({
+              logger: quiet,
+              ordering,
+              timeoutReserveMs: 150,
+              onRecord: async (record) => {
+                const id = `${record.partition}@${record.offset}`;
+                if (hanging.has(id)) await new Promise(() => {});
+                await tick();
+                done.add(id);
+              },
+            }),
+          );
+          const event = toEvent(
+            records.map((r) => ({ ...r, outcome: 'ok' })),
+            'aws:kafka',
+          );
+          const context = createLambdaContext({ timeoutMs: 250 });
+          const response = await handler(event, context);
+          expect(context.getRemainingTimeInMillis()).toBeGreaterThan(100);
+          const reported = failedOffsets(response, event);
+          for (const r of records) {
+            const id = `${r.partition}@${r.offset}`;
+            const isReported = (reported[`${TOPIC}-${r.partition}`] ?? []).includes(r.offset);
+            expect(done.has(id) !== isReported, id).toBe(true);
+            if (hanging.has(id)) expect(isReported).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 20 },
+    );
+  });
+});
