@@ -279,6 +279,8 @@ class Mapping implements LocalEventSourceMapping {
       const consumer = this.#kafka.consumer({
         groupId: settings.consumerGroupId,
         allowAutoTopicCreation: false,
+        // A short long-poll keeps stop() and the batching window responsive.
+        maxWaitTimeInMs: 250,
         retry: {
           retries: 8,
           initialRetryTime: 200,

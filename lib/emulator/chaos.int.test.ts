@@ -1,0 +1,100 @@
+import type { Context } from 'aws-lambda';
+import { expect, it } from 'vitest';
+import {
+  committedOffsetsByKafkaTool,
+  createTopic,
+  testBrokers,
+  testKafka,
+  uniqueName,
+} from '../../test/kafka.ts';
+import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
+import { createLocalEventSourceMapping, type LocalEventSourceMapping, type Redelivery } from './index.ts';
+import { produceSequence, recordId } from './test-support.ts';
+
+const PARTITIONS = 16;
+const PER_PARTITION = 6_250; // 100,000 records
+const kafka = testKafka('emulator-chaos');
+
+/**
+ * At-least-once under chaos: ~5% of records fail at random, some invocations time out, and the
+ * emulator is stopped without a clean commit several times. Every record must end up processed
+ * successfully at least once; a record counts only if its invocation returned in time and did not
+ * report it failed (Lambda ignores a timed-out invocation's result).
+ */
+it.each<Redelivery>(['from-lowest', 'listed'])(
+  'processes every one of 100,000 records at least once across abandoned stops (redelivery: %s)',
+  { timeout: 240_000 },
+  async (redelivery) => {
+    const topic = uniqueName('chaos');
+    const group = uniqueName('chaos-group');
+    await createTopic(kafka, topic, PARTITIONS);
+    await produceSequence(kafka, topic, PARTITIONS, PER_PARTITION);
+
+    const processed = new Set<string>();
+    let failedRecords = 0;
+    let timeouts = 0;
+    const handler = async (event: KafkaEvent, context: Context): Promise<KafkaBatchResponse> => {
+      const done: string[] = [];
+      const batchItemFailures = [];
+      for (const records of Object.values(event.records)) {
+        for (const record of records) {
+          if (Math.random() < 0.05) {
+            failedRecords++;
+            batchItemFailures.push({
+              itemIdentifier: { partition: `${record.topic}-${record.partition}`, offset: record.offset },
+            });
+          } else {
+            done.push(recordId(record));
+          }
+        }
+      }
+      if (Math.random() < 0.003) {
+        timeouts++;
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      // A timed-out invocation's result never reaches the mapping: its records are not done.
+      if (context.getRemainingTimeInMillis() > 0) for (const id of done) processed.add(id);
+      return { batchItemFailures };
+    };
+
+    const start = async (): Promise<LocalEventSourceMapping> => {
+      const esm = createLocalEventSourceMapping({
+        brokers: testBrokers(),
+        topic,
+        consumerGroupId: group,
+        batchSize: 500,
+        maximumBatchingWindowInSeconds: 0,
+        reportBatchItemFailures: true,
+        redelivery,
+        retryBackoff: { initialMs: 1, maxMs: 10 },
+        function: { handler, timeoutSeconds: 0.25 },
+      });
+      await esm.start();
+      return esm;
+    };
+
+    const progressAtStops: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      const esm = await start();
+      await new Promise((r) => setTimeout(r, 200 + Math.random() * 600));
+      await esm.stop({ abandon: true });
+      progressAtStops.push(processed.size);
+    }
+    // The stops interrupted work in progress.
+    expect(progressAtStops[0]).toBeGreaterThan(0);
+    expect(progressAtStops[4]).toBeLessThan(PARTITIONS * PER_PARTITION);
+    const esm = await start();
+    await esm.idle();
+    await esm.stop();
+
+    expect(failedRecords).toBeGreaterThan(1_000);
+    expect(timeouts).toBeGreaterThan(0);
+    const missing: string[] = [];
+    for (let p = 0; p < PARTITIONS; p++) {
+      for (let o = 0; o < PER_PARTITION; o++) if (!processed.has(`${p}:${o}`)) missing.push(`${p}:${o}`);
+    }
+    expect(missing).toEqual([]);
+    const offsets = await committedOffsetsByKafkaTool(group);
+    expect(offsets.map((row) => row.currentOffset)).toEqual(Array(PARTITIONS).fill(PER_PARTITION));
+  },
+);
