@@ -87,7 +87,11 @@ export function registerEventCommand(program: Command): void {
       integerOption(1, MAX_RECORDS),
       1,
     )
-    .option('--value <template>', 'record value (default {"index":{i}}); {i} is the record index, {i%N} the index modulo N', template)
+    .option(
+      '--value <template>',
+      'record value (default {"index":{i}}); {i} is the record index, {i%N} the index modulo N',
+      template,
+    )
     .addOption(
       new Option(
         '--value-file <path>',
