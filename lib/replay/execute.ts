@@ -131,6 +131,7 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
     throwIfAborted(signal);
     step = next;
     progress(message);
+    throwIfAborted(signal);
     const started = Date.now();
     const result = await action();
     steps.push({ step: next, ms: Date.now() - started });

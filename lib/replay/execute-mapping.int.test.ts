@@ -1,0 +1,288 @@
+// The mapping orchestration against a model of the Lambda API (aws-sdk-client-mock: real states, conflicts,
+// throttling) and the real broker: whatever fails, the mapping ends in its original state, and the offsets
+// are either all set or untouched.
+import type { Consumer } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/kafka.ts';
+import { connectReplayKafka, type ReplayKafka } from './connection.ts';
+import { MappingRefusedError, ReplayAbortedError, ReplayExecutionError } from './errors.ts';
+import { type ExecuteRequest, executeReplay } from './execute.ts';
+import { describeGroup } from './group.ts';
+import { type EsmModelOptions, modelEventSourceMapping } from './testing/esm-model.ts';
+import { seedTopic } from './testing/seed.ts';
+import type { ReplayStep } from './types.ts';
+import { pollUntil } from './wait.ts';
+
+const fast = { mappingMs: 1_500, groupMs: 20_000, restoreMs: 3_000, pollIntervalMs: 10 };
+let kafka: ReplayKafka;
+let topic: string;
+beforeAll(async () => {
+  kafka = await connectReplayKafka({ brokers: testBrokers() });
+  topic = uniqueName('replay-esm');
+  await seedTopic(testKafka(), { topic, partitions: 3, records: 10 });
+});
+afterAll(async () => {
+  await kafka?.disconnect();
+});
+
+/** A group with committed offsets 7, 8, 9 (set without joining it). */
+async function group(): Promise<string> {
+  const groupId = uniqueName('replay-esm-group');
+  await kafka.commitOffsets({
+    groupId,
+    topic,
+    offsets: [7, 8, 9].map((offset, partition) => ({ partition, offset, metadata: '' })),
+  });
+  return groupId;
+}
+
+async function committed(groupId: string): Promise<(number | null)[]> {
+  const [fetched] = await kafka.admin.fetchOffsets({ groupId, topics: [topic] });
+  return fetched!.partitions
+    .sort((a, b) => a.partition - b.partition)
+    .map((p) => (Number(p.offset) >= 0 ? Number(p.offset) : null));
+}
+
+function setup(groupId: string, options: Partial<EsmModelOptions> = {}) {
+  const model = modelEventSourceMapping({ uuid: 'esm-1', topic, groupId, ...options });
+  const request: ExecuteRequest = {
+    kafka,
+    mapping: { lambda: model.lambda, uuid: 'esm-1' },
+    target: { kind: 'offset', offset: 2 },
+    reason: 'test',
+    timeouts: fast,
+  };
+  return { model, request };
+}
+
+const allSteps: ReplayStep[] = [
+  'read-mapping',
+  'plan',
+  'disable-mapping',
+  'wait-mapping-disabled',
+  'wait-group-empty',
+  'plan',
+  'commit-offsets',
+  'verify-offsets',
+  'enable-mapping',
+  'wait-mapping-enabled',
+];
+
+describe('executeReplay with an event source mapping', () => {
+  it('disables, waits, commits, verifies and re-enables; Lambda’s pollers (a real consumer) leave in between', async () => {
+    const groupId = await group();
+    let poller: Consumer | undefined = testKafka().consumer({
+      groupId,
+      sessionTimeout: 6_000,
+      heartbeatInterval: 500,
+    });
+    await poller.connect();
+    await poller.subscribe({ topic });
+    await poller.run({ autoCommit: false, eachMessage: async () => {} });
+    await pollUntil('group Stable', { timeoutMs: 30_000, intervalMs: 200 }, async () => {
+      const seen = (await describeGroup(kafka.admin, groupId)).state;
+      return { done: seen === 'Stable', seen };
+    });
+    const { model, request } = setup(groupId, {
+      onSettled: async (state) => {
+        if (state === 'Disabled') {
+          await poller?.disconnect();
+          poller = undefined;
+        }
+      },
+    });
+    const progress: string[] = [];
+    const result = await executeReplay({ ...request, onProgress: (p) => progress.push(p.step) });
+
+    expect(result.steps.map((s) => s.step)).toEqual(allSteps);
+    expect(new Set(progress)).toEqual(new Set(allSteps));
+    expect(result.mapping).toEqual({ uuid: 'esm-1', stateBefore: 'Enabled', stateAfter: 'Enabled' });
+    expect(model.history).toEqual(['Enabled', 'Disabling', 'Disabled', 'Enabling', 'Enabled']);
+    expect(result.plan.groupId).toBe(groupId);
+    expect((await committedOffsetsByKafkaTool(groupId)).map((r) => r.currentOffset)).toEqual([2, 2, 2]);
+  });
+
+  it('a Disabled mapping stays Disabled and is never updated', async () => {
+    const groupId = await group();
+    const { model, request } = setup(groupId, { state: 'Disabled' });
+    const result = await executeReplay(request);
+    expect(model.updates).toEqual([]);
+    expect(result.steps.map((s) => s.step)).toEqual([
+      'read-mapping',
+      'plan',
+      'wait-group-empty',
+      'plan',
+      'commit-offsets',
+      'verify-offsets',
+    ]);
+    expect(await committed(groupId)).toEqual([2, 2, 2]);
+  });
+
+  it('self-managed mappings give their group id the same way', async () => {
+    const groupId = await group();
+    const { request } = setup(groupId, { kind: 'self-managed' });
+    await executeReplay(request);
+    expect(await committed(groupId)).toEqual([2, 2, 2]);
+  });
+
+  for (const state of ['Enabling', 'Disabling', 'Updating', 'Creating', 'Deleting']) {
+    it(`refuses a mapping that is ${state}, touching nothing`, async () => {
+      const groupId = await group();
+      const { model, request } = setup(groupId, { state, transitionPolls: Number.POSITIVE_INFINITY });
+      const error = await executeReplay(request).catch((e) => e);
+      expect(error).toBeInstanceOf(MappingRefusedError);
+      expect(error.message).toContain('in transition');
+      expect(model.updates).toEqual([]);
+      expect(await committed(groupId)).toEqual([7, 8, 9]);
+    });
+  }
+
+  it('refuses a mapping on another topic or group, and one without a group id', async () => {
+    const groupId = await group();
+    const other = setup(groupId, { topic: 'payments' });
+    await expect(executeReplay({ ...other.request, topic })).rejects.toThrow(/reads topic "payments"/);
+    const wrongGroup = setup(groupId);
+    await expect(executeReplay({ ...wrongGroup.request, groupId: 'someone-else' })).rejects.toThrow(
+      /uses consumer group/,
+    );
+    const noGroup = setup(groupId, { groupId: undefined });
+    await expect(executeReplay(noGroup.request)).rejects.toBeInstanceOf(MappingRefusedError);
+    // With the group given explicitly, a mapping that does not echo one can still be replayed.
+    await executeReplay({ ...noGroup.request, groupId });
+    expect(await committed(groupId)).toEqual([2, 2, 2]);
+    expect([other.model, wrongGroup.model].map((m) => m.updates)).toEqual([[], []]);
+  });
+
+  it('retries throttling and conflicts of the Lambda API with back-off', async () => {
+    const groupId = await group();
+    const { model, request } = setup(groupId);
+    model.failNext('get', 'throttle', 'throttle');
+    model.failNext('update', 'conflict', 'throttle', 'in-use');
+    await executeReplay(request);
+    expect(model.state()).toBe('Enabled');
+    expect(model.updates).toEqual([false, true]);
+    expect(await committed(groupId)).toEqual([2, 2, 2]);
+  });
+
+  it('a mapping slow to reach Disabled: times out, is re-enabled once it settles, offsets untouched', async () => {
+    const groupId = await group();
+    const { model, request } = setup(groupId, { disablePolls: 250 });
+    const error = await executeReplay({ ...request, timeouts: { ...fast, mappingMs: 500 } }).catch((e) => e);
+    expect(error).toBeInstanceOf(ReplayExecutionError);
+    expect(error.report).toMatchObject({
+      failedStep: 'wait-mapping-disabled',
+      error: { name: 'ReplayTimeoutError' },
+      offsets: 'untouched',
+      mappingStateBefore: 'Enabled',
+      mappingStateNow: 'Enabled',
+      mappingRestored: true,
+    });
+    expect(model.history.at(-1)).toBe('Enabled');
+    expect(await committed(groupId)).toEqual([7, 8, 9]);
+  });
+
+  it('a mapping that never reaches Disabled: the report says it could not be restored, offsets untouched', async () => {
+    const groupId = await group();
+    const { request } = setup(groupId, { disablePolls: Number.POSITIVE_INFINITY });
+    const error = await executeReplay({
+      ...request,
+      timeouts: { ...fast, mappingMs: 300, restoreMs: 300 },
+    }).catch((e) => e);
+    expect(error).toBeInstanceOf(ReplayExecutionError);
+    expect(error.report).toMatchObject({
+      failedStep: 'wait-mapping-disabled',
+      offsets: 'untouched',
+      mappingStateNow: 'Disabling',
+      mappingRestored: false,
+      restoreError: { name: 'ReplayTimeoutError' },
+    });
+    expect(error.message).toContain('mapping NOT restored (was Enabled, now Disabling)');
+    expect(await committed(groupId)).toEqual([7, 8, 9]);
+  });
+
+  it('a group that keeps its members after the mapping is disabled: restored, offsets untouched', async () => {
+    const groupId = await group();
+    const stranger = testKafka().consumer({ groupId, sessionTimeout: 6_000, heartbeatInterval: 500 });
+    await stranger.connect();
+    await stranger.subscribe({ topic });
+    await stranger.run({ autoCommit: false, eachMessage: async () => {} });
+    try {
+      const { model, request } = setup(groupId);
+      const error = await executeReplay({ ...request, timeouts: { ...fast, groupMs: 1_000 } }).catch(
+        (e) => e,
+      );
+      expect(error).toBeInstanceOf(ReplayExecutionError);
+      expect(error.report).toMatchObject({
+        failedStep: 'wait-group-empty',
+        error: { name: 'GroupNotEmptyError' },
+        offsets: 'untouched',
+        mappingRestored: true,
+      });
+      expect(model.state()).toBe('Enabled');
+    } finally {
+      await stranger.disconnect();
+    }
+    expect((await committedOffsetsByKafkaTool(groupId)).map((r) => r.currentOffset)).toEqual([7, 8, 9]);
+  });
+
+  it('re-enabling fails once (a non-retryable error): the restore enables it, offsets are set', async () => {
+    const groupId = await group();
+    const { model, request } = setup(groupId);
+    let updates = 0;
+    const error = await executeReplay({
+      ...request,
+      onProgress: (p) => {
+        if (p.step === 'enable-mapping' && updates++ === 0) model.failNext('update', 'invalid');
+      },
+    }).catch((e) => e);
+    expect(error).toBeInstanceOf(ReplayExecutionError);
+    expect(error.report).toMatchObject({
+      failedStep: 'enable-mapping',
+      error: { name: 'InvalidParameterValueException' },
+      offsets: 'set',
+      offsetsNow: [
+        { partition: 0, offset: 2 },
+        { partition: 1, offset: 2 },
+        { partition: 2, offset: 2 },
+      ],
+      mappingRestored: true,
+    });
+    expect(model.state()).toBe('Enabled');
+  });
+
+  // Fault injection between every pair of steps: abort when a step starts.
+  for (const [index, step] of allSteps.entries()) {
+    it(`aborted as step ${index + 1} (${step}) starts: mapping ends Enabled, offsets all set or untouched`, async () => {
+      const groupId = await group();
+      const { model, request } = setup(groupId);
+      const controller = new AbortController();
+      const seen: ReplayStep[] = [];
+      const error = await executeReplay({
+        ...request,
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (seen.at(-1) !== p.step || p.message.startsWith('planning')) seen.push(p.step);
+          if (seen.length === index + 1) controller.abort();
+        },
+      }).catch((e) => e);
+
+      expect(model.state()).toBe('Enabled');
+      const offsets = await committed(groupId);
+      const committedAlready = index > allSteps.indexOf('commit-offsets');
+      expect(offsets).toEqual(committedAlready ? [2, 2, 2] : [7, 8, 9]);
+      if (index <= allSteps.indexOf('disable-mapping')) {
+        expect(error).toBeInstanceOf(ReplayAbortedError); // nothing changed yet
+        expect(model.updates).toEqual([]);
+      } else {
+        expect(error).toBeInstanceOf(ReplayExecutionError);
+        expect(error.report).toMatchObject({
+          failedStep: step,
+          offsets: committedAlready ? 'set' : 'untouched',
+          mappingStateBefore: 'Enabled',
+          mappingStateNow: 'Enabled',
+          mappingRestored: true,
+        });
+      }
+    });
+  }
+});
