@@ -1,0 +1,167 @@
+import fc from 'fast-check';
+import type { KafkaMessage } from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import {
+  type BatchPart,
+  bisectBatch,
+  type EventHeader,
+  eventOverhead,
+  MAX_PAYLOAD_BYTES,
+  type PartitionQueue,
+  serializeEvent,
+  takeBatch,
+  toPendingRecord,
+} from './batch.ts';
+
+const header: EventHeader = {
+  eventSource: 'aws:kafka',
+  eventSourceArn: 'arn:aws:kafka:us-east-1:000000000000:cluster/local/x',
+  bootstrapServers: '127.0.0.1:9092',
+};
+
+function message(
+  offset: number,
+  value: string | null = `{"n":${offset}}`,
+  extra: Partial<KafkaMessage> = {},
+): KafkaMessage {
+  return {
+    key: Buffer.from(`k${offset}`),
+    value: value === null ? null : Buffer.from(value),
+    timestamp: '1764400000000',
+    attributes: 0,
+    offset: String(offset),
+    headers: {},
+    ...extra,
+  } as KafkaMessage;
+}
+
+function queue(partition: number, offsets: number[], value?: (o: number) => string): PartitionQueue {
+  return {
+    partition,
+    records: offsets.map((o) => toPendingRecord('order-events', partition, message(o, value?.(o)))),
+  };
+}
+
+describe('toPendingRecord', () => {
+  it('encodes a record as Lambda does: base64 key and value, signed-byte headers, repeated names kept', () => {
+    const record = toPendingRecord(
+      'order-events',
+      3,
+      message(1041, '{"id":7}', {
+        headers: { trace: Buffer.from([97, 98, 0xc3, 0xa9]), tag: [Buffer.from('a'), Buffer.from('b')] },
+        batchContext: { timestampType: 1 },
+      } as Partial<KafkaMessage>),
+    );
+    expect(record.encoded).toEqual({
+      topic: 'order-events',
+      partition: 3,
+      offset: 1041,
+      timestamp: 1764400000000,
+      timestampType: 'LOG_APPEND_TIME',
+      key: Buffer.from('k1041').toString('base64'),
+      value: 'eyJpZCI6N30=',
+      headers: [{ trace: [97, 98, -61, -87] }, { tag: [97] }, { tag: [98] }],
+    });
+    expect(record.json).toBe(JSON.stringify(record.encoded));
+    expect(record.bytes).toBe(Buffer.byteLength(record.json));
+  });
+
+  it('keeps a null key and a tombstone as null', () => {
+    const record = toPendingRecord('t', 0, message(5, null, { key: null }));
+    expect(record.encoded).toMatchObject({ key: null, value: null, timestampType: 'CREATE_TIME' });
+  });
+});
+
+describe('serializeEvent', () => {
+  it('writes the event keyed <topic>-<partition>, records in offset order', () => {
+    const parts: BatchPart[] = [
+      { partition: 3, records: queue(3, [7, 8]).records, end: 9 },
+      { partition: 0, records: queue(0, [1]).records, end: 2 },
+    ];
+    const event = JSON.parse(serializeEvent(header, 'order-events', parts));
+    expect(Object.keys(event)).toEqual(['eventSource', 'eventSourceArn', 'bootstrapServers', 'records']);
+    expect(Object.keys(event.records)).toEqual(['order-events-3', 'order-events-0']);
+    expect(event.records['order-events-3'].map((r: { offset: number }) => r.offset)).toEqual([7, 8]);
+    expect(event.records['order-events-0'][0]).toEqual(parts[1]!.records[0]!.encoded);
+  });
+});
+
+describe('takeBatch', () => {
+  it('takes contiguous runs per partition up to the batch size', () => {
+    const queues = [queue(0, [0, 1, 2]), queue(1, [5, 6, 7, 8])];
+    const { parts } = takeBatch(queues, 'order-events', 5, eventOverhead(header));
+    expect(parts.map((p) => [p.partition, p.records.map((r) => r.offset), p.end])).toEqual([
+      [0, [0, 1, 2], 3],
+      [1, [5, 6], 7],
+    ]);
+    expect(queues[1]!.records.map((r) => r.offset)).toEqual([7, 8]);
+    expect(queues[0]!.records).toEqual([]);
+  });
+
+  it('keeps the serialized event within the payload limit (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 12 }), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        fc.integer({ min: 600, max: 4_000 }),
+        (sizes, limit) => {
+          const queues = sizes.map((list, partition) =>
+            queue(
+              partition,
+              list.map((_, i) => i),
+              (o) => 'x'.repeat(list[o]!),
+            ),
+          );
+          const total = queues.reduce((n, q) => n + q.records.length, 0);
+          const { parts, oversized } = takeBatch(
+            queues,
+            'order-events',
+            10_000,
+            eventOverhead(header),
+            limit,
+          );
+          const size = Buffer.byteLength(serializeEvent(header, 'order-events', parts));
+          expect(size).toBeLessThanOrEqual(parts.length > 0 ? limit : Number.POSITIVE_INFINITY);
+          if (oversized) expect(parts).toEqual([]);
+          else expect(parts.length).toBeGreaterThan(0);
+          const left = queues.reduce((n, q) => n + q.records.length, 0);
+          expect(left + parts.reduce((n, p) => n + p.records.length, 0)).toBe(total);
+        },
+      ),
+    );
+  });
+
+  it('reports a record that cannot fit in any event without taking it', () => {
+    const queues = [queue(0, [0], () => 'x'.repeat(MAX_PAYLOAD_BYTES))];
+    const taken = takeBatch(queues, 'order-events', 100, eventOverhead(header));
+    expect(taken.parts).toEqual([]);
+    expect(taken.oversized?.offset).toBe(0);
+    expect(queues[0]!.records).toHaveLength(1);
+  });
+
+  it('stops at 6 MB', () => {
+    const queues = [queue(0, [...Array(8).keys()], () => 'x'.repeat(1024 * 1024))];
+    const { parts } = takeBatch(queues, 'order-events', 100, eventOverhead(header));
+    expect(parts[0]!.records).toHaveLength(4); // base64 inflates each 1 MiB value to ~1.33 MiB
+    expect(Buffer.byteLength(serializeEvent(header, 'order-events', parts))).toBeLessThanOrEqual(
+      MAX_PAYLOAD_BYTES,
+    );
+  });
+});
+
+describe('bisectBatch', () => {
+  it('splits by record count, a partition across both halves keeping order and its commit end', () => {
+    const parts: BatchPart[] = [
+      { partition: 0, records: queue(0, [0, 1]).records, end: 2 },
+      { partition: 1, records: queue(1, [4, 5, 6]).records, end: 9 },
+    ];
+    const [first, second] = bisectBatch(parts);
+    expect(first.map((p) => [p.partition, p.records.map((r) => r.offset), p.end])).toEqual([
+      [0, [0, 1], 2],
+      [1, [4], 5],
+    ]);
+    expect(second.map((p) => [p.partition, p.records.map((r) => r.offset), p.end])).toEqual([[1, [5, 6], 9]]);
+  });
+});

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidMappingSettingError } from './errors.ts';
+import { resolveMappingSettings } from './settings.ts';
+
+function settingOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof InvalidMappingSettingError) return error.setting;
+    throw error;
+  }
+  return undefined;
+}
+
+describe('resolveMappingSettings', () => {
+  it("applies Lambda's defaults for a Kafka trigger", () => {
+    const resolved = resolveMappingSettings({ topic: 'orders' });
+    expect(resolved).toMatchObject({
+      batchSize: 100,
+      batchingWindowMs: 500,
+      startingPosition: 'TRIM_HORIZON',
+      reportBatchItemFailures: false,
+      retryLimit: Number.POSITIVE_INFINITY,
+      maximumRecordAgeMs: Number.POSITIVE_INFINITY,
+      bisectBatchOnFunctionError: false,
+      eventSource: 'msk',
+    });
+    expect(resolved.consumerGroupId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(resolved.destination).toBeUndefined();
+  });
+
+  it('caps infinite retries at 10 when there is an on-failure destination', () => {
+    expect(resolveMappingSettings({ topic: 'orders', onFailure: 'kafka://orders-dlq' }).retryLimit).toBe(10);
+    expect(
+      resolveMappingSettings({ topic: 'orders', onFailure: 'kafka://dlq', maximumRetryAttempts: 3 })
+        .retryLimit,
+    ).toBe(3);
+    expect(resolveMappingSettings({ topic: 'orders', onFailure: () => {} }).retryLimit).toBe(10);
+  });
+
+  it('accepts the bounds of every range', () => {
+    const resolved = resolveMappingSettings({
+      topic: 't',
+      batchSize: 10_000,
+      maximumBatchingWindowInSeconds: 300,
+      maximumRetryAttempts: 10_000,
+      maximumRecordAgeInSeconds: 60,
+    });
+    expect(resolved).toMatchObject({
+      batchSize: 10_000,
+      batchingWindowMs: 300_000,
+      retryLimit: 10_000,
+      maximumRecordAgeMs: 60_000,
+    });
+    expect(
+      resolveMappingSettings({ topic: 't', batchSize: 1, maximumRecordAgeInSeconds: 604_800 }).batchSize,
+    ).toBe(1);
+  });
+
+  it.each([
+    ['topic', { topic: 'bad topic' }],
+    ['topic', { topic: '' }],
+    ['consumerGroupId', { topic: 't', consumerGroupId: 'has space' }],
+    ['consumerGroupId', { topic: 't', consumerGroupId: 'x'.repeat(201) }],
+    ['batchSize', { topic: 't', batchSize: 0 }],
+    ['batchSize', { topic: 't', batchSize: 10_001 }],
+    ['batchSize', { topic: 't', batchSize: 1.5 }],
+    ['maximumBatchingWindowInSeconds', { topic: 't', maximumBatchingWindowInSeconds: 301 }],
+    ['maximumBatchingWindowInSeconds', { topic: 't', maximumBatchingWindowInSeconds: 0.2 }],
+    ['maximumRetryAttempts', { topic: 't', maximumRetryAttempts: -2 }],
+    ['maximumRetryAttempts', { topic: 't', maximumRetryAttempts: 10_001 }],
+    ['maximumRecordAgeInSeconds', { topic: 't', maximumRecordAgeInSeconds: 59 }],
+    ['maximumRecordAgeInSeconds', { topic: 't', maximumRecordAgeInSeconds: 604_801 }],
+    ['startingPosition', { topic: 't', startingPosition: 'EARLIEST' as 'LATEST' }],
+    ['startingPositionTimestamp', { topic: 't', startingPosition: 'AT_TIMESTAMP' as const }],
+    [
+      'startingPositionTimestamp',
+      {
+        topic: 't',
+        startingPosition: 'AT_TIMESTAMP' as const,
+        startingPositionTimestamp: Date.now() / 1000 + 3600,
+      },
+    ],
+    ['startingPositionTimestamp', { topic: 't', startingPositionTimestamp: 1 }],
+    ['onFailure', { topic: 't', onFailure: 'arn:aws:sqs:us-east-1:1:q' }],
+    ['onFailure', { topic: 't', onFailure: 'kafka://t' }],
+    ['eventSource', { topic: 't', eventSource: 'confluent' as 'msk' }],
+  ])('rejects an invalid %s with a typed error', (setting, settings) => {
+    expect(settingOf(() => resolveMappingSettings(settings))).toBe(setting);
+  });
+
+  it('names the setting in the message', () => {
+    expect(() => resolveMappingSettings({ topic: 't', batchSize: 0 })).toThrow(
+      /^batchSize: must be an integer 1–10000, got 0$/,
+    );
+  });
+});
