@@ -1,6 +1,13 @@
 import { CommanderError, InvalidArgumentError } from 'commander';
 
-/** Exit code of a command line or input the command cannot use. */
+/**
+ * Exit code of a command line or input the command cannot use.
+ *
+ * @example
+ * ```ts
+ * process.exitCode = USAGE_EXIT_CODE;
+ * ```
+ */
 export const USAGE_EXIT_CODE = 2;
 
 /**

@@ -4,6 +4,11 @@ import { partitionKey } from '../kafka-event/types.ts';
 /**
  * Lambda would not accept the response as a partial batch response and would retry the whole batch
  * (a malformed entry, or an identifier that is not a record of the event).
+ *
+ * @example
+ * ```ts
+ * failedOffsets({ batchItemFailures: [{ itemIdentifier: 'orders-0-5' }] }, event); // throws InvalidBatchResponseError
+ * ```
  */
 export class InvalidBatchResponseError extends Error {
   override readonly name = 'InvalidBatchResponseError';

@@ -13,21 +13,46 @@ import { partitionForKey } from './partitioner.ts';
 /**
  * A record's key or value: a string (UTF-8), bytes, or anything else JSON-encoded (objects, arrays,
  * numbers, booleans). `null` is a null key or a tombstone value.
+ *
+ * @example
+ * ```ts
+ * const values: RecordPayload[] = ['text', Buffer.from([0xde, 0xad]), { orderId: 'o-1' }, 42, null];
+ * ```
  */
 export type RecordPayload = string | Uint8Array | number | boolean | object | null;
 
-/** A header value: a string (UTF-8) or bytes. */
+/**
+ * A header value: a string (UTF-8) or bytes.
+ *
+ * @example
+ * ```ts
+ * const traceparent: HeaderValue = '00-4bf92f3577b34da6-00f067aa0ba902b7-01';
+ * ```
+ */
 export type HeaderValue = string | Uint8Array;
 
 /**
  * Headers as `[name, value]` pairs (order kept, names may repeat) or as a record (an array value
  * gives repeated headers).
+ *
+ * @example
+ * ```ts
+ * const pairs: HeadersInput = [['retry', '1'], ['retry', '2']];
+ * const record: HeadersInput = { retry: ['1', '2'], 'trace-bin': Uint8Array.of(0xde, 0xad) };
+ * ```
  */
 export type HeadersInput =
   | ReadonlyArray<readonly [string, HeaderValue]>
   | Readonly<Record<string, HeaderValue | readonly HeaderValue[]>>;
 
-/** One record of {@link kafkaEvent}; everything but `value` has a default. */
+/**
+ * One record of {@link kafkaEvent}; everything but `value` has a default.
+ *
+ * @example
+ * ```ts
+ * const record: KafkaRecordInput = { key: 'customer-7', value: { orderId: 'o-1' }, partition: 2, offset: 1041 };
+ * ```
+ */
 export interface KafkaRecordInput {
   /** `null` is a tombstone. */
   value: RecordPayload;
@@ -45,7 +70,14 @@ export interface KafkaRecordInput {
   valueSchemaMetadata?: KafkaSchemaMetadata;
 }
 
-/** Options of {@link kafkaEvent}. */
+/**
+ * Options of {@link kafkaEvent}.
+ *
+ * @example
+ * ```ts
+ * const options: KafkaEventOptions = { topic: 'orders', partitions: 3, eventSource: 'SelfManagedKafka', records: [] };
+ * ```
+ */
 export interface KafkaEventOptions {
   topic: string;
   records: readonly KafkaRecordInput[];
@@ -62,7 +94,15 @@ export interface KafkaEventOptions {
   bootstrapServers?: string;
 }
 
-/** The input of {@link kafkaEvent} cannot make a valid event; the message names the record and field. */
+/**
+ * The input of {@link kafkaEvent} cannot make a valid event; the message names the record and field.
+ *
+ * @example
+ * ```ts
+ * kafkaEvent({ topic: 'orders', records: [{ value: 'a', offset: 5 }, { value: 'b', offset: 4 }] });
+ * // InvalidEventInputError: records[1].offset 4 must be above the previous offset of orders-0 (5)…
+ * ```
+ */
 export class InvalidEventInputError extends Error {
   override readonly name = 'InvalidEventInputError';
 }

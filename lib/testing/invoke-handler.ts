@@ -1,7 +1,14 @@
 import type { Context } from 'aws-lambda';
 import { createLambdaContext, type LambdaContextOptions } from '../local/context.ts';
 
-/** The handler did not settle within the function's timeout; Lambda would fail the whole batch. */
+/**
+ * The handler did not settle within the function's timeout; Lambda would fail the whole batch.
+ *
+ * @example
+ * ```ts
+ * await expect(invokeHandler(handler, event, { timeoutMs: 100 })).rejects.toThrow(HandlerTimeoutError);
+ * ```
+ */
 export class HandlerTimeoutError extends Error {
   override readonly name = 'HandlerTimeoutError';
   readonly timeoutMs: number;
@@ -12,7 +19,14 @@ export class HandlerTimeoutError extends Error {
   }
 }
 
-/** Options of {@link invokeHandler}: the Lambda context's (`timeoutMs` defaults to 30 s). */
+/**
+ * Options of {@link invokeHandler}: the Lambda context's (`timeoutMs` defaults to 30 s).
+ *
+ * @example
+ * ```ts
+ * const options: InvokeOptions = { timeoutMs: 5_000, functionName: 'orders', memoryLimitInMB: 512 };
+ * ```
+ */
 export type InvokeOptions = LambdaContextOptions;
 
 /**

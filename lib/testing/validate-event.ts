@@ -2,13 +2,27 @@ import * as v from 'valibot';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { partitionKey } from '../kafka-event/types.ts';
 
-/** One problem found by {@link validateKafkaEvent}: where (`records["orders-0"][2].offset`) and what. */
+/**
+ * One problem found by {@link validateKafkaEvent}: where and what.
+ *
+ * @example
+ * ```ts
+ * const issue: EventIssue = { path: 'records["orders-0"][2].offset', message: 'must be ≥ 0' };
+ * ```
+ */
 export interface EventIssue {
   path: string;
   message: string;
 }
 
-/** The value is not a Kafka event as Lambda sends it; `issues` lists every problem found. */
+/**
+ * The value is not a Kafka event as Lambda sends it; `issues` lists every problem found.
+ *
+ * @example
+ * ```ts
+ * try { validateKafkaEvent(json); } catch (e) { if (e instanceof InvalidKafkaEventError) console.error(e.issues); }
+ * ```
+ */
 export class InvalidKafkaEventError extends Error {
   override readonly name = 'InvalidKafkaEventError';
   readonly issues: readonly EventIssue[];
@@ -20,7 +34,14 @@ export class InvalidKafkaEventError extends Error {
   }
 }
 
-/** Options of {@link validateKafkaEvent}. */
+/**
+ * Options of {@link validateKafkaEvent}.
+ *
+ * @example
+ * ```ts
+ * validateKafkaEvent(capturedEvent, { allowKeyMismatch: true });
+ * ```
+ */
 export interface ValidateEventOptions {
   /**
    * Accept a `records` key that differs from its records' `<topic>-<partition>` (public fixtures show

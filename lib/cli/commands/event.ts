@@ -72,7 +72,14 @@ function fileValue(bytes: Buffer): (index: number) => string | Uint8Array {
   return (index) => expandTemplate(text, index);
 }
 
-/** `kafka-lambda event`: prints a sample Kafka event, so nobody has to hand-write base64. */
+/**
+ * `kafka-lambda event`: prints a sample Kafka event, so nobody has to hand-write base64.
+ *
+ * @example
+ * ```ts
+ * registerEventCommand(program); // kafka-lambda event --topic orders --partitions 3 --count 10
+ * ```
+ */
 export function registerEventCommand(program: Command): void {
   program
     .command('event')

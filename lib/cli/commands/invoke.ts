@@ -48,7 +48,14 @@ function seconds(value: string): number {
   return number;
 }
 
-/** `kafka-lambda invoke`: runs a handler locally on an event, as Lambda would. */
+/**
+ * `kafka-lambda invoke`: runs a handler locally on an event, as Lambda would.
+ *
+ * @example
+ * ```ts
+ * registerInvokeCommand(program); // kafka-lambda invoke functions/orders/handler.ts --event event.json
+ * ```
+ */
 export function registerInvokeCommand(program: Command): void {
   program
     .command('invoke')
