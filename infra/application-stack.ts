@@ -25,6 +25,10 @@ export interface KafkaLambdaAppStackProps extends StackProps {
   readonly offsetLagThreshold?: number;
   /** SNS topic the alarms notify. @default none (alarms only show in CloudWatch) */
   readonly alarmTopicArn?: string;
+  /** The consumer's handler file. @default functions/orders/handler.ts */
+  readonly consumerEntry?: string;
+  /** The replay handler file. @default functions/replay/handler.ts */
+  readonly replayEntry?: string;
   /** Environment of the orders consumer (e.g. `RESERVATIONS_FAILURE_RATE` to see retries and the DLQ). */
   readonly consumerEnvironment?: Record<string, string>;
 }
@@ -46,7 +50,7 @@ export class KafkaLambdaAppStack extends Stack {
     const source = typeof props.source === 'function' ? props.source(this) : props.source;
     const bundlingRoot = { projectRoot: ROOT, depsLockFilePath: join(ROOT, 'package-lock.json') };
     this.consumer = new KafkaConsumerFunction(this, 'Orders', {
-      entry: join(ROOT, 'functions/orders/handler.ts'),
+      entry: props.consumerEntry ?? join(ROOT, 'functions/orders/handler.ts'),
       source,
       topic: props.topic ?? 'orders',
       consumerGroupId: props.consumerGroupId ?? 'orders-consumer',
@@ -54,7 +58,7 @@ export class KafkaLambdaAppStack extends Stack {
       functionProps: { ...bundlingRoot, environment: props.consumerEnvironment },
     });
     this.replay = new KafkaReplayFunction(this, 'Replay', {
-      entry: join(ROOT, 'functions/replay/handler.ts'),
+      entry: props.replayEntry ?? join(ROOT, 'functions/replay/handler.ts'),
       source,
       target: this.consumer,
       functionProps: bundlingRoot,

@@ -1,4 +1,5 @@
 import { type BundlingOptions, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BuildOptions } from 'esbuild';
 
 /**
  * The esbuild settings every function of this project ships with, in one place so that the CDK bundling
@@ -26,8 +27,8 @@ export const esbuildSettings = {
   sourcesContent: false,
   mainFields: ['module', 'main'],
   banner: { js: "import{createRequire}from'node:module';const require=createRequire(import.meta.url);" },
-  external: [] as string[],
-} as const;
+  external: [],
+} satisfies BuildOptions;
 
 /**
  * {@link esbuildSettings} as `NodejsFunction` bundling options (local esbuild, never Docker).
