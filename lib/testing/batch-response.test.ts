@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { failedOffsets, InvalidBatchResponseError } from './batch-response.ts';
 import { kafkaEvent } from './event-builder.ts';
@@ -61,5 +62,41 @@ describe('failedOffsets', () => {
   ])('rejects %s as Lambda would (whole batch retried)', (_, response, message) => {
     expect(() => failedOffsets(response, event)).toThrow(InvalidBatchResponseError);
     expect(() => failedOffsets(response, event)).toThrow(message);
+  });
+});
+
+describe('failedOffsets (property)', () => {
+  const identifier = fc.record({
+    partition: fc.oneof(fc.constantFrom('order-events-0', 'order-events-1', 'order-events-2'), fc.string()),
+    offset: fc.oneof(fc.integer({ min: -1, max: 4 }), fc.string()),
+  });
+  const response = fc.oneof(
+    fc.jsonValue(),
+    fc.record({
+      batchItemFailures: fc.array(fc.oneof(fc.record({ itemIdentifier: identifier }), fc.jsonValue())),
+    }),
+  );
+
+  it('returns only offsets of the event, or throws InvalidBatchResponseError, for any response', () => {
+    const known = new Set(
+      Object.values(event.records)
+        .flat()
+        .map((r) => `order-events-${r.partition}@${r.offset}`),
+    );
+    fc.assert(
+      fc.property(response, (value) => {
+        let reported: Record<string, number[]>;
+        try {
+          reported = failedOffsets(value, event);
+        } catch (error) {
+          expect(error).toBeInstanceOf(InvalidBatchResponseError);
+          return;
+        }
+        for (const [partition, offsets] of Object.entries(reported)) {
+          for (const offset of offsets) expect(known).toContain(`${partition}@${offset}`);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { kafkaEvent } from './event-builder.ts';
 import { InvalidKafkaEventError, validateKafkaEvent } from './validate-event.ts';
@@ -121,6 +122,51 @@ describe('validateKafkaEvent', () => {
     for (const record of event.records['order-events-1']!) record.offset = -1;
     expect(() => validateKafkaEvent(event)).toThrow(
       /^not a valid Kafka event: records\["order-events-1"\]\[0\]\.offset: must be ≥ 0; records\["order-events-1"\]\[1\]\.offset: must be ≥ 0$/,
+    );
+  });
+});
+
+describe('validateKafkaEvent (property)', () => {
+  it('either accepts a value or throws InvalidKafkaEventError with at least one issue, for any JSON', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        try {
+          validateKafkaEvent(value);
+        } catch (error) {
+          expect(error).toBeInstanceOf(InvalidKafkaEventError);
+          expect((error as InvalidKafkaEventError).issues.length).toBeGreaterThan(0);
+        }
+      }),
+    );
+  });
+
+  it('rejects a valid event with any record field replaced by a value of another type', () => {
+    const fields = [
+      'topic',
+      'partition',
+      'offset',
+      'timestamp',
+      'timestampType',
+      'key',
+      'value',
+      'headers',
+    ] as const;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...fields),
+        fc.oneof(
+          fc.boolean(),
+          fc.dictionary(fc.string(), fc.integer()),
+          fc.constant([{ h: [999] }]),
+          fc.double({ noInteger: true }),
+        ),
+        (field, replacement) => {
+          const event = valid();
+          event.records['order-events-1']![1]![field] = replacement;
+          const issues = issuesOf(event);
+          expect(issues.some((issue) => issue.path.startsWith('records["order-events-1"][1]'))).toBe(true);
+        },
+      ),
     );
   });
 });
