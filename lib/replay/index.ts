@@ -20,7 +20,21 @@ export {
   withLambdaRetry,
 } from './mapping.ts';
 export { formatReplayMetadata, parseReplayMetadata, type ReplayAudit } from './metadata.ts';
+export {
+  describeReplayError,
+  REPLAY_EXIT_CODES,
+  type ReplayErrorKind,
+  type SerializedReplayError,
+} from './outcome.ts';
 export { planReplay } from './plan.ts';
+export {
+  parseReplayRequest,
+  type ReplayRequest,
+  ReplayRequestError,
+  ReplayRequestSchema,
+  requestTarget,
+  TARGET_FIELDS,
+} from './request.ts';
 export {
   type PlanFileEntry,
   parseDuration,

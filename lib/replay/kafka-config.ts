@@ -5,8 +5,10 @@ import { ReplayInputError } from './errors.ts';
 /**
  * How to authenticate to the cluster:
  * - `plaintext`: no TLS, no SASL (local brokers);
- * - `tls`: TLS, optionally mutual (`cert` + `key`) and with a private CA (`ca`), all PEM text;
+ * - `tls`: TLS, optionally mutual (`cert` + `key`, `passphrase` for an encrypted key) and with a private
+ *   CA (`ca`), all PEM text;
  * - `scram-sha-256` / `scram-sha-512`: SASL/SCRAM over TLS (self-managed clusters, MSK SCRAM);
+ * - `plain`: SASL/PLAIN over TLS (Lambda's `BASIC_AUTH` for self-managed clusters);
  * - `msk-iam`: SASL OAUTHBEARER with a token signed by `aws-msk-iam-sasl-signer-js` from the default
  *   credential chain (MSK IAM listener, port 9098).
  *
@@ -17,8 +19,13 @@ import { ReplayInputError } from './errors.ts';
  */
 export type KafkaAuth =
   | { mechanism: 'plaintext' }
-  | { mechanism: 'tls'; ca?: string; cert?: string; key?: string }
-  | { mechanism: 'scram-sha-256' | 'scram-sha-512'; username: string; password: string; ca?: string }
+  | { mechanism: 'tls'; ca?: string; cert?: string; key?: string; passphrase?: string }
+  | {
+      mechanism: 'scram-sha-256' | 'scram-sha-512' | 'plain';
+      username: string;
+      password: string;
+      ca?: string;
+    }
   | { mechanism: 'msk-iam'; region: string };
 
 /**
@@ -61,7 +68,14 @@ export function kafkaClientConfig(connection: KafkaConnection): KafkaConfig {
     case 'plaintext':
       return base;
     case 'tls':
-      return { ...base, ssl: auth.ca || auth.cert ? { ca: auth.ca, cert: auth.cert, key: auth.key } : true };
+      return {
+        ...base,
+        ssl:
+          auth.ca || auth.cert
+            ? { ca: auth.ca, cert: auth.cert, key: auth.key, passphrase: auth.passphrase }
+            : true,
+      };
+    case 'plain':
     case 'scram-sha-256':
     case 'scram-sha-512': {
       const { username, password } = auth;
@@ -69,9 +83,11 @@ export function kafkaClientConfig(connection: KafkaConnection): KafkaConfig {
         ...base,
         ssl: auth.ca ? { ca: auth.ca } : true,
         sasl:
-          auth.mechanism === 'scram-sha-256'
-            ? { mechanism: 'scram-sha-256', username, password }
-            : { mechanism: 'scram-sha-512', username, password },
+          auth.mechanism === 'plain'
+            ? { mechanism: 'plain', username, password }
+            : auth.mechanism === 'scram-sha-256'
+              ? { mechanism: 'scram-sha-256', username, password }
+              : { mechanism: 'scram-sha-512', username, password },
       };
     }
     case 'msk-iam': {

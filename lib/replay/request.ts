@@ -1,0 +1,173 @@
+import * as v from 'valibot';
+import { ReplayInputError } from './errors.ts';
+import { parseDuration, parsePlanFile, parseTimestamp } from './targets.ts';
+import type { ReplayTarget } from './types.ts';
+
+const offset = v.pipe(v.number(), v.integer('must be an integer'), v.minValue(0, 'must not be negative'));
+const name = (max: number) => v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(max));
+const valid = (parse: (text: string) => unknown) => (text: string) => {
+  try {
+    parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The target fields of a request; exactly one must be present. */
+export const TARGET_FIELDS = [
+  'toOffset',
+  'toOffsets',
+  'toDatetime',
+  'byDuration',
+  'toEarliest',
+  'toLatest',
+  'shiftBy',
+  'fromFile',
+] as const;
+
+/**
+ * A replay request as JSON, field for field the flags of `kafka-lambda replay` (and of
+ * `kafka-consumer-groups --reset-offsets`): the replay function's input and what `--function` sends.
+ * Exactly one target field; `execute: true` applies it (dry run otherwise).
+ *
+ * @example
+ * ```ts
+ * const request = v.parse(ReplayRequestSchema, { mapping: '14e0db71-…', toDatetime: '2026-11-29T10:00:00Z', execute: true, reason: 'INC-42' });
+ * ```
+ */
+export const ReplayRequestSchema = v.pipe(
+  v.strictObject({
+    /** Event source mapping UUID (the group and topic are the mapping's). */
+    mapping: v.optional(name(64)),
+    /** Consumer group id, for a replay without a mapping (or to confirm the mapping's). */
+    group: v.optional(name(255)),
+    topic: v.optional(name(249)),
+    partitions: v.optional(v.pipe(v.array(offset), v.minLength(1, 'must name at least one partition'))),
+    toOffset: v.optional(offset),
+    toOffsets: v.optional(
+      v.pipe(
+        v.array(v.strictObject({ partition: offset, offset })),
+        v.minLength(1, 'must give at least one offset'),
+      ),
+    ),
+    toDatetime: v.optional(
+      v.union([
+        v.pipe(
+          v.string(),
+          v.check(valid(parseTimestamp), 'must be ISO 8601 with a zone (2026-11-29T10:00:00Z) or epoch ms'),
+        ),
+        offset,
+      ]),
+    ),
+    byDuration: v.optional(
+      v.pipe(v.string(), v.check(valid(parseDuration), 'must be an ISO 8601 duration like PT1H30M or P1D')),
+    ),
+    toEarliest: v.optional(v.literal(true)),
+    toLatest: v.optional(v.literal(true)),
+    shiftBy: v.optional(v.pipe(v.number(), v.integer('must be an integer'))),
+    /** Plan file content: `topic,partition,offset` lines, as `kafka-consumer-groups --export` writes. */
+    fromFile: v.optional(
+      v.pipe(v.string(), v.check(valid(parsePlanFile), 'must be topic,partition,offset lines')),
+    ),
+    execute: v.optional(v.boolean(), false),
+    strict: v.optional(v.boolean(), false),
+    reason: v.optional(v.pipe(v.string(), v.maxLength(500))),
+  }),
+  v.check(
+    (r) => TARGET_FIELDS.filter((field) => r[field] !== undefined).length === 1,
+    `give exactly one target: ${TARGET_FIELDS.join(', ')}`,
+  ),
+  v.check((r) => r.mapping !== undefined || r.group !== undefined, 'give a mapping or a group'),
+);
+
+/**
+ * A validated replay request.
+ *
+ * @example
+ * ```ts
+ * const request: ReplayRequest = parseReplayRequest({ group: 'g', topic: 'orders', toEarliest: true });
+ * ```
+ */
+export type ReplayRequest = v.InferOutput<typeof ReplayRequestSchema>;
+
+/**
+ * The request did not validate; `issues` has one line per problem, each naming its field.
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof ReplayRequestError) for (const issue of e.issues) console.error(issue); }
+ * ```
+ */
+export class ReplayRequestError extends ReplayInputError {
+  override name = 'ReplayRequestError';
+  readonly issues: string[];
+  constructor(issues: string[]) {
+    super(`invalid replay request: ${issues.join('; ')}`);
+    this.issues = issues;
+  }
+}
+
+/**
+ * Validates a replay request (unknown fields, types, ranges, exactly one target).
+ *
+ * @throws {ReplayRequestError}
+ * @example
+ * ```ts
+ * parseReplayRequest({ group: 'g', topic: 'orders', toOffset: -1 }); // throws: "toOffset: must not be negative"
+ * ```
+ */
+export function parseReplayRequest(input: unknown): ReplayRequest {
+  const result = v.safeParse(ReplayRequestSchema, input);
+  if (result.success) return result.output;
+  throw new ReplayRequestError(
+    result.issues.map((issue) => {
+      const path = v.getDotPath(issue);
+      const message =
+        issue.type === 'strict_object' && issue.input !== undefined
+          ? 'unknown field'
+          : issue.kind === 'schema' && issue.received === 'undefined'
+            ? 'is required'
+            : issue.message;
+      return path ? `${path}: ${message}` : message;
+    }),
+  );
+}
+
+/**
+ * Turns a request's target fields into the core's target (and partition subset) for `topic`; a plan
+ * file's lines must all be for that topic.
+ *
+ * @throws {ReplayInputError}
+ * @example
+ * ```ts
+ * requestTarget(parseReplayRequest({ group: 'g', topic: 'orders', shiftBy: -100 }), 'orders'); // { target: { kind: 'shift', by: -100 } }
+ * ```
+ */
+export function requestTarget(
+  request: ReplayRequest,
+  topic: string,
+): { target: ReplayTarget; partitions?: number[] } {
+  const partitions = request.partitions ? { partitions: request.partitions } : {};
+  if (request.toOffset !== undefined)
+    return { target: { kind: 'offset', offset: request.toOffset }, ...partitions };
+  if (request.toOffsets) return { target: { kind: 'offsets', offsets: request.toOffsets }, ...partitions };
+  if (request.toDatetime !== undefined)
+    return { target: { kind: 'timestamp', timestamp: request.toDatetime }, ...partitions };
+  if (request.byDuration !== undefined)
+    return { target: { kind: 'duration', duration: request.byDuration }, ...partitions };
+  if (request.toEarliest) return { target: { kind: 'earliest' }, ...partitions };
+  if (request.toLatest) return { target: { kind: 'latest' }, ...partitions };
+  if (request.shiftBy !== undefined) return { target: { kind: 'shift', by: request.shiftBy }, ...partitions };
+  const entries = parsePlanFile(request.fromFile ?? '');
+  const others = [...new Set(entries.filter((e) => e.topic !== topic).map((e) => e.topic))];
+  if (others.length > 0) {
+    throw new ReplayInputError(
+      `plan file names topic(s) ${others.join(', ')}; this replay is for "${topic}" only`,
+    );
+  }
+  return {
+    target: { kind: 'offsets', offsets: entries.map(({ partition, offset }) => ({ partition, offset })) },
+    ...partitions,
+  };
+}
