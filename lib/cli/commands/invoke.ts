@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { text } from 'node:stream/consumers';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { KafkaEvent } from '../../kafka-event/types.ts';
-import { HandlerNotFoundError, loadHandler } from '../../local/load-handler.ts';
+import { type AsyncHandler, HandlerNotFoundError, loadHandler } from '../../local/load-handler.ts';
 import { failedOffsets, InvalidBatchResponseError } from '../../testing/batch-response.ts';
 import { HandlerTimeoutError, invokeHandler } from '../../testing/invoke-handler.ts';
 import { InvalidKafkaEventError, validateKafkaEvent } from '../../testing/validate-event.ts';
@@ -31,6 +31,11 @@ interface InvokeOptions {
   timeout: number;
   functionName: string;
   memory: number;
+}
+
+/** The event given to `invoke` cannot be read, is not JSON, or is not a Kafka event. */
+class EventFileError extends Error {
+  override readonly name = 'EventFileError';
 }
 
 type Outcome =
@@ -111,14 +116,15 @@ async function invoke(reference: string, options: InvokeOptions): Promise<number
   try {
     event = await readEvent(options.event);
   } catch (error) {
-    console.error(`error: ${(error as Error).message}`);
+    if (!(error instanceof EventFileError)) throw error;
+    console.error(`error: ${error.message}`);
     return INVOKE_EXIT_CODES.usage;
   }
 
   process.env.AWS_LAMBDA_FUNCTION_NAME = options.functionName;
   process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE = String(options.memory);
   process.env.AWS_LAMBDA_FUNCTION_VERSION = '$LATEST';
-  let handler: Awaited<ReturnType<typeof loadHandler>>;
+  let handler: AsyncHandler;
   try {
     handler = await loadHandler(reference);
   } catch (error) {
@@ -182,28 +188,24 @@ async function readEvent(source: string): Promise<KafkaEvent> {
   try {
     content = source === '-' ? await text(process.stdin) : await readFile(source, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read the event from ${name}: ${(error as Error).message}`);
+    throw new EventFileError(`cannot read the event from ${name}: ${(error as Error).message}`);
   }
   let json: unknown;
   try {
     json = JSON.parse(content);
   } catch (error) {
-    throw new Error(`the event in ${name} is not JSON: ${(error as Error).message}`);
+    throw new EventFileError(`the event in ${name} is not JSON: ${(error as Error).message}`);
   }
   try {
     // Map keys that disagree with their records occur in public fixtures; handlers must cope.
     return validateKafkaEvent(json, { allowKeyMismatch: true });
   } catch (error) {
     if (!(error instanceof InvalidKafkaEventError)) throw error;
-    throw new Error(`${name}: ${error.message}`);
+    throw new EventFileError(`${name}: ${error.message}`);
   }
 }
 
-async function run(
-  handler: Awaited<ReturnType<typeof loadHandler>>,
-  event: KafkaEvent,
-  options: InvokeOptions,
-): Promise<Outcome> {
+async function run(handler: AsyncHandler, event: KafkaEvent, options: InvokeOptions): Promise<Outcome> {
   // As in Lambda's Node.js runtime, a rejection nobody handles fails the invocation.
   const unhandled = new Promise<never>((_, reject) => {
     process.once('unhandledRejection', (reason) => {
