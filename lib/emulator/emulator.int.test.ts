@@ -259,6 +259,41 @@ describe.each<Redelivery>(['from-lowest', 'listed'])('emulator (redelivery: %s)'
 });
 
 describe('emulator', () => {
+  it('from the lowest offset: only the record the partition is held at goes to the destination; later reported records get a fresh batch', async () => {
+    const { topic, group } = await setUp(1, 12, (_p, seq) => ({ seq, poison: seq === 4 }));
+    const envelopes: FailureEnvelope[] = [];
+    const succeeded: number[] = [];
+    const esm = mapping({
+      topic,
+      consumerGroupId: group,
+      reportBatchItemFailures: true,
+      maximumRetryAttempts: 1,
+      onFailure: (envelope) => {
+        envelopes.push(envelope);
+      },
+      function: {
+        // Partition mode: once a record fails, the later ones are reported too.
+        handler: async (event: KafkaEvent): Promise<KafkaBatchResponse> => {
+          const records = eventRecords(event);
+          const poison = records.findIndex((r) => decodeValue<{ poison: boolean }>(r).poison);
+          const done = poison === -1 ? records : records.slice(0, poison);
+          succeeded.push(...done.map((r) => r.offset));
+          const failed = poison === -1 ? [] : records.slice(poison);
+          return {
+            batchItemFailures: failed.map((r) => ({
+              itemIdentifier: { partition: `${topic}-0`, offset: r.offset },
+            })),
+          };
+        },
+      },
+    });
+    await esm.start();
+    await esm.idle();
+    await esm.stop();
+    expect(envelopes.map((e) => e.KafkaBatchInfo.recordInfo.offset)).toEqual(['4']);
+    expect(succeeded).toEqual([0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11]);
+  });
+
   it('treats a handler running past its timeout as a function error and retries the batch', async () => {
     const { topic, group } = await setUp(1, 3);
     let calls = 0;

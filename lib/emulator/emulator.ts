@@ -376,7 +376,10 @@ class Mapping implements LocalEventSourceMapping {
     state.highWatermark = Number(batch.highWatermark);
     const fetchedOffset = Number((batch as unknown as { fetchedOffset: string }).fetchedOffset);
     if (state.expected !== undefined && fetchedOffset !== state.expected) return;
+    // Records put back after an exhausted batch may overlap a refetch after a rejoin.
+    const after = state.queue.records.at(-1)?.offset ?? -1;
     for (const message of batch.messages) {
+      if (Number(message.offset) <= after) continue;
       const record = toPendingRecord(this.topic, batch.partition, message);
       state.queue.records.push(record);
       state.bytes += record.bytes;
@@ -547,21 +550,52 @@ class Mapping implements LocalEventSourceMapping {
         return;
       }
       if (exhausted) {
-        const failed = parts.flatMap((part) =>
-          part.failed ? part.records.filter((r) => part.failed!.includes(r.offset)) : part.records,
-        );
-        const sent = await this.#sendToDestination(failed, {
+        const failure: FailureContext = {
           condition: 'RetryAttemptsExhausted',
           requestId,
           functionArn: this.#invoker.functionArn,
           invokeCount: attempts,
           response: outcome.kind === 'function-error' ? { functionError: 'Unhandled' } : {},
-        });
+        };
+        if (outcome.kind === 'partial' && this.#redelivery === 'from-lowest') {
+          await this.#exhaustAtLowest(parts, failure);
+          return;
+        }
+        const failed = parts.flatMap((part) =>
+          part.failed ? part.records.filter((r) => part.failed!.includes(r.offset)) : part.records,
+        );
+        const sent = await this.#sendToDestination(failed, failure);
         for (const part of parts) this.#finish(part, sent);
         return;
       }
       this.#retried(parts, attempts, outcome.kind);
       await this.#sleep(this.#backoff(attempts));
+    }
+  }
+
+  /**
+   * Retries exhausted after a partial failure, Kafka reading: each partition is held at its lowest
+   * reported offset, so that record is the one that failed; it goes to the destination and the
+   * partition moves on past it. The later records (reported or not) get a fresh batch and retry count.
+   */
+  async #exhaustAtLowest(parts: Part[], failure: FailureContext): Promise<void> {
+    const sent = await this.#sendToDestination(
+      parts.map((part) => part.records[0]!),
+      failure,
+    );
+    for (const part of parts) {
+      const [head, ...rest] = part.records;
+      if (!sent || !head) {
+        this.#release([part]);
+        continue;
+      }
+      this.#commit(part.partition, head.offset + 1);
+      if (this.#state === 'running' && rest.length > 0) {
+        const state = this.#partition(part.partition);
+        state.queue.records.unshift(...rest);
+        for (const record of rest) state.bytes += record.bytes;
+      }
+      this.#release([part]);
     }
   }
 
