@@ -78,7 +78,6 @@ export const ReplayRequestSchema = v.pipe(
     (r) => TARGET_FIELDS.filter((field) => r[field] !== undefined).length === 1,
     `give exactly one target: ${TARGET_FIELDS.join(', ')}`,
   ),
-  v.check((r) => r.mapping !== undefined || r.group !== undefined, 'give a mapping or a group'),
 );
 
 /**

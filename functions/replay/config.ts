@@ -1,0 +1,178 @@
+import {
+  type KafkaAuth,
+  type KafkaConnection,
+  ReplayRefusedError,
+  type ReplayTimeouts,
+} from '../../lib/replay/index.ts';
+
+/**
+ * The replay function's environment is missing or malformed (a deployment problem, not a request problem).
+ *
+ * @example
+ * ```ts
+ * replayConfigFromEnv({}); // throws ReplayConfigError: KAFKA_BOOTSTRAP_SERVERS or KAFKA_CLUSTER_ARN is required
+ * ```
+ */
+export class ReplayConfigError extends Error {
+  override name = 'ReplayConfigError';
+}
+
+/**
+ * The request names a mapping, group or topic outside the function's allow-list.
+ *
+ * @example
+ * ```ts
+ * if (result.error?.name === 'ReplayNotAllowedError') console.error(result.error.message);
+ * ```
+ */
+export class ReplayNotAllowedError extends ReplayRefusedError {
+  override name = 'ReplayNotAllowedError';
+}
+
+/**
+ * What the replay function may touch and how it reaches the cluster.
+ *
+ * @example
+ * ```ts
+ * const config: ReplayFunctionConfig = { mappings: ['14e0db71-…'], groups: [], topics: ['orders'], timeouts: {}, connection: async () => ({ brokers }) };
+ * ```
+ */
+export interface ReplayFunctionConfig {
+  /** Allowed mapping UUIDs; the first is used when a request names neither mapping nor group. */
+  mappings: string[];
+  /** Allowed consumer groups (required for requests without a mapping). */
+  groups: string[];
+  /** Allowed topics (required for requests without a mapping). */
+  topics: string[];
+  timeouts: Partial<ReplayTimeouts>;
+  /** Resolves brokers and credentials (secret, broker discovery) on first use. */
+  connection: () => Promise<KafkaConnection>;
+}
+
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+
+const AUTH_TYPES = ['iam', 'sasl-scram-512', 'sasl-scram-256', 'basic', 'mtls', 'tls', 'none'] as const;
+
+/**
+ * Reads the configuration from the environment (see the variables at the top of handler.ts).
+ *
+ * @throws {ReplayConfigError}
+ * @example
+ * ```ts
+ * const config = replayConfigFromEnv(process.env);
+ * ```
+ */
+export function replayConfigFromEnv(env: Record<string, string | undefined>): ReplayFunctionConfig {
+  const auth = (env.KAFKA_AUTH ?? 'none') as (typeof AUTH_TYPES)[number];
+  if (!AUTH_TYPES.includes(auth)) {
+    throw new ReplayConfigError(`KAFKA_AUTH must be one of ${AUTH_TYPES.join(', ')}, got "${auth}"`);
+  }
+  const bootstrap = list(env.KAFKA_BOOTSTRAP_SERVERS);
+  const clusterArn = env.KAFKA_CLUSTER_ARN;
+  if (bootstrap.length === 0 && !clusterArn) {
+    throw new ReplayConfigError('KAFKA_BOOTSTRAP_SERVERS or KAFKA_CLUSTER_ARN is required');
+  }
+  const secretArn = env.KAFKA_SECRET_ARN;
+  if (['sasl-scram-512', 'sasl-scram-256', 'basic', 'mtls'].includes(auth) && !secretArn) {
+    throw new ReplayConfigError(`KAFKA_AUTH=${auth} needs KAFKA_SECRET_ARN`);
+  }
+  const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+  if ((auth === 'iam' || clusterArn || secretArn) && !region)
+    throw new ReplayConfigError('AWS_REGION is not set');
+  const config: ReplayFunctionConfig = {
+    mappings: list(env.REPLAY_MAPPING_UUID),
+    groups: list(env.REPLAY_CONSUMER_GROUP_ID),
+    topics: list(env.REPLAY_ALLOWED_TOPICS),
+    timeouts: timeouts(env),
+    connection: once(async () => ({
+      brokers: bootstrap.length > 0 ? bootstrap : await discoverBrokers(clusterArn!, auth, region!),
+      auth: await kafkaAuth(auth, secretArn, region!),
+      clientId: 'kafka-lambda-replay-function',
+    })),
+  };
+  if (config.mappings.length === 0 && (config.groups.length === 0 || config.topics.length === 0)) {
+    throw new ReplayConfigError(
+      'nothing may be replayed: set REPLAY_MAPPING_UUID, or REPLAY_CONSUMER_GROUP_ID and REPLAY_ALLOWED_TOPICS',
+    );
+  }
+  return config;
+}
+
+function timeouts(env: Record<string, string | undefined>): Partial<ReplayTimeouts> {
+  const result: Partial<ReplayTimeouts> = {};
+  for (const [key, field] of [
+    ['REPLAY_MAPPING_TIMEOUT_MS', 'mappingMs'],
+    ['REPLAY_GROUP_TIMEOUT_MS', 'groupMs'],
+    ['REPLAY_RESTORE_TIMEOUT_MS', 'restoreMs'],
+    ['REPLAY_POLL_INTERVAL_MS', 'pollIntervalMs'],
+  ] as const) {
+    const value = env[key];
+    if (value === undefined || value === '') continue;
+    const ms = Number(value);
+    if (!Number.isSafeInteger(ms) || ms <= 0)
+      throw new ReplayConfigError(`${key} must be a positive integer (ms)`);
+    result[field] = ms;
+  }
+  return result;
+}
+
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () => {
+    loaded ??= load().catch((error) => {
+      loaded = undefined; // a failed lookup is retried on the next invocation
+      throw error;
+    });
+    return loaded;
+  };
+}
+
+async function discoverBrokers(clusterArn: string, auth: string, region: string): Promise<string[]> {
+  const { KafkaClient, GetBootstrapBrokersCommand } = await import('@aws-sdk/client-kafka');
+  const brokers = await new KafkaClient({ region }).send(
+    new GetBootstrapBrokersCommand({ ClusterArn: clusterArn }),
+  );
+  const found =
+    auth === 'iam'
+      ? brokers.BootstrapBrokerStringSaslIam
+      : auth.startsWith('sasl-scram')
+        ? brokers.BootstrapBrokerStringSaslScram
+        : auth === 'none'
+          ? brokers.BootstrapBrokerString
+          : brokers.BootstrapBrokerStringTls;
+  if (!found)
+    throw new ReplayConfigError(`cluster ${clusterArn} has no bootstrap brokers for KAFKA_AUTH=${auth}`);
+  return list(found);
+}
+
+async function kafkaAuth(auth: string, secretArn: string | undefined, region: string): Promise<KafkaAuth> {
+  if (auth === 'iam') return { mechanism: 'msk-iam', region };
+  if (auth === 'tls') return { mechanism: 'tls' };
+  if (auth === 'none') return { mechanism: 'plaintext' };
+  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+  const { SecretString } = await new SecretsManagerClient({ region }).send(
+    new GetSecretValueCommand({ SecretId: secretArn }),
+  );
+  // The secret formats Lambda's Kafka triggers use: {username, password} or {certificate, privateKey[, privateKeyPassword]}.
+  const secret = JSON.parse(SecretString ?? '{}') as Record<string, string | undefined>;
+  if (auth === 'mtls') {
+    if (!secret.certificate || !secret.privateKey) {
+      throw new ReplayConfigError('the mTLS secret needs "certificate" and "privateKey"');
+    }
+    return {
+      mechanism: 'tls',
+      cert: secret.certificate,
+      key: secret.privateKey,
+      passphrase: secret.privateKeyPassword,
+    };
+  }
+  if (!secret.username || !secret.password)
+    throw new ReplayConfigError('the SASL secret needs "username" and "password"');
+  const mechanism =
+    auth === 'basic' ? 'plain' : auth === 'sasl-scram-256' ? 'scram-sha-256' : 'scram-sha-512';
+  return { mechanism, username: secret.username, password: secret.password };
+}

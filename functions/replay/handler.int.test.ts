@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectReplayKafka, type ReplayKafka } from '../../lib/replay/index.ts';
+import { modelEventSourceMapping } from '../../lib/replay/testing/esm-model.ts';
+import { seedTopic } from '../../lib/replay/testing/seed.ts';
+import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/kafka.ts';
+import type { ReplayFunctionConfig } from './config.ts';
+import { createReplayHandler } from './handler.ts';
+
+let kafka: ReplayKafka;
+const topic = uniqueName('replay-fn');
+const groupId = uniqueName('replay-fn-group');
+const otherGroup = uniqueName('replay-fn-other');
+
+beforeAll(async () => {
+  await seedTopic(testKafka(), { topic, partitions: 2, records: 10 });
+  kafka = await connectReplayKafka({ brokers: testBrokers() });
+});
+afterAll(async () => {
+  await kafka?.disconnect();
+});
+
+async function commit(group: string, offsets: number[]) {
+  await kafka.commitOffsets({
+    groupId: group,
+    topic,
+    offsets: offsets.map((offset, partition) => ({ partition, offset, metadata: '' })),
+  });
+}
+
+function setup(overrides: Partial<ReplayFunctionConfig> = {}) {
+  const model = modelEventSourceMapping({ uuid: 'esm-1', topic, groupId });
+  const config: ReplayFunctionConfig = {
+    mappings: ['esm-1'],
+    groups: [],
+    topics: [topic],
+    timeouts: { pollIntervalMs: 10, mappingMs: 2_000, groupMs: 5_000, restoreMs: 2_000 },
+    connection: async () => ({ brokers: testBrokers() }),
+    ...overrides,
+  };
+  const logs: Record<string, unknown>[] = [];
+  return {
+    model,
+    logs,
+    handle: createReplayHandler({ config, lambda: model.lambda, log: (line) => logs.push(line) }),
+  };
+}
+
+const current = async (group: string) =>
+  (await committedOffsetsByKafkaTool(group)).map((r) => r.currentOffset);
+const context = { getRemainingTimeInMillis: () => 600_000 };
+
+describe('the replay function', () => {
+  it('plans by default (dry run): the mapping’s group, nothing changed', async () => {
+    await commit(groupId, [7, 8]);
+    const { model, handle } = setup();
+    const result = await handle({ toEarliest: true }, context);
+    expect(result).toMatchObject({
+      ok: true,
+      executed: false,
+      groupId,
+      topic,
+      mapping: { uuid: 'esm-1', stateBefore: 'Enabled', stateAfter: 'Enabled' },
+    });
+    if (!result.ok) throw new Error('expected a plan');
+    expect(result.plan.partitions.map((p) => [p.committed, p.target, p.redeliver])).toEqual([
+      [7, 0, 7],
+      [8, 0, 8],
+    ]);
+    expect(model.updates).toEqual([]);
+    expect(await current(groupId)).toEqual([7, 8]);
+  });
+
+  it('execute: true applies it through the mapping', async () => {
+    await commit(groupId, [7, 8]);
+    const { model, logs, handle } = setup();
+    const result = await handle({ shiftBy: -3, partitions: [1], execute: true, reason: 'INC-9' }, context);
+    expect(logs.map((l) => l.replay)).toEqual(
+      expect.arrayContaining(['disable-mapping', 'commit-offsets', 'done']),
+    );
+    expect(result).toMatchObject({ ok: true, executed: true });
+    if (!result.ok) throw new Error('expected success');
+    expect(result.steps?.map((s) => s.step)).toContain('commit-offsets');
+    expect(model.history).toEqual(['Enabled', 'Disabling', 'Disabled', 'Enabling', 'Enabled']);
+    expect(await current(groupId)).toEqual([7, 5]);
+  });
+
+  it('a group without a mapping, when the group and topic are allowed', async () => {
+    await commit(otherGroup, [9, 9]);
+    const { handle } = setup({ groups: [otherGroup] });
+    const result = await handle({ group: otherGroup, topic, toOffset: 4, execute: true }, context);
+    expect(result).toMatchObject({ ok: true, executed: true, mapping: null });
+    expect(await current(otherGroup)).toEqual([4, 4]);
+  });
+
+  const invalid: [string, unknown, string, RegExp][] = [
+    ['unknown fields', { toEarliest: true, dry_run: true }, 'invalid', /dry_run: unknown field/],
+    ['negative offsets', { toOffset: -5, execute: true }, 'invalid', /toOffset: must not be negative/],
+    ['two targets', { toEarliest: true, toLatest: true, execute: true }, 'invalid', /exactly one target/],
+    [
+      'a mapping not in the allow-list',
+      { mapping: 'esm-2', toEarliest: true, execute: true },
+      'refused',
+      /esm-2/,
+    ],
+    [
+      'a group not in the allow-list',
+      { group: 'payments', topic: 'x', toEarliest: true, execute: true },
+      'refused',
+      /consumer group "payments" is not allowed/,
+    ],
+    [
+      'a partition the topic does not have',
+      { toOffset: 1, partitions: [5], execute: true },
+      'invalid',
+      /has no partition 5/,
+    ],
+    ['a plan file for another topic', { fromFile: 'payments,0,1', execute: true }, 'invalid', /payments/],
+    ['not an object', 'toEarliest', 'invalid', /invalid replay request/],
+  ];
+  for (const [what, input, kind, message] of invalid) {
+    it(`refuses ${what} with a clear error, changing nothing`, async () => {
+      await commit(groupId, [7, 8]);
+      const { model, handle } = setup();
+      const result = await handle(input, context);
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.error.kind).toBe(kind);
+      expect(result.error.message).toMatch(message);
+      expect(model.updates).toEqual([]);
+      expect(await current(groupId)).toEqual([7, 8]);
+    });
+  }
+
+  it('refuses a mapping whose topic is not allowed', async () => {
+    const { model, handle } = setup({ topics: ['payments'] });
+    const result = await handle({ toEarliest: true, execute: true }, context);
+    expect(result).toMatchObject({ ok: false, error: { name: 'ReplayNotAllowedError', kind: 'refused' } });
+    expect(model.updates).toEqual([]);
+  });
+});

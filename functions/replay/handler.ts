@@ -1,0 +1,196 @@
+/**
+ * The replay function: moves the consumer group of a Kafka trigger (event source mapping) to an offset, a
+ * time or a plan file, as `kafka-lambda replay --function <name>` asks. Dry run unless `execute: true`.
+ *
+ * Input: a replay request (lib/replay/request.ts), e.g.
+ *   { "toDatetime": "2026-11-29T10:00:00Z", "execute": true, "reason": "INC-42" }
+ *   { "mapping": "<uuid>", "topic": "orders", "partitions": [0, 3], "shiftBy": -100 }
+ *   { "group": "reports", "topic": "orders", "fromFile": "orders,0,1041\norders,1,977" }
+ * Output: { ok: true, executed, groupId, topic, mapping, plan, steps? } or { ok: false, error: { name, kind,
+ * message, issues?, report? } } — `kind` is invalid | refused | failed | failed-unrestored | error.
+ *
+ * Environment variables:
+ * - REPLAY_MAPPING_UUID       allowed event source mapping UUIDs (comma-separated); the first is the default
+ *                             when a request names neither mapping nor group.
+ * - REPLAY_CONSUMER_GROUP_ID  allowed consumer group ids (comma-separated). Optional with a mapping (then it
+ *                             must contain the mapping's group); required for requests without a mapping.
+ * - REPLAY_ALLOWED_TOPICS     allowed topics (comma-separated); same rule as the groups.
+ * - KAFKA_BOOTSTRAP_SERVERS   brokers (comma-separated), or
+ * - KAFKA_CLUSTER_ARN         an MSK cluster whose brokers are looked up (kafka:GetBootstrapBrokers).
+ * - KAFKA_AUTH                iam | sasl-scram-512 | sasl-scram-256 | basic | mtls | tls | none (default none).
+ * - KAFKA_SECRET_ARN          Secrets Manager secret for sasl-* / basic ({username, password}) and mtls
+ *                             ({certificate, privateKey, privateKeyPassword?}), the formats Lambda's Kafka
+ *                             triggers use.
+ * - REPLAY_MAPPING_TIMEOUT_MS, REPLAY_GROUP_TIMEOUT_MS, REPLAY_RESTORE_TIMEOUT_MS, REPLAY_POLL_INTERVAL_MS
+ *                             optional bounds (defaults 300000, 300000, 300000, 2000); the function's own
+ *                             remaining time always caps them, keeping REPLAY_RESTORE_TIMEOUT_MS for restoring.
+ * - AWS_REGION                set by Lambda.
+ *
+ * Role: lambda:GetEventSourceMapping + lambda:UpdateEventSourceMapping on the mapping; with MSK IAM
+ * kafka-cluster:Connect (cluster), DescribeTopic + ReadData (topics), DescribeGroup + AlterGroup (group);
+ * kafka:GetBootstrapBrokers with KAFKA_CLUSTER_ARN; secretsmanager:GetSecretValue with KAFKA_SECRET_ARN.
+ * Timeout: long enough for a mapping to disable and re-enable (10-15 minutes).
+ */
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import {
+  checkMapping,
+  connectReplayKafka,
+  describeReplayError,
+  executeReplay,
+  parseReplayRequest,
+  planReplay,
+  ReplayInputError,
+  type ReplayPlan,
+  type ReplayResult,
+  readMapping,
+  requestTarget,
+  type SerializedReplayError,
+} from '../../lib/replay/index.ts';
+import { type ReplayFunctionConfig, ReplayNotAllowedError, replayConfigFromEnv } from './config.ts';
+
+/**
+ * The replay function's answer.
+ *
+ * @example
+ * ```ts
+ * const result: ReplayFunctionResult = await handler({ toEarliest: true });
+ * if (result.ok) console.table(result.plan.partitions);
+ * ```
+ */
+export type ReplayFunctionResult =
+  | {
+      ok: true;
+      executed: boolean;
+      groupId: string;
+      topic: string;
+      mapping: { uuid: string; stateBefore: string; stateAfter: string } | null;
+      plan: ReplayPlan;
+      steps?: ReplayResult['steps'];
+    }
+  | { ok: false; error: SerializedReplayError };
+
+/** Time kept back from the Lambda timeout to answer (and log) after a bounded wait gave up. */
+const ANSWER_MARGIN_MS = 15_000;
+
+/**
+ * Builds the handler from its configuration and Lambda API client (tests pass their own).
+ *
+ * @example
+ * ```ts
+ * const handle = createReplayHandler({ config: replayConfigFromEnv(process.env), lambda: new LambdaClient({}) });
+ * ```
+ */
+export function createReplayHandler({
+  config,
+  lambda,
+  log = (line) => console.log(JSON.stringify(line)),
+}: {
+  config: ReplayFunctionConfig;
+  lambda: LambdaClient;
+  /** Receives one structured log line per step and per outcome (never record payloads or secrets). */
+  log?: (line: Record<string, unknown>) => void;
+}) {
+  return async (
+    event: unknown,
+    context?: { getRemainingTimeInMillis(): number },
+  ): Promise<ReplayFunctionResult> => {
+    try {
+      const request = parseReplayRequest(event);
+      const uuid = request.mapping ?? (request.group === undefined ? config.mappings[0] : undefined);
+      let groupId = request.group;
+      let topic = request.topic;
+      let mappingState: string | undefined;
+      if (uuid !== undefined) {
+        if (!config.mappings.includes(uuid))
+          throw new ReplayNotAllowedError(`mapping ${uuid} is not allowed here`);
+        const info = await readMapping({ lambda, uuid, deadline: Date.now() + 30_000 });
+        ({ groupId, topic } = checkMapping(info, { groupId, topic }));
+        mappingState = info.state;
+      }
+      if (groupId === undefined || topic === undefined) {
+        throw new ReplayInputError('a request without a mapping needs "group" and "topic"');
+      }
+      allow(config.groups, groupId, 'consumer group', uuid === undefined);
+      allow(config.topics, topic, 'topic', uuid === undefined);
+      const { target, partitions } = requestTarget(request, topic);
+
+      const kafka = await connectReplayKafka(await config.connection());
+      try {
+        if (!request.execute) {
+          const plan = await planReplay({
+            admin: kafka.admin,
+            groupId,
+            topic,
+            target,
+            partitions,
+            strict: request.strict,
+          });
+          const mapping =
+            uuid && mappingState ? { uuid, stateBefore: mappingState, stateAfter: mappingState } : null;
+          return { ok: true, executed: false, groupId, topic, mapping, plan };
+        }
+        const remaining = context?.getRemainingTimeInMillis();
+        const result = await executeReplay({
+          kafka,
+          groupId,
+          topic,
+          target,
+          partitions,
+          strict: request.strict,
+          reason: request.reason,
+          ...(uuid !== undefined && { mapping: { lambda, uuid } }),
+          timeouts: config.timeouts,
+          ...(remaining !== undefined && { deadline: Date.now() + remaining - ANSWER_MARGIN_MS }),
+          onProgress: (p) => log({ replay: p.step, message: p.message }),
+        });
+        log({ replay: 'done', groupId, topic, totals: result.plan.totals });
+        return {
+          ok: true,
+          executed: true,
+          groupId,
+          topic,
+          mapping: result.mapping,
+          plan: result.plan,
+          steps: result.steps,
+        };
+      } finally {
+        await kafka.disconnect();
+      }
+    } catch (error) {
+      const described = describeReplayError(error);
+      log({ replay: 'failed', error: described });
+      return { ok: false, error: described };
+    }
+  };
+}
+
+function allow(allowed: string[], value: string, what: string, required: boolean): void {
+  if ((required || allowed.length > 0) && !allowed.includes(value)) {
+    throw new ReplayNotAllowedError(`${what} "${value}" is not allowed here`);
+  }
+}
+
+let configured: ReturnType<typeof createReplayHandler> | undefined;
+
+/**
+ * The Lambda entry point (configuration read from the environment on first invocation).
+ *
+ * @example
+ * ```ts
+ * // aws lambda invoke --function-name replay --payload '{"toEarliest":true}' out.json
+ * ```
+ */
+export async function handler(
+  event: unknown,
+  context?: { getRemainingTimeInMillis(): number },
+): Promise<ReplayFunctionResult> {
+  try {
+    configured ??= createReplayHandler({
+      config: replayConfigFromEnv(process.env),
+      lambda: new LambdaClient({}),
+    });
+  } catch (error) {
+    return { ok: false, error: describeReplayError(error) };
+  }
+  return configured(event, context);
+}
