@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerBrokerCommand } from './commands/broker.ts';
 import { registerDemoCommand } from './commands/demo.ts';
+import { registerDevCommand } from './commands/dev.ts';
 import { registerEventCommand } from './commands/event.ts';
 import { registerInvokeCommand } from './commands/invoke.ts';
 import { silenceKafkajsTimerWarning } from './warnings.ts';
@@ -14,6 +15,7 @@ const program = new Command('kafka-lambda')
 
 registerBrokerCommand(program);
 registerDemoCommand(program);
+registerDevCommand(program);
 registerEventCommand(program);
 registerInvokeCommand(program);
 

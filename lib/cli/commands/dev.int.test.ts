@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../../test/fixtures/run-cli.ts';
+import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/kafka.ts';
+
+const kafka = testKafka('dev-cli');
+const handler = 'functions/orders/handler.ts';
+
+describe('kafka-lambda dev', () => {
+  it('runs the orders function against a topic: progress lines, the poison order to the destination, final offsets', async () => {
+    const topic = uniqueName('dev-orders');
+    await createTopic(kafka, topic, 2);
+    await createTopic(kafka, `${topic}-dlq`, 1);
+    const producer = kafka.producer();
+    await producer.connect();
+    const order = (i: number) => ({
+      orderId: `o-${i}`,
+      customerId: `c-${i % 3}`,
+      items: [{ sku: 'tea', quantity: 1 + (i % 2) }],
+    });
+    await producer.send({
+      topic,
+      messages: [
+        ...Array.from({ length: 8 }, (_, i) => ({
+          partition: 0,
+          key: `c-${i}`,
+          value: JSON.stringify(order(i)),
+        })),
+        { partition: 1, key: 'c-x', value: JSON.stringify({ orderId: 'o-bad', items: [] }) },
+        ...Array.from({ length: 3 }, (_, i) => ({
+          partition: 1,
+          key: `c-${i}`,
+          value: JSON.stringify(order(100 + i)),
+        })),
+      ],
+    });
+    await producer.disconnect();
+
+    const run = await runCli(
+      [
+        'dev',
+        handler,
+        '--topic',
+        topic,
+        '--brokers',
+        testBrokers().join(','),
+        '--report-batch-item-failures',
+        '--retries',
+        '1',
+        '--on-failure',
+        `kafka://${topic}-dlq`,
+        '--window',
+        '0',
+        '--exit-when-idle',
+      ],
+      { env: { RESERVATIONS_FAILURE_RATE: '0' } },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(`dev: ${handler} ← topic ${topic} (group kafka-lambda-dev-${topic})`);
+    expect(run.stderr).toContain(`partial failure: 4 of 4 records reported (attempt 1; ${topic}-1@0..3)`);
+    expect(run.stderr).toContain(`retry 1 (partial) of 4 records from ${topic}-1@0`);
+    expect(run.stderr).toContain(`${topic}-1@0 → on-failure destination (RetryAttemptsExhausted)`);
+    expect(run.stderr).toMatch(
+      /\d+ rec\/s · committed 12 · lag 0 · failed batches 2 · retries 1 · to destination 1/,
+    );
+    expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(`committed offsets: ${topic}-0=8 ${topic}-1=4`);
+  });
+
+  it.each([
+    [['--batch-size', '0'], /--batch-size.*must be an integer from 1 to 10000/],
+    [['--on-failure', 'arn:aws:sqs:us-east-1:1:q'], /onFailure: expected kafka:\/\/<topic>/],
+    [['--window', '0.2'], /maximumBatchingWindowInSeconds: must be an integer/],
+  ])('refuses %j with exit code 2', async (args, message) => {
+    const topic = uniqueName('dev-usage');
+    await createTopic(kafka, topic, 1);
+    const run = await runCli([
+      'dev',
+      handler,
+      '--topic',
+      topic,
+      '--brokers',
+      testBrokers().join(','),
+      ...args,
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it('refuses a topic missing on a cluster it does not own', async () => {
+    const run = await runCli([
+      'dev',
+      handler,
+      '--topic',
+      uniqueName('nope'),
+      '--brokers',
+      testBrokers().join(','),
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/topic nope-\w+ does not exist/);
+  });
+});

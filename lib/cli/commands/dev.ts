@@ -1,0 +1,325 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { Kafka, logLevel } from 'kafkajs';
+import { backgroundBrokerStatus, type EmbeddedBroker, startBroker } from '../../broker/index.ts';
+import {
+  createLocalEventSourceMapping,
+  InvalidMappingSettingError,
+  type LocalEventSourceMapping,
+  type MappingEvent,
+  type MappingFunction,
+  type Redelivery,
+  type StartingPosition,
+} from '../../emulator/index.ts';
+import { describeEvent, formatProgress, type ProgressSample } from '../../emulator/progress.ts';
+import { HandlerNotFoundError, loadHandler } from '../../local/load-handler.ts';
+import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
+
+interface DevOptions {
+  topic: string;
+  group?: string;
+  brokers?: string;
+  batchSize?: number;
+  window?: number;
+  startingPosition: StartingPosition;
+  startingTimestamp?: number;
+  reportBatchItemFailures: boolean;
+  retries?: number;
+  maxRecordAge?: number;
+  bisect: boolean;
+  onFailure?: string;
+  selfManaged: boolean;
+  timeout: number;
+  redelivery: Redelivery;
+  functionName: string;
+  invoke?: string;
+  endpoint?: string;
+  partitions: number;
+  exitWhenIdle: boolean;
+}
+
+/** The topic to read (or the destination topic) does not exist on a cluster `dev` does not own. */
+class TopicMissingError extends Error {
+  override readonly name = 'TopicMissingError';
+}
+
+function choice<T extends string>(values: readonly T[]): (value: string) => T {
+  return (value) => {
+    if (!values.includes(value as T)) throw new InvalidArgumentError(`must be one of ${values.join(', ')}`);
+    return value as T;
+  };
+}
+
+function numberOption(value: string): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number)) throw new InvalidArgumentError('must be a number');
+  return number;
+}
+
+/** Where the cluster is: --brokers, KAFKA_BROKERS, the background broker, or a broker started for this run. */
+async function resolveBrokers(
+  option: string | undefined,
+): Promise<{ brokers: string[]; owned: boolean; broker?: EmbeddedBroker; origin: string }> {
+  const given = option ?? process.env.KAFKA_BROKERS;
+  if (given)
+    return { brokers: given.split(','), owned: false, origin: option ? '--brokers' : 'KAFKA_BROKERS' };
+  const status = await backgroundBrokerStatus();
+  if (status.state === 'running') {
+    return { brokers: [status.broker.bootstrapServers], owned: true, origin: 'the background broker' };
+  }
+  process.stderr.write('starting the embedded Apache Kafka broker (stopped when dev exits)…\n');
+  const broker = await startBroker();
+  return { brokers: [broker.bootstrapServers], owned: true, broker, origin: 'the embedded broker' };
+}
+
+async function ensureTopics(
+  brokers: string[],
+  owned: boolean,
+  topics: string[],
+  partitions: number,
+): Promise<string[]> {
+  const admin = new Kafka({ clientId: 'kafka-lambda-dev', brokers, logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((topic) => !existing.has(topic));
+    if (missing.length > 0 && !owned) {
+      throw new TopicMissingError(`topic ${missing.join(', ')} does not exist on ${brokers.join(',')}`);
+    }
+    if (missing.length > 0) {
+      await admin.createTopics({
+        topics: missing.map((topic) => ({ topic, numPartitions: partitions })),
+        waitForLeaders: true,
+      });
+    }
+    return missing;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Draws the progress: on a TTY one line rewritten in place with event lines printed above it; else
+ * event lines and a progress line every few seconds when something changed.
+ */
+function createDisplay(mapping: () => LocalEventSourceMapping | undefined) {
+  const tty = process.stderr.isTTY === true;
+  let previous: ProgressSample | undefined;
+  let lastLine = '';
+  let drawn = false;
+  const sample = (): ProgressSample | undefined => {
+    const current = mapping();
+    return current ? { at: Date.now(), stats: current.stats() } : undefined;
+  };
+  const clear = () => {
+    if (tty && drawn) process.stderr.write('\r\x1b[2K');
+    drawn = false;
+  };
+  const draw = () => {
+    const current = sample();
+    if (!current) return;
+    const line = formatProgress(previous, current, tty ? (process.stderr.columns ?? 120) - 1 : undefined);
+    previous = current;
+    if (tty) {
+      clear();
+      process.stderr.write(line);
+      drawn = true;
+    } else if (line.replace(/^\S+ rec\/s/, '') !== lastLine.replace(/^\S+ rec\/s/, '')) {
+      process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+    }
+    lastLine = line;
+  };
+  const timer = setInterval(draw, tty ? 500 : 5_000);
+  return {
+    event(event: MappingEvent) {
+      const line = describeEvent(event);
+      if (!line) return;
+      clear();
+      process.stderr.write(`${tty ? '' : `${new Date().toISOString()} `}${line}\n`);
+      if (tty) draw();
+    },
+    close() {
+      clearInterval(timer);
+      draw();
+      if (tty) process.stderr.write('\n');
+    },
+  };
+}
+
+/**
+ * `kafka-lambda dev`: runs a handler against a topic through the event source mapping emulator, with
+ * a live progress line.
+ *
+ * @example
+ * ```ts
+ * registerDevCommand(program); // kafka-lambda dev functions/orders/handler.ts --topic orders --report-batch-item-failures
+ * ```
+ */
+export function registerDevCommand(program: Command): void {
+  program
+    .command('dev')
+    .description(
+      "run a handler (in-process, or a function through the Lambda Invoke API) against a topic exactly as Lambda's Kafka trigger would; Ctrl-C stops cleanly",
+    )
+    .argument(
+      '[handler]',
+      'module and export, e.g. functions/orders/handler.ts#handler (export "handler" by default)',
+    )
+    .requiredOption('-t, --topic <topic>', 'the topic to read')
+    .option('-g, --group <id>', 'consumer group id (default kafka-lambda-dev-<topic>)')
+    .option(
+      '-b, --brokers <list>',
+      'bootstrap servers (default: KAFKA_BROKERS, the background broker, or an embedded broker)',
+    )
+    .option('--batch-size <n>', 'BatchSize, 1–10000 (default 100)', integerOption(1, 10_000))
+    .option('--window <seconds>', 'MaximumBatchingWindowInSeconds, 0–300 (default 0.5)', numberOption)
+    .option(
+      '--starting-position <position>',
+      'StartingPosition for a group without committed offsets',
+      choice(['TRIM_HORIZON', 'LATEST', 'AT_TIMESTAMP'] as const),
+      'TRIM_HORIZON',
+    )
+    .option(
+      '--starting-timestamp <unix-seconds>',
+      'StartingPositionTimestamp (with AT_TIMESTAMP)',
+      numberOption,
+    )
+    .option('--report-batch-item-failures', 'FunctionResponseTypes: ReportBatchItemFailures', false)
+    .option('--retries <n>', 'MaximumRetryAttempts, -1 (infinite) or 0–10000', integerOption(-1, 10_000))
+    .option(
+      '--max-record-age <seconds>',
+      'MaximumRecordAgeInSeconds, -1 or 60–604800',
+      integerOption(-1, 604_800),
+    )
+    .option('--bisect', 'BisectBatchOnFunctionError', false)
+    .option('--on-failure <destination>', 'on-failure destination, kafka://<topic>')
+    .option(
+      '--self-managed',
+      'self-managed Kafka events (eventSource SelfManagedKafka) instead of MSK',
+      false,
+    )
+    .option(
+      '--timeout <seconds>',
+      'function timeout, enforced: a late handler is a function error',
+      numberOption,
+      30,
+    )
+    .option(
+      '--redelivery <reading>',
+      'several failed offsets in a partition: resume from the lowest (Kafka reading) or retry only the listed records',
+      choice(['from-lowest', 'listed'] as const),
+      'from-lowest',
+    )
+    .option('--function-name <name>', 'function name in the context', 'local-function')
+    .option(
+      '--invoke <function>',
+      'invoke this function through the Lambda Invoke API instead of a local handler',
+    )
+    .option(
+      '--endpoint <url>',
+      'Invoke API endpoint for --invoke (e.g. sam local start-lambda at http://127.0.0.1:3001)',
+    )
+    .option(
+      '--partitions <n>',
+      'partitions of a topic dev creates on a broker it owns',
+      integerOption(1, 1_000),
+      3,
+    )
+    .option('--exit-when-idle', 'stop once every record produced before start is done (scripts, CI)', false)
+    .exitOverride(exitWithUsageCode)
+    .action(async (handlerReference: string | undefined, options: DevOptions) => {
+      if (!handlerReference === !options.invoke) {
+        process.stderr.write('kafka-lambda dev: give either a handler module or --invoke <function>\n');
+        process.exitCode = USAGE_EXIT_CODE;
+        return;
+      }
+      let fn: MappingFunction;
+      try {
+        fn = handlerReference
+          ? {
+              handler: await loadHandler(handlerReference),
+              timeoutSeconds: options.timeout,
+              functionName: options.functionName,
+            }
+          : { functionName: options.invoke!, ...(options.endpoint ? { endpoint: options.endpoint } : {}) };
+      } catch (error) {
+        if (!(error instanceof HandlerNotFoundError)) throw error;
+        process.stderr.write(`kafka-lambda dev: ${error.message}\n`);
+        process.exitCode = USAGE_EXIT_CODE;
+        return;
+      }
+      const cluster = await resolveBrokers(options.brokers);
+      let mapping: LocalEventSourceMapping | undefined;
+      const display = createDisplay(() => mapping);
+      let signals = 0;
+      let stopOnSignal: (() => void) | undefined;
+      try {
+        mapping = createLocalEventSourceMapping({
+          brokers: cluster.brokers,
+          topic: options.topic,
+          consumerGroupId: options.group ?? `kafka-lambda-dev-${options.topic}`,
+          ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+          ...(options.window === undefined ? {} : { maximumBatchingWindowInSeconds: options.window }),
+          startingPosition: options.startingPosition,
+          ...(options.startingTimestamp === undefined
+            ? {}
+            : { startingPositionTimestamp: options.startingTimestamp }),
+          reportBatchItemFailures: options.reportBatchItemFailures,
+          ...(options.retries === undefined ? {} : { maximumRetryAttempts: options.retries }),
+          ...(options.maxRecordAge === undefined ? {} : { maximumRecordAgeInSeconds: options.maxRecordAge }),
+          bisectBatchOnFunctionError: options.bisect,
+          ...(options.onFailure ? { onFailure: options.onFailure } : {}),
+          eventSource: options.selfManaged ? 'self-managed' : 'msk',
+          redelivery: options.redelivery,
+          function: fn,
+          onEvent: (event) => display.event(event),
+        });
+        const destination = options.onFailure?.replace(/^kafka:\/\//, '');
+        const created = await ensureTopics(
+          cluster.brokers,
+          cluster.owned,
+          [options.topic, ...(destination ? [destination] : [])],
+          options.partitions,
+        );
+        process.stderr.write(
+          `dev: ${handlerReference ?? `Invoke API ${options.invoke}`} ← topic ${options.topic} (group ${mapping.consumerGroupId}) on ${cluster.brokers.join(',')} (${cluster.origin})${created.length > 0 ? `; created ${created.join(', ')}` : ''}\n`,
+        );
+        const stopped = new Promise<void>((resolve) => {
+          stopOnSignal = () => {
+            signals++;
+            process.stderr.write(
+              signals === 1
+                ? '\nstopping: finishing in-flight batches (Ctrl-C again to abandon them)…\n'
+                : '\nabandoning in-flight batches\n',
+            );
+            void mapping?.stop({ abandon: signals > 1 }).then(resolve, resolve);
+          };
+          process.on('SIGINT', stopOnSignal);
+          process.on('SIGTERM', stopOnSignal);
+        });
+        await mapping.start();
+        if (options.exitWhenIdle) await Promise.race([mapping.idle().then(() => mapping?.stop()), stopped]);
+        else await stopped;
+      } catch (error) {
+        if (error instanceof InvalidMappingSettingError || error instanceof TopicMissingError) {
+          process.stderr.write(`kafka-lambda dev: ${error.message}\n`);
+          process.exitCode = USAGE_EXIT_CODE;
+          return;
+        }
+        throw error;
+      } finally {
+        await mapping?.stop();
+        display.close();
+        const partitions = mapping?.stats().partitions ?? [];
+        if (partitions.length > 0) {
+          process.stderr.write(
+            `committed offsets: ${partitions.map((p) => `${options.topic}-${p.partition}=${p.committed ?? '-'}`).join(' ')}\n`,
+          );
+        }
+        await cluster.broker?.stop();
+        if (stopOnSignal) {
+          process.off('SIGINT', stopOnSignal);
+          process.off('SIGTERM', stopOnSignal);
+        }
+      }
+    });
+}

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import type { MappingStats } from './emulator.ts';
+import { describeEvent, formatProgress } from './progress.ts';
+
+function stats(overrides: Partial<MappingStats>): MappingStats {
+  return {
+    invocations: 0,
+    recordsInvoked: 0,
+    recordsCommitted: 0,
+    functionErrors: 0,
+    invalidResponses: 0,
+    partialFailures: 0,
+    retries: 0,
+    destinationRecords: 0,
+    partitions: [],
+    ...overrides,
+  };
+}
+
+describe('formatProgress', () => {
+  it('shows the commit rate, lag of lagging partitions (largest first) and failure counters', () => {
+    const line = formatProgress(
+      { at: 0, stats: stats({ recordsCommitted: 1_000 }) },
+      {
+        at: 2_000,
+        stats: stats({
+          recordsCommitted: 6_000,
+          partialFailures: 2,
+          functionErrors: 1,
+          retries: 4,
+          destinationRecords: 1,
+          partitions: [
+            { partition: 0, committed: 10, highWatermark: 10, lag: 0 },
+            { partition: 1, committed: 5, highWatermark: 25, lag: 20 },
+            { partition: 2, committed: 0, highWatermark: 1_500, lag: 1_500 },
+          ],
+        }),
+      },
+    );
+    expect(line).toBe(
+      '2,500 rec/s · committed 6,000 · lag 1,520 (p2 1,500, p1 20) · failed batches 3 · retries 4 · to destination 1',
+    );
+  });
+
+  it('fits the terminal width', () => {
+    const line = formatProgress(undefined, { at: 0, stats: stats({}) }, 20);
+    expect(line).toBe('0 rec/s · committed…');
+  });
+});
+
+describe('describeEvent', () => {
+  it('describes failures, retries and destination records, and skips routine events', () => {
+    expect(
+      describeEvent({
+        type: 'invoke',
+        requestId: 'r',
+        attempt: 2,
+        records: 10,
+        offsets: { 'orders-1': [40, 49], 'orders-2': [7, 7] },
+        durationMs: 3,
+        outcome: 'partial',
+        failedRecords: 3,
+      }),
+    ).toBe('partial failure: 3 of 10 records reported (attempt 2; orders-1@40..49 orders-2@7)');
+    expect(
+      describeEvent({
+        type: 'retry',
+        attempt: 1,
+        records: 3,
+        fromOffsets: { 'orders-1': 47 },
+        reason: 'partial',
+      }),
+    ).toBe('retry 1 (partial) of 3 records from orders-1@47');
+    expect(
+      describeEvent({
+        type: 'destination',
+        partition: 'orders-1',
+        offset: 47,
+        condition: 'RetryAttemptsExhausted',
+      }),
+    ).toBe('orders-1@47 → on-failure destination (RetryAttemptsExhausted)');
+    expect(describeEvent({ type: 'commit', offsets: { 'orders-1': 50 } })).toBeUndefined();
+    expect(
+      describeEvent({
+        type: 'invoke',
+        requestId: 'r',
+        attempt: 1,
+        records: 1,
+        offsets: {},
+        durationMs: 1,
+        outcome: 'success',
+      }),
+    ).toBeUndefined();
+  });
+});

@@ -1,0 +1,86 @@
+import type { MappingEvent, MappingStats } from './emulator.ts';
+
+/** A stats snapshot with the time it was taken. */
+export interface ProgressSample {
+  at: number;
+  stats: MappingStats;
+}
+
+const number = new Intl.NumberFormat('en-US');
+
+/**
+ * One progress line: records/s committed since the previous sample, total lag with the lagging
+ * partitions, failures, retries and records sent to the destination. Cut to `width` when given.
+ *
+ * @example
+ * ```ts
+ * formatProgress(previous, { at: Date.now(), stats: mapping.stats() }, process.stdout.columns);
+ * // '1,250 rec/s · committed 40,000 · lag 320 (p1 200, p4 120) · failed batches 3 · retries 5 · to destination 1'
+ * ```
+ */
+export function formatProgress(
+  previous: ProgressSample | undefined,
+  current: ProgressSample,
+  width?: number,
+): string {
+  const { stats } = current;
+  const seconds = previous ? (current.at - previous.at) / 1000 : 0;
+  const rate =
+    previous && seconds > 0
+      ? Math.round((stats.recordsCommitted - previous.stats.recordsCommitted) / seconds)
+      : 0;
+  const lagging = stats.partitions
+    .filter((p) => (p.lag ?? 0) > 0)
+    .sort((a, b) => (b.lag ?? 0) - (a.lag ?? 0));
+  const lag = lagging.reduce((n, p) => n + (p.lag ?? 0), 0);
+  const lagText =
+    lagging.length === 0
+      ? 'lag 0'
+      : `lag ${number.format(lag)} (${lagging.map((p) => `p${p.partition} ${number.format(p.lag ?? 0)}`).join(', ')})`;
+  const failedBatches = stats.functionErrors + stats.invalidResponses + stats.partialFailures;
+  const line = [
+    `${number.format(rate)} rec/s`,
+    `committed ${number.format(stats.recordsCommitted)}`,
+    lagText,
+    `failed batches ${number.format(failedBatches)}`,
+    `retries ${number.format(stats.retries)}`,
+    `to destination ${number.format(stats.destinationRecords)}`,
+  ].join(' · ');
+  return width !== undefined && line.length > width ? `${line.slice(0, Math.max(width - 1, 0))}…` : line;
+}
+
+/**
+ * A log line for the events worth a line of their own (failed invocations, retries, destination
+ * records, errors); `undefined` for routine ones. Never includes record contents.
+ *
+ * @example
+ * ```ts
+ * mapping = createLocalEventSourceMapping({ …, onEvent: (e) => { const line = describeEvent(e); if (line) console.log(line); } });
+ * ```
+ */
+export function describeEvent(event: MappingEvent): string | undefined {
+  const range = (offsets: Record<string, [number, number]>) =>
+    Object.entries(offsets)
+      .map(([key, [first, last]]) => (first === last ? `${key}@${first}` : `${key}@${first}..${last}`))
+      .join(' ');
+  switch (event.type) {
+    case 'invoke':
+      if (event.outcome === 'success') return undefined;
+      if (event.outcome === 'partial') {
+        return `partial failure: ${event.failedRecords} of ${event.records} records reported (attempt ${event.attempt}; ${range(event.offsets)})`;
+      }
+      return `${event.outcome}: ${event.detail} (attempt ${event.attempt}; ${range(event.offsets)})`;
+    case 'retry':
+      return `retry ${event.attempt} (${event.reason}) of ${event.records} records from ${Object.entries(
+        event.fromOffsets,
+      )
+        .map(([key, offset]) => `${key}@${offset}`)
+        .join(' ')}`;
+    case 'destination':
+      return `${event.partition}@${event.offset} → on-failure destination (${event.condition})`;
+    case 'error':
+      return `error: ${event.error.name}: ${event.error.message}`;
+    case 'commit':
+      return undefined;
+  }
+}
