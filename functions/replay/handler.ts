@@ -40,16 +40,14 @@ import {
   parseReplayRequest,
   planReplay,
   ReplayInputError,
-  type ReplayPlan,
-  type ReplayResult,
+  type ReplayOutcome,
   readMapping,
   requestTarget,
-  type SerializedReplayError,
 } from '../../lib/replay/index.ts';
 import { type ReplayFunctionConfig, ReplayNotAllowedError, replayConfigFromEnv } from './config.ts';
 
 /**
- * The replay function's answer.
+ * The replay function's answer (the same JSON `kafka-lambda replay --json` prints).
  *
  * @example
  * ```ts
@@ -57,17 +55,7 @@ import { type ReplayFunctionConfig, ReplayNotAllowedError, replayConfigFromEnv }
  * if (result.ok) console.table(result.plan.partitions);
  * ```
  */
-export type ReplayFunctionResult =
-  | {
-      ok: true;
-      executed: boolean;
-      groupId: string;
-      topic: string;
-      mapping: { uuid: string; stateBefore: string; stateAfter: string } | null;
-      plan: ReplayPlan;
-      steps?: ReplayResult['steps'];
-    }
-  | { ok: false; error: SerializedReplayError };
+export type ReplayFunctionResult = ReplayOutcome;
 
 /** Time kept back from the Lambda timeout to answer (and log) after a bounded wait gave up. */
 const ANSWER_MARGIN_MS = 15_000;

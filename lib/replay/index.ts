@@ -24,6 +24,7 @@ export {
   describeReplayError,
   REPLAY_EXIT_CODES,
   type ReplayErrorKind,
+  type ReplayOutcome,
   type SerializedReplayError,
 } from './outcome.ts';
 export { planReplay } from './plan.ts';

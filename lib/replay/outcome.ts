@@ -1,5 +1,6 @@
 import { ReplayExecutionError, ReplayInputError, ReplayRefusedError } from './errors.ts';
-import type { FailureReport } from './types.ts';
+import type { ReplayResult } from './execute.ts';
+import type { FailureReport, ReplayPlan } from './types.ts';
 
 /**
  * How a replay ended, for scripts: `invalid` (bad request, nothing changed), `refused` (safety check,
@@ -70,3 +71,26 @@ export function describeReplayError(error: unknown): SerializedReplayError {
     ? { name, kind, message, issues: issues.map(String) }
     : { name, kind, message };
 }
+
+/**
+ * The outcome of a replay request as JSON: what the replay function returns and `kafka-lambda replay
+ * --json` prints.
+ *
+ * @example
+ * ```ts
+ * const outcome: ReplayOutcome = JSON.parse(payload);
+ * if (!outcome.ok) process.exitCode = REPLAY_EXIT_CODES[outcome.error.kind];
+ * ```
+ */
+export type ReplayOutcome =
+  | {
+      ok: true;
+      /** False for a dry run (the plan only). */
+      executed: boolean;
+      groupId: string;
+      topic: string;
+      mapping: { uuid: string; stateBefore: string; stateAfter: string } | null;
+      plan: ReplayPlan;
+      steps?: ReplayResult['steps'];
+    }
+  | { ok: false; error: SerializedReplayError };

@@ -1,0 +1,358 @@
+import { readFile } from 'node:fs/promises';
+import { text } from 'node:stream/consumers';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import Table from 'cli-table3';
+import { type Command, Option } from 'commander';
+import {
+  checkMapping,
+  connectReplayKafka,
+  describeReplayError,
+  executeReplay,
+  type KafkaAuth,
+  type KafkaConnection,
+  type PartitionPlan,
+  parseReplayMetadata,
+  parseReplayRequest,
+  parseTopicPartitions,
+  planReplay,
+  REPLAY_EXIT_CODES,
+  ReplayInputError,
+  type ReplayOutcome,
+  type ReplayRequest,
+  readMapping,
+  requestTarget,
+} from '../../replay/index.ts';
+import { exitWithUsageCode, integerOption } from '../usage.ts';
+
+interface ReplayOptions {
+  function?: string;
+  brokers?: string;
+  group?: string;
+  esm?: string;
+  topic?: string;
+  toOffset?: string;
+  toDatetime?: string;
+  byDuration?: string;
+  toEarliest?: boolean;
+  toLatest?: boolean;
+  shiftBy?: string;
+  fromFile?: string;
+  execute?: boolean;
+  dryRun?: boolean;
+  reason?: string;
+  strict?: boolean;
+  json?: boolean;
+  auth: KafkaAuth['mechanism'];
+  saslUsername?: string;
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  region?: string;
+  mappingTimeout?: number;
+  groupTimeout?: number;
+}
+
+const EXIT_CODES_HELP = `
+Exit codes:
+  0  plan printed (dry run), or replay executed and verified
+  1  error before anything changed that is not the request's fault (cluster or Lambda API unreachable, …)
+  2  invalid request (flags, unknown topic or partition, plan file, no committed offset to shift from)
+  3  refused, nothing changed (group has members, mapping in transition, --strict range, not allowed)
+  4  failed mid-way; the mapping is back in its original state and the offsets are all set or untouched
+     (the report on stderr / in --json says which)
+  5  failed mid-way and the mapping could NOT be restored: check it now
+
+Examples:
+  kafka-lambda replay --brokers 127.0.0.1:9092 --group orders-fn --topic orders --to-earliest
+  kafka-lambda replay --brokers 127.0.0.1:9092 --group orders-fn --topic orders:0,2 --shift-by -100 --execute
+  kafka-lambda replay --brokers b-1:9098 --auth msk-iam --esm 14e0db71-… --by-duration PT1H --execute --reason INC-42
+  kafka-lambda replay --function orders-replay --to-datetime 2026-11-29T10:00:00Z --execute --reason INC-42
+`;
+
+/**
+ * `kafka-lambda replay`: plan (dry run) or execute moving a trigger's consumer group to an offset, a time,
+ * or a plan file — directly against the cluster (`--brokers`) or through the deployed replay function
+ * (`--function`). Flags follow `kafka-consumer-groups --reset-offsets`.
+ *
+ * @example
+ * ```ts
+ * registerReplayCommand(program); // kafka-lambda replay --brokers … --group G --topic orders --to-earliest
+ * ```
+ */
+export function registerReplayCommand(program: Command): void {
+  program
+    .command('replay')
+    .description(
+      "move a Kafka trigger's consumer group to an offset, a time or a plan file (dry run by default)",
+    )
+    .exitOverride(exitWithUsageCode)
+    .option('--function <name|arn>', 'run it in the deployed replay function (Lambda Invoke)')
+    .option('--brokers <host:port,…>', 'run it from here against these bootstrap servers')
+    .option('--group <id>', 'consumer group (without --esm: any group, refused while it has members)')
+    .option(
+      '--esm <uuid>',
+      'event source mapping: its group and topic; disabled and re-enabled around the change',
+    )
+    .option('--topic <topic[:p,p]>', 'topic, optionally a partition subset (required with --group)')
+    .option('--to-offset <n>', 'the same offset on every partition')
+    .option('--to-datetime <time>', 'first record at or after this time (ISO 8601 with zone, or epoch ms)')
+    .option('--by-duration <duration>', 'first record at or after now minus this (ISO 8601, e.g. PT1H30M)')
+    .option('--to-earliest', 'first retained record')
+    .option('--to-latest', 'log end (skip everything not yet read)')
+    .option('--shift-by <n>', 'committed offset plus n (negative re-delivers)')
+    .option('--from-file <csv>', 'plan file: topic,partition,offset lines ("-" reads stdin)')
+    .addOption(new Option('--dry-run', 'only print the plan (the default)').conflicts('execute'))
+    .option('--execute', 'apply the plan')
+    .option('--reason <text>', 'stored with every committed offset (audit trail)')
+    .option('--strict', 'refuse targets outside the log instead of clamping them')
+    .option('--json', 'print the outcome as JSON on stdout')
+    .addOption(
+      new Option('--auth <mechanism>', 'with --brokers')
+        .choices(['plaintext', 'tls', 'scram-sha-256', 'scram-sha-512', 'plain', 'msk-iam'])
+        .default('plaintext'),
+    )
+    .option(
+      '--sasl-username <name>',
+      'SASL user (password from the KAFKA_SASL_PASSWORD environment variable)',
+    )
+    .option('--ca-file <pem>', 'CA certificate(s) for TLS')
+    .option('--cert-file <pem>', 'client certificate for mutual TLS')
+    .option('--key-file <pem>', 'client key for mutual TLS')
+    .option('--region <region>', 'AWS region for MSK IAM and the Lambda API (default: AWS_REGION)')
+    .option('--mapping-timeout <seconds>', 'bound on each wait for the mapping', integerOption(1), 300)
+    .option(
+      '--group-timeout <seconds>',
+      'bound on the wait for the group to lose its members',
+      integerOption(1),
+      300,
+    )
+    .addHelpText('after', EXIT_CODES_HELP)
+    .action(async (options: ReplayOptions) => {
+      const outcome = await replay(options).catch(
+        (error): ReplayOutcome => ({ ok: false, error: describeReplayError(error) }),
+      );
+      print(outcome, options);
+      process.exitCode = outcome.ok ? 0 : REPLAY_EXIT_CODES[outcome.error.kind];
+    });
+}
+
+async function replay(options: ReplayOptions): Promise<ReplayOutcome> {
+  const modes = [options.function, options.brokers].filter((m) => m !== undefined);
+  if (modes.length !== 1) throw new ReplayInputError('give exactly one of --function or --brokers');
+  const request = parseReplayRequest(await requestFromFlags(options));
+  if (options.function !== undefined) return invokeReplayFunction(options.function, request, options);
+  return replayDirectly(request, options);
+}
+
+async function requestFromFlags(options: ReplayOptions): Promise<Record<string, unknown>> {
+  const topic = options.topic === undefined ? undefined : parseTopicPartitions(options.topic);
+  const integer = (value: string | undefined) => (value === undefined ? undefined : Number(value));
+  const fromFile =
+    options.fromFile === undefined
+      ? undefined
+      : options.fromFile === '-'
+        ? await text(process.stdin)
+        : await readFile(options.fromFile, 'utf8').catch((error: Error) => {
+            throw new ReplayInputError(`cannot read plan file ${options.fromFile}: ${error.message}`);
+          });
+  const request: Record<string, unknown> = {
+    mapping: options.esm,
+    group: options.group,
+    topic: topic?.topic,
+    partitions: topic?.partitions,
+    toOffset: integer(options.toOffset),
+    toDatetime: options.toDatetime,
+    byDuration: options.byDuration,
+    toEarliest: options.toEarliest,
+    toLatest: options.toLatest,
+    shiftBy: integer(options.shiftBy),
+    fromFile,
+    execute: options.execute === true,
+    strict: options.strict === true,
+    reason: options.reason,
+  };
+  return Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined));
+}
+
+async function invokeReplayFunction(
+  name: string,
+  request: ReplayRequest,
+  options: ReplayOptions,
+): Promise<ReplayOutcome> {
+  const lambda = new LambdaClient(options.region ? { region: options.region } : {});
+  progress(
+    options,
+    `invoking ${name}${request.execute ? ' (waits for the mapping to disable and re-enable)' : ''}`,
+  );
+  const response = await lambda.send(
+    new InvokeCommand({ FunctionName: name, Payload: new TextEncoder().encode(JSON.stringify(request)) }),
+  );
+  const payload = response.Payload ? new TextDecoder().decode(response.Payload) : '';
+  if (response.FunctionError) {
+    const { errorType, errorMessage } = JSON.parse(payload || '{}') as {
+      errorType?: string;
+      errorMessage?: string;
+    };
+    return {
+      ok: false,
+      error: {
+        name: errorType ?? 'FunctionError',
+        kind: 'error',
+        message: `${name} failed: ${errorMessage ?? payload}`,
+      },
+    };
+  }
+  return JSON.parse(payload) as ReplayOutcome;
+}
+
+async function replayDirectly(request: ReplayRequest, options: ReplayOptions): Promise<ReplayOutcome> {
+  const lambda = request.mapping
+    ? new LambdaClient(options.region ? { region: options.region } : {})
+    : undefined;
+  let groupId = request.group;
+  let topic = request.topic;
+  let mapping: { uuid: string; stateBefore: string; stateAfter: string } | null = null;
+  if (lambda && request.mapping) {
+    const info = await readMapping({ lambda, uuid: request.mapping, deadline: Date.now() + 30_000 });
+    ({ groupId, topic } = checkMapping(info, { groupId, topic }));
+    mapping = { uuid: info.uuid, stateBefore: info.state, stateAfter: info.state };
+  }
+  if (!groupId || !topic) throw new ReplayInputError('give --esm, or --group with --topic');
+  const { target, partitions } = requestTarget(request, topic);
+  const kafka = await connectReplayKafka(await connection(options));
+  try {
+    if (!request.execute) {
+      const plan = await planReplay({
+        admin: kafka.admin,
+        groupId,
+        topic,
+        target,
+        partitions,
+        strict: request.strict,
+      });
+      return { ok: true, executed: false, groupId, topic, mapping, plan };
+    }
+    const abort = new AbortController();
+    const onSignal = () => {
+      progress(options, 'interrupted: stopping and restoring the mapping');
+      abort.abort();
+    };
+    process.once('SIGINT', onSignal);
+    try {
+      const result = await executeReplay({
+        kafka,
+        groupId,
+        topic,
+        target,
+        partitions,
+        strict: request.strict,
+        reason: request.reason,
+        ...(lambda && request.mapping && { mapping: { lambda, uuid: request.mapping } }),
+        timeouts: {
+          mappingMs: (options.mappingTimeout ?? 300) * 1000,
+          groupMs: (options.groupTimeout ?? 300) * 1000,
+        },
+        signal: abort.signal,
+        onProgress: (p) => progress(options, `${p.step}: ${p.message}`),
+      });
+      return {
+        ok: true,
+        executed: true,
+        groupId,
+        topic,
+        mapping: result.mapping,
+        plan: result.plan,
+        steps: result.steps,
+      };
+    } finally {
+      process.off('SIGINT', onSignal);
+    }
+  } finally {
+    await kafka.disconnect();
+  }
+}
+
+async function connection(options: ReplayOptions): Promise<KafkaConnection> {
+  const brokers = (options.brokers ?? '').split(',');
+  const pem = async (file: string | undefined) => (file === undefined ? undefined : readFile(file, 'utf8'));
+  const ca = await pem(options.caFile);
+  switch (options.auth) {
+    case 'plaintext':
+      return { brokers };
+    case 'tls':
+      return {
+        brokers,
+        auth: { mechanism: 'tls', ca, cert: await pem(options.certFile), key: await pem(options.keyFile) },
+      };
+    case 'msk-iam': {
+      const region = options.region ?? process.env.AWS_REGION;
+      if (!region) throw new ReplayInputError('--auth msk-iam needs --region or AWS_REGION');
+      return { brokers, auth: { mechanism: 'msk-iam', region } };
+    }
+    default: {
+      const password = process.env.KAFKA_SASL_PASSWORD;
+      if (!options.saslUsername || !password) {
+        throw new ReplayInputError(`--auth ${options.auth} needs --sasl-username and KAFKA_SASL_PASSWORD`);
+      }
+      return { brokers, auth: { mechanism: options.auth, username: options.saslUsername, password, ca } };
+    }
+  }
+}
+
+function progress(options: ReplayOptions, message: string): void {
+  if (!options.json || process.stderr.isTTY) console.error(`[replay] ${message}`);
+}
+
+function print(outcome: ReplayOutcome, options: ReplayOptions): void {
+  if (options.json) {
+    console.log(JSON.stringify(outcome, null, 2));
+    return;
+  }
+  if (!outcome.ok) {
+    const { error } = outcome;
+    console.error(`kafka-lambda replay: ${error.message}`);
+    for (const issue of error.issues ?? []) console.error(`  - ${issue}`);
+    if (error.report) {
+      const r = error.report;
+      console.error(`  failed step: ${r.failedStep}`);
+      console.error(
+        `  offsets: ${r.offsets}${r.offsetsNow ? ` (now ${r.offsetsNow.map((o) => `${o.partition}:${o.offset ?? '-'}`).join(' ')})` : ''}`,
+      );
+      if (r.mappingStateBefore !== null) {
+        console.error(
+          `  mapping: was ${r.mappingStateBefore}, now ${r.mappingStateNow ?? 'unknown'}${r.mappingRestored ? '' : ' — NOT restored'}`,
+        );
+      }
+      if (r.restoreError) console.error(`  restore failed: ${r.restoreError.message}`);
+    }
+    return;
+  }
+  const { plan } = outcome;
+  const table = new Table({
+    head: ['PARTITION', 'COMMITTED', 'LOW', 'HIGH', 'TARGET', 'RE-DELIVER', 'SKIP', 'NOTES'],
+    style: { head: [], border: [] },
+  });
+  for (const p of plan.partitions) {
+    table.push([p.partition, p.committed ?? '-', p.low, p.high, p.target, p.redeliver, p.skip, notes(p)]);
+  }
+  const where = `group ${plan.groupId} on ${plan.topic}${outcome.mapping ? ` (mapping ${outcome.mapping.uuid}, ${outcome.mapping.stateAfter})` : ''}`;
+  console.log(
+    outcome.executed
+      ? `Replayed ${where}: ${plan.totals.changed} of ${plan.totals.partitions} partition(s) moved.`
+      : `Plan for ${where} (dry run: nothing changed; add --execute to apply):`,
+  );
+  console.log(table.toString());
+  console.log(
+    `${plan.totals.redeliver} record(s) ${outcome.executed ? 'will be' : 'would be'} delivered again, ${plan.totals.skip} skipped.`,
+  );
+}
+
+function notes(p: PartitionPlan): string {
+  const lines = p.warnings.map((w) => w.message);
+  const audit = parseReplayMetadata(p.committedMetadata);
+  if (audit)
+    lines.push(
+      `last replay ${audit.at} from ${audit.previous ?? '-'}${audit.reason ? `: ${audit.reason}` : ''}`,
+    );
+  return lines.join('\n');
+}
