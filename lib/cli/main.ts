@@ -4,6 +4,7 @@ import { registerDemoCommand } from './commands/demo.ts';
 import { registerDevCommand } from './commands/dev.ts';
 import { registerEventCommand } from './commands/event.ts';
 import { registerInvokeCommand } from './commands/invoke.ts';
+import { registerReplayCommand } from './commands/replay.ts';
 import { silenceKafkajsTimerWarning } from './warnings.ts';
 
 silenceKafkajsTimerWarning();
@@ -18,6 +19,7 @@ registerDemoCommand(program);
 registerDevCommand(program);
 registerEventCommand(program);
 registerInvokeCommand(program);
+registerReplayCommand(program);
 
 try {
   await program.parseAsync();
