@@ -20,7 +20,7 @@ export interface ImportedNetworkConfig {
   readonly securityGroupIds: readonly string[];
 }
 
-export type SelfManagedAuthType = 'sasl-scram-512' | 'sasl-scram-256' | 'basic' | 'mtls' | 'none';
+export type SelfManagedAuthType = 'sasl-scram-512' | 'sasl-scram-256' | 'basic' | 'mtls' | 'tls' | 'none';
 
 /** Which Kafka cluster the app uses; see {@link appConfigFromContext}. */
 export type ClusterConfig =
@@ -165,9 +165,10 @@ function cluster(lookup: Lookup): ClusterConfig {
       const auth = oneOf(
         lookup,
         'auth',
-        ['sasl-scram-512', 'sasl-scram-256', 'basic', 'mtls', 'none'],
+        ['sasl-scram-512', 'sasl-scram-256', 'basic', 'mtls', 'tls', 'none'],
         'sasl-scram-512',
       );
+      const withSecret = auth !== 'tls' && auth !== 'none';
       const bootstrapServers = list(lookup, 'bootstrapServers') ?? [];
       if (bootstrapServers.length === 0) {
         throw new InvalidContextError(
@@ -176,17 +177,17 @@ function cluster(lookup: Lookup): ClusterConfig {
         );
       }
       const vpc = network(lookup, 'optional');
-      if (auth === 'none' && vpc === undefined) {
+      if (!withSecret && vpc === undefined) {
         throw new InvalidContextError(
           'auth',
-          'auth=none needs vpcId/subnetIds/securityGroupIds: Lambda refuses unauthenticated public brokers',
+          `auth=${auth} needs vpcId/subnetIds/securityGroupIds: Lambda refuses unauthenticated public brokers`,
         );
       }
       return {
         kind,
         bootstrapServers,
         auth,
-        secretArn: auth === 'none' ? undefined : required(lookup, 'secretArn', `with auth=${auth}`),
+        secretArn: withSecret ? required(lookup, 'secretArn', `with auth=${auth}`) : undefined,
         rootCaSecretArn: text(lookup, 'rootCaSecretArn'),
         network: vpc,
       };

@@ -62,8 +62,8 @@ export function buildApp(app: App, config: AppConfig): BuiltApp {
         kind: 'self-managed',
         bootstrapServers: cluster.bootstrapServers,
         auth:
-          cluster.auth === 'none' || cluster.secretArn === undefined
-            ? { type: 'none' }
+          cluster.auth === 'tls' || cluster.auth === 'none' || cluster.secretArn === undefined
+            ? { type: cluster.auth === 'tls' ? 'tls' : 'none' }
             : { type: cluster.auth, secret: secret(scope, 'KafkaSecret', cluster.secretArn) },
         rootCaCertificate:
           cluster.rootCaSecretArn === undefined

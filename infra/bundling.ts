@@ -10,8 +10,8 @@ import type { BuildOptions } from 'esbuild';
  * - Everything is bundled, `@aws-sdk/*` included: the SDK in the runtime is unpinned (it changes under a
  *   deployed function) and is loaded from hundreds of unminified files, while a tree-shaken, minified copy
  *   pins the version the tests ran against and loads from one file.
- * - Linked source maps without `sourcesContent`: stack traces map back to `.ts` lines (with
- *   `--enable-source-maps`) while the map stays small and the `.mjs` untouched.
+ * - Linked source maps without `sourcesContent`: with `NODE_OPTIONS=--enable-source-maps` stack traces map
+ *   back to `.ts` lines; without it the map costs nothing at run time (it is only read when enabled).
  *
  * @example
  * import { build } from 'esbuild';

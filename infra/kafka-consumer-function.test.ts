@@ -115,7 +115,7 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
     });
     template.hasResourceProperties('AWS::Lambda::Function', {
       MemorySize: 1024,
-      Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps', FEATURE: 'on' } },
+      Environment: { Variables: { FEATURE: 'on' } },
     });
   });
 

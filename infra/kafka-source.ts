@@ -37,7 +37,8 @@ export interface MskSource {
 export type SelfManagedAuth =
   | { readonly type: 'sasl-scram-512' | 'sasl-scram-256' | 'basic'; readonly secret: secretsmanager.ISecret }
   | { readonly type: 'mtls'; readonly secret: secretsmanager.ISecret }
-  | { readonly type: 'none' };
+  /** TLS without client authentication (`tls`) or plaintext (`none`): only inside a VPC. */
+  | { readonly type: 'tls' | 'none' };
 
 /**
  * A self-managed Apache Kafka cluster. Without `network` the brokers must be reachable from the internet

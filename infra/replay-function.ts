@@ -86,8 +86,9 @@ export class KafkaReplayFunction extends Construct {
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: 256,
-      // Disabling a mapping and waiting for the group to empty takes minutes.
-      timeout: Duration.minutes(10),
+      // Disabling a mapping, waiting for its group to empty and re-enabling it each take minutes; the
+      // handler bounds each wait by the time it has left.
+      timeout: Duration.minutes(15),
       role,
       logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
@@ -101,6 +102,7 @@ export class KafkaReplayFunction extends Construct {
       entry: props.entry,
       handler: props.handler ?? 'handler',
       environment: {
+        // Rare, operator-driven runs of minutes: readable stack traces are worth the ~0.1 s of cold start.
         NODE_OPTIONS: '--enable-source-maps',
         ...replayEnvironment(source, target, this.allowedTopics),
         ...environment,
@@ -118,7 +120,6 @@ export class KafkaReplayFunction extends Construct {
       for (const statement of statements) role.addToPrincipalPolicy(statement);
     }
     sourceSecret(source)?.grantRead(role);
-    if (source.kind === 'self-managed') source.rootCaCertificate?.grantRead(role);
     if (network) {
       for (const statement of networkInterfaceStatements(this)) role.addToPrincipalPolicy(statement);
       acknowledgeNetworkInterfaceWildcards(role);
@@ -127,7 +128,7 @@ export class KafkaReplayFunction extends Construct {
 }
 
 /**
- * The replay handler's configuration as environment variables (names defined by functions/replay/handler.ts).
+ * The replay handler's configuration as environment variables (the names functions/replay/handler.ts reads).
  *
  * @example
  * replayEnvironment(source, consumer, ['orders']).REPLAY_ALLOWED_TOPICS; // 'orders'

@@ -1,0 +1,132 @@
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { appConfigFromContext } from './app-config.ts';
+import { type BuiltApp, buildApp } from './build-app.ts';
+import { allStatements, roleStatements } from './template-queries.ts';
+
+// Each cluster variant of the app, from the same context values a user passes with `-c`. Bundling is
+// covered by app.test.ts; these synths skip it (`aws:cdk:bundling-stacks: []`) to stay fast.
+const CLUSTER_ARN = 'arn:aws:kafka:eu-west-1:111122223333:cluster/shop/0f3c-uuid-1';
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:AmazonMSK_shop-AbCdEf';
+const VPC = {
+  vpcId: 'vpc-0a1b2c3d4e5f60000',
+  subnetIds: 'subnet-0a1b2c3d4e5f60001,subnet-0a1b2c3d4e5f60002',
+  securityGroupIds: 'sg-0a1b2c3d4e5f60003',
+};
+
+function synth(context: Record<string, string>): { built: BuiltApp; application: Template } {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const built = buildApp(
+    app,
+    appConfigFromContext((key) => context[key]),
+  );
+  const application = Template.fromStack(built.application);
+  for (const stack of [built.cluster, built.application]) {
+    if (stack) expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
+  }
+  return { built, application };
+}
+
+describe('cluster variants', { timeout: 60_000 }, () => {
+  it('cluster=provisioned: an MSK cluster with IAM auth, TLS everywhere and broker logs', () => {
+    const { built } = synth({ cluster: 'provisioned' });
+    Template.fromStack(built.cluster!).hasResourceProperties('AWS::MSK::Cluster', {
+      KafkaVersion: '3.9.x',
+      NumberOfBrokerNodes: 2,
+      BrokerNodeGroupInfo: { InstanceType: 'kafka.t3.small' },
+      ClientAuthentication: { Sasl: { Iam: { Enabled: true } }, Unauthenticated: { Enabled: false } },
+      EncryptionInfo: { EncryptionInTransit: { ClientBroker: 'TLS', InCluster: true } },
+      LoggingInfo: { BrokerLogs: { CloudWatchLogs: { Enabled: true } } },
+    });
+  });
+
+  it('cluster=existing: no cluster stack; the trigger and IAM name the given cluster', () => {
+    const { built, application } = synth({ cluster: 'existing', clusterArn: CLUSTER_ARN, ...VPC });
+    expect(built.cluster).toBeUndefined();
+    application.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: CLUSTER_ARN,
+      AmazonManagedKafkaEventSourceConfig: { ConsumerGroupId: 'orders-consumer' },
+      SourceAccessConfigurations: Match.absent(),
+    });
+    const resources = roleStatements(application, 'OrdersRole').map((statement) => statement.Resource);
+    expect(resources).toContain('arn:aws:kafka:eu-west-1:111122223333:topic/shop/0f3c-uuid-1/orders');
+    expect(resources).toContain(
+      'arn:aws:kafka:eu-west-1:111122223333:group/shop/0f3c-uuid-1/orders-consumer',
+    );
+    application.hasResourceProperties('AWS::Lambda::Function', {
+      VpcConfig: {
+        SubnetIds: ['subnet-0a1b2c3d4e5f60001', 'subnet-0a1b2c3d4e5f60002'],
+        SecurityGroupIds: ['sg-0a1b2c3d4e5f60003'],
+      },
+    });
+  });
+
+  it('cluster=existing auth=sasl-scram-512: the secret instead of kafka-cluster actions', () => {
+    const { application } = synth({
+      cluster: 'existing',
+      clusterArn: CLUSTER_ARN,
+      auth: 'sasl-scram-512',
+      secretArn: SECRET_ARN,
+      ...VPC,
+    });
+    application.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      SourceAccessConfigurations: [{ Type: 'SASL_SCRAM_512_AUTH', URI: SECRET_ARN }],
+    });
+    const actions = allStatements(application).flatMap((statement) => statement.Action);
+    expect(actions.filter((action) => action.startsWith('kafka-cluster:'))).toEqual([]);
+    expect(actions).toContain('kafka:ListScramSecrets');
+    expect(actions).toContain('secretsmanager:GetSecretValue');
+  });
+
+  it('cluster=self-managed: bootstrap servers with a secret, reachable without a VPC', () => {
+    const { built, application } = synth({
+      cluster: 'self-managed',
+      bootstrapServers: 'kafka-1.example.com:9096,kafka-2.example.com:9096',
+      secretArn: SECRET_ARN,
+    });
+    expect(built.cluster).toBeUndefined();
+    application.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      SelfManagedEventSource: {
+        Endpoints: { KafkaBootstrapServers: ['kafka-1.example.com:9096', 'kafka-2.example.com:9096'] },
+      },
+      SelfManagedKafkaEventSourceConfig: { ConsumerGroupId: 'orders-consumer' },
+      SourceAccessConfigurations: [{ Type: 'SASL_SCRAM_512_AUTH', URI: SECRET_ARN }],
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    application.hasOutput('MappingUuid', { Value: { Ref: Match.anyValue() } });
+    application.resourcePropertiesCountIs('AWS::Lambda::Function', { VpcConfig: Match.anyValue() }, 0);
+  });
+
+  it('cluster=self-managed with a VPC: the trigger and the replay function use its subnets', () => {
+    const { application } = synth({
+      cluster: 'self-managed',
+      bootstrapServers: 'k.internal:9092',
+      auth: 'none',
+      ...VPC,
+    });
+    application.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      SourceAccessConfigurations: [
+        { Type: 'VPC_SUBNET', URI: 'subnet-0a1b2c3d4e5f60001' },
+        { Type: 'VPC_SUBNET', URI: 'subnet-0a1b2c3d4e5f60002' },
+        { Type: 'VPC_SECURITY_GROUP', URI: 'sg-0a1b2c3d4e5f60003' },
+      ],
+    });
+    application.resourcePropertiesCountIs('AWS::Lambda::Function', { VpcConfig: Match.anyValue() }, 1);
+  });
+
+  it('failureTopic: failed records go to a Kafka topic the consumer may write', () => {
+    const { application } = synth({ failureTopic: 'orders-failed' });
+    application.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      DestinationConfig: { OnFailure: { Destination: 'kafka://orders-failed' } },
+    });
+    expect(
+      roleStatements(application, 'OrdersRole').find((statement) => statement.Sid === 'MskWriteFailureTopic'),
+    ).toMatchObject({
+      Action: ['kafka-cluster:DescribeTopic', 'kafka-cluster:WriteData'],
+    });
+    application.resourceCountIs('AWS::SQS::Queue', 0);
+    application.resourceCountIs('AWS::CloudWatch::Alarm', 1);
+  });
+});
