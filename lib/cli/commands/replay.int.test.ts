@@ -1,0 +1,266 @@
+// `kafka-lambda replay`, spawned for real: against the test broker directly, and through a local
+// HTTP server speaking the Lambda Invoke API that runs the real replay function.
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReplayHandler } from '../../../functions/replay/handler.ts';
+import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../../test/kafka.ts';
+import { connectReplayKafka, type ReplayKafka, type ReplayOutcome } from '../../replay/index.ts';
+import { modelEventSourceMapping } from '../../replay/testing/esm-model.ts';
+import { seedTopic } from '../../replay/testing/seed.ts';
+
+const cli = join(import.meta.dirname, '../../../bin/kafka-lambda.js');
+const topic = uniqueName('orders');
+let kafka: ReplayKafka;
+
+beforeAll(async () => {
+  await seedTopic(testKafka(), { topic, partitions: 3, records: 10 });
+  kafka = await connectReplayKafka({ brokers: testBrokers() });
+});
+afterAll(async () => {
+  await kafka?.disconnect();
+});
+
+function run(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, 'replay', ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function group(offsets = [7, 8, 9]): Promise<string> {
+  const groupId = uniqueName('cli-group');
+  await kafka.commitOffsets({
+    groupId,
+    topic,
+    offsets: offsets.map((offset, partition) => ({ partition, offset, metadata: '' })),
+  });
+  return groupId;
+}
+
+const current = async (groupId: string) =>
+  (await committedOffsetsByKafkaTool(groupId)).map((r) => r.currentOffset);
+
+describe('kafka-lambda replay --brokers', () => {
+  it('prints a plan and changes nothing by default', async () => {
+    const G = await group();
+    const result = await run([
+      '--brokers',
+      testBrokers().join(','),
+      '--group',
+      G,
+      '--topic',
+      topic,
+      '--to-earliest',
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      `Plan for group ${G} on ${topic} (dry run: nothing changed; add --execute to apply):`,
+    );
+    expect(result.stdout).toMatch(/│ 0\s+│ 7\s+│ 0\s+│ 10\s+│ 0\s+│ 7\s+│ 0\s+│/);
+    expect(result.stdout).toContain('24 record(s) would be delivered again, 0 skipped.');
+    expect(await current(G)).toEqual([7, 8, 9]);
+  });
+
+  it('with --execute moves the offsets, Kafka’s own tool agrees, and the next plan shows the audit trail', async () => {
+    const G = await group();
+    const brokers = testBrokers().join(',');
+    const result = await run([
+      '--brokers',
+      brokers,
+      '--group',
+      G,
+      '--topic',
+      topic,
+      '--to-earliest',
+      '--execute',
+      '--reason',
+      'INC-3',
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`Replayed group ${G} on ${topic}: 3 of 3 partition(s) moved.`);
+    expect(result.stderr).toContain('[replay] commit-offsets: committing 3 offset(s) in one request');
+    expect(await current(G)).toEqual([0, 0, 0]);
+
+    const again = await run(['--brokers', brokers, '--group', G, '--topic', `${topic}:1`, '--to-latest']);
+    expect(again.stdout).toMatch(/last replay \S+ from 8: INC-3/);
+  });
+
+  it('--json prints the outcome for scripts', async () => {
+    const G = await group();
+    const result = await run([
+      '--brokers',
+      testBrokers().join(','),
+      '--group',
+      G,
+      '--topic',
+      `${topic}:0,2`,
+      '--shift-by',
+      '-2',
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    const outcome = JSON.parse(result.stdout) as ReplayOutcome;
+    if (!outcome.ok) throw new Error(result.stdout);
+    expect(outcome.executed).toBe(false);
+    expect(outcome.plan.partitions.map((p) => [p.partition, p.target])).toEqual([
+      [0, 5],
+      [2, 7],
+    ]);
+  });
+
+  it('exit codes: 2 for an invalid request, 3 for a refusal', async () => {
+    const G = await group();
+    const brokers = testBrokers().join(',');
+    const twoTargets = await run([
+      '--brokers',
+      brokers,
+      '--group',
+      G,
+      '--topic',
+      topic,
+      '--to-earliest',
+      '--to-latest',
+    ]);
+    expect(twoTargets.code).toBe(2);
+    expect(twoTargets.stderr).toContain('give exactly one target');
+    const unknown = await run(['--brokers', brokers, '--group', G, '--topic', `${topic}:9`, '--to-earliest']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('has no partition 9');
+    const strict = await run([
+      '--brokers',
+      brokers,
+      '--group',
+      G,
+      '--topic',
+      topic,
+      '--to-offset',
+      '99',
+      '--strict',
+      '--execute',
+    ]);
+    expect(strict.code).toBe(3);
+    expect(strict.stderr).toContain('strict: not clamped');
+    const flags = await run(['--brokers', brokers, '--dry-run', '--execute', '--to-latest']);
+    expect(flags.code).toBe(2);
+    expect(await current(G)).toEqual([7, 8, 9]);
+  });
+});
+
+describe('kafka-lambda replay --function', () => {
+  let server: Server;
+  let endpoint: string;
+  const G = uniqueName('cli-fn-group');
+  const model = modelEventSourceMapping({ uuid: 'esm-cli', topic, groupId: G, transitionPolls: 1 });
+  const handle = createReplayHandler({
+    config: {
+      mappings: ['esm-cli'],
+      groups: [],
+      topics: [topic],
+      timeouts: { pollIntervalMs: 10 },
+      connection: async () => ({ brokers: testBrokers() }),
+    },
+    lambda: model.lambda,
+    log: () => {},
+  });
+  const invocations: { path: string; body: unknown }[] = [];
+
+  beforeAll(async () => {
+    // The Lambda Invoke API: POST /2015-03-31/functions/{name}/invocations, the payload in and out.
+    server = createServer(async (req, res) => {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      const event = JSON.parse(body) as unknown;
+      invocations.push({ path: req.url ?? '', body: event });
+      if (!req.url?.startsWith('/2015-03-31/functions/replay-fn/invocations')) {
+        res.writeHead(404, {
+          'content-type': 'application/json',
+          'x-amzn-errortype': 'ResourceNotFoundException',
+        });
+        res.end(JSON.stringify({ Type: 'User', message: 'Function not found' }));
+        return;
+      }
+      if ((event as { reason?: string }).reason === 'crash') {
+        res.writeHead(200, { 'content-type': 'application/json', 'x-amz-function-error': 'Unhandled' });
+        res.end(
+          JSON.stringify({ errorType: 'Runtime.ExitError', errorMessage: 'RequestId: 1 Error: exited' }),
+        );
+        return;
+      }
+      const result = await handle(event, { getRemainingTimeInMillis: () => 600_000 });
+      res.writeHead(200, { 'content-type': 'application/json', 'x-amz-executed-version': '$LATEST' });
+      res.end(JSON.stringify(result));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await kafka.commitOffsets({
+      groupId: G,
+      topic,
+      offsets: [7, 8, 9].map((offset, partition) => ({ partition, offset, metadata: '' })),
+    });
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  const env = () => ({
+    AWS_ENDPOINT_URL_LAMBDA: endpoint,
+    AWS_REGION: 'eu-west-1',
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+  });
+
+  it('sends the flags as the request and prints the function’s plan as a table', async () => {
+    const result = await run(['--function', 'replay-fn', '--topic', `${topic}:1`, '--to-offset', '3'], env());
+    expect(result.code).toBe(0);
+    expect(invocations.at(-1)).toEqual({
+      path: '/2015-03-31/functions/replay-fn/invocations',
+      body: { topic, partitions: [1], toOffset: 3, execute: false, strict: false },
+    });
+    expect(result.stdout).toContain(`Plan for group ${G} on ${topic} (mapping esm-cli, Enabled)`);
+    expect(result.stdout).toMatch(/│ 1\s+│ 8\s+│ 0\s+│ 10\s+│ 3\s+│ 5\s+│ 0\s+│/);
+    expect(await current(G)).toEqual([7, 8, 9]);
+  });
+
+  it('--execute applies it through the mapping', async () => {
+    const result = await run(
+      ['--function', 'replay-fn', '--to-offset', '3', '--execute', '--reason', 'INC-4'],
+      env(),
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('3 of 3 partition(s) moved');
+    expect(model.state()).toBe('Enabled');
+    expect(model.updates).toEqual([false, true]);
+    expect(await current(G)).toEqual([3, 3, 3]);
+  });
+
+  it('passes the function’s refusals and crashes on as exit codes', async () => {
+    const refused = await run(
+      ['--function', 'replay-fn', '--group', 'payments', '--topic', topic, '--to-latest', '--execute'],
+      env(),
+    );
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('consumer group "payments" is not allowed here');
+    const crashed = await run(['--function', 'replay-fn', '--to-latest', '--reason', 'crash'], env());
+    expect(crashed.code).toBe(1);
+    expect(crashed.stderr).toContain('replay-fn failed: RequestId: 1 Error: exited');
+    const missing = await run(['--function', 'nope', '--to-latest'], env());
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('Function not found');
+  });
+});
