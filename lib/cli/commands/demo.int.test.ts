@@ -1,0 +1,28 @@
+import { expect, it, vi } from 'vitest';
+import { committedOffsetsByKafkaTool, testBrokers } from '../../../test/kafka.ts';
+import { runDemo } from './demo.ts';
+
+it('runs the demo on a cluster: every valid order reserved, only poison dead-lettered, all offsets committed', async () => {
+  const written: string[] = [];
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    written.push(String(chunk));
+    return true;
+  });
+  let result: Awaited<ReturnType<typeof runDemo>>;
+  try {
+    result = await runDemo(testBrokers());
+  } finally {
+    write.mockRestore();
+  }
+  const output = written.join('');
+  expect(output).toMatch(/→ on-failure destination \(RetryAttemptsExhausted\)/);
+  expect(output).toMatch(/retry 1 \(partial\) of \d+ records? from /);
+  expect(output).toContain(
+    'self-check: every valid order reserved, only poison on the dead-letter topic, all offsets committed ✓',
+  );
+  expect(result.brokers).toEqual(testBrokers());
+  const offsets = await committedOffsetsByKafkaTool(result.groupId);
+  expect(offsets).toHaveLength(result.partitions);
+  for (const row of offsets) expect(row.currentOffset).toBe(row.logEndOffset);
+  expect(offsets.reduce((n, row) => n + row.logEndOffset, 0)).toBe(60);
+});
