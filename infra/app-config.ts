@@ -13,16 +13,33 @@ export class InvalidContextError extends Error {
   }
 }
 
-/** An existing VPC, by ids (no lookup: synth stays offline). */
+/**
+ * An existing VPC, by ids (no lookup: synth stays offline).
+ *
+ * @example
+ * const network: ImportedNetworkConfig = { vpcId: 'vpc-0a1b', subnetIds: ['subnet-0a1b'], securityGroupIds: ['sg-0a1b'] };
+ */
 export interface ImportedNetworkConfig {
   readonly vpcId: string;
   readonly subnetIds: readonly string[];
   readonly securityGroupIds: readonly string[];
 }
 
+/**
+ * `-c auth=…` of a self-managed cluster: SASL (secret with `username`/`password`), mTLS (secret with
+ * `certificate`/`privateKey`), or TLS / plaintext without client authentication (VPC only).
+ *
+ * @example
+ * const auth: SelfManagedAuthType = 'sasl-scram-512';
+ */
 export type SelfManagedAuthType = 'sasl-scram-512' | 'sasl-scram-256' | 'basic' | 'mtls' | 'tls' | 'none';
 
-/** Which Kafka cluster the app uses; see {@link appConfigFromContext}. */
+/**
+ * Which Kafka cluster the app uses; see {@link appConfigFromContext}.
+ *
+ * @example
+ * const cluster: ClusterConfig = { kind: 'serverless', natGateways: 1 };
+ */
 export type ClusterConfig =
   | { readonly kind: 'serverless'; readonly natGateways: number }
   | {
@@ -47,7 +64,12 @@ export type ClusterConfig =
       readonly network?: ImportedNetworkConfig;
     };
 
-/** Everything infra/app.ts builds, as plain data. */
+/**
+ * Everything infra/app.ts builds, as plain data.
+ *
+ * @example
+ * const config: AppConfig = appConfigFromContext((key) => app.node.tryGetContext(key));
+ */
 export interface AppConfig {
   readonly prefix: string;
   readonly cluster: ClusterConfig;

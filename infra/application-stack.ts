@@ -11,7 +11,12 @@ import { KafkaReplayFunction } from './replay-function.ts';
 /** The repository root: functions are bundled by path from here, and its lock file pins their dependencies. */
 const ROOT = join(import.meta.dirname, '..');
 
-/** Props of {@link KafkaLambdaAppStack}. */
+/**
+ * Props of {@link KafkaLambdaAppStack}.
+ *
+ * @example
+ * const props: KafkaLambdaAppStackProps = { source: clusterStack.source, topic: 'orders', offsetLagThreshold: 5000 };
+ */
 export interface KafkaLambdaAppStackProps extends StackProps {
   /** The cluster, or a function that imports it (VPC, secrets by ARN) into this stack. */
   readonly source: KafkaSource | ((stack: Stack) => KafkaSource);

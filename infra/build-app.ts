@@ -7,7 +7,12 @@ import { KafkaLambdaAppStack } from './application-stack.ts';
 import { KafkaClusterStack } from './cluster-stack.ts';
 import { importKafkaNetwork, type KafkaSource } from './kafka-source.ts';
 
-/** The stacks {@link buildApp} created: the cluster stack only when the app creates the cluster. */
+/**
+ * The stacks {@link buildApp} created: the cluster stack only when the app creates the cluster.
+ *
+ * @example
+ * const { cluster, application } = buildApp(app, config);
+ */
 export interface BuiltApp {
   readonly cluster: KafkaClusterStack | undefined;
   readonly application: KafkaLambdaAppStack;

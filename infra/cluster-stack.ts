@@ -8,7 +8,12 @@ import type { MskSource } from './kafka-source.ts';
 /** The private IAM-auth listener of MSK (Serverless and provisioned). */
 const IAM_PORT = ec2.Port.tcp(9098);
 
-/** Props of {@link KafkaClusterStack}. */
+/**
+ * Props of {@link KafkaClusterStack}.
+ *
+ * @example
+ * const props: KafkaClusterStackProps = { variant: 'provisioned', brokerInstanceType: 'kafka.m7g.large' };
+ */
 export interface KafkaClusterStackProps extends StackProps {
   /** `serverless`: MSK Serverless (IAM auth only). `provisioned`: an MSK cluster with IAM auth and TLS. */
   readonly variant: 'serverless' | 'provisioned';

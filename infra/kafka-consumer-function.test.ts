@@ -95,7 +95,7 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
     });
     new KafkaReplayFunction(stack, 'PublicReplay', { entry: ENTRY, source: publicSource, target: pub });
     template = Template.fromStack(stack);
-  });
+  }, 120_000); // synth on a busy 2-core machine
 
   it('passes every override to the trigger and the function', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {

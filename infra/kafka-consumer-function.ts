@@ -31,6 +31,9 @@ export class KafkaConsumerConfigError extends Error {
  * `sqs`: a metadata record per failed batch (topic, partition, offsets) in a queue — created when none is
  * given. `kafka`: one message per failed record, payload included, on a topic of the same cluster (not the
  * source topic).
+ *
+ * @example
+ * const toKafka: FailureDestination = { type: 'kafka', topic: 'orders-failed' };
  */
 export type FailureDestination =
   | { readonly type: 'sqs'; readonly queue?: sqs.IQueue }
@@ -40,6 +43,9 @@ export type FailureDestination =
  * Props of {@link KafkaConsumerFunction}. Every default is chosen so that a failing record can neither
  * block its partition forever nor vanish: bounded retries, a maximum record age, an on-failure destination,
  * and partial batch responses so that only failed records are retried.
+ *
+ * @example
+ * const props: KafkaConsumerFunctionProps = { entry: 'functions/orders/handler.ts', source, topic: 'orders', consumerGroupId: 'orders-consumer', retryAttempts: 5 };
  */
 export interface KafkaConsumerFunctionProps {
   /** The handler's source file, bundled with esbuild (e.g. `functions/orders/handler.ts`). */
@@ -81,10 +87,24 @@ export interface KafkaConsumerFunctionProps {
   readonly onFailure?: FailureDestination;
   /** @default true */
   readonly enabled?: boolean;
-  /** Overrides for the function (memory, timeout, environment, VPC…); applied over this construct's defaults. */
-  readonly functionProps?: Omit<NodejsFunctionProps, 'entry' | 'handler'>;
-  /** Overrides for the mapping (filters, metrics, logging, schema registry…); applied last. */
-  readonly mappingProps?: Partial<lambda.EventSourceMappingOptions>;
+  /**
+   * Overrides for the function (memory, timeout, environment, VPC…); applied over this construct's defaults.
+   * Not the role: its least-privilege policy is what this construct is for (add to `function.role` instead).
+   */
+  readonly functionProps?: Omit<NodejsFunctionProps, 'entry' | 'handler' | 'role'>;
+  /**
+   * Overrides for the mapping (filters, metrics, logging, schema registry…); applied last. Not the source,
+   * topic, group or destination, which the IAM policy is derived from.
+   */
+  readonly mappingProps?: Omit<
+    Partial<lambda.EventSourceMappingOptions>,
+    | 'eventSourceArn'
+    | 'kafkaBootstrapServers'
+    | 'kafkaTopic'
+    | 'kafkaConsumerGroupId'
+    | 'sourceAccessConfigurations'
+    | 'onFailure'
+  >;
 }
 
 /**

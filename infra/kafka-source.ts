@@ -33,7 +33,12 @@ export interface MskSource {
   readonly network?: KafkaNetwork;
 }
 
-/** How the trigger and the replay function authenticate to self-managed brokers. */
+/**
+ * How the trigger and the replay function authenticate to self-managed brokers.
+ *
+ * @example
+ * const auth: SelfManagedAuth = { type: 'sasl-scram-512', secret };
+ */
 export type SelfManagedAuth =
   | { readonly type: 'sasl-scram-512' | 'sasl-scram-256' | 'basic'; readonly secret: secretsmanager.ISecret }
   | { readonly type: 'mtls'; readonly secret: secretsmanager.ISecret }

@@ -19,7 +19,12 @@ export class KafkaReplayConfigError extends Error {
   override readonly name = 'KafkaReplayConfigError';
 }
 
-/** The trigger a replay rewinds; a {@link KafkaConsumerFunction} is one. */
+/**
+ * The trigger a replay rewinds; a {@link KafkaConsumerFunction} is one.
+ *
+ * @example
+ * const target: ReplayTarget = consumer; // or { mappingUuid, mappingArn, consumerGroupId, topic }
+ */
 export interface ReplayTarget {
   readonly mappingUuid: string;
   readonly mappingArn: string;
@@ -27,7 +32,12 @@ export interface ReplayTarget {
   readonly topic: string;
 }
 
-/** Props of {@link KafkaReplayFunction}. */
+/**
+ * Props of {@link KafkaReplayFunction}.
+ *
+ * @example
+ * const props: KafkaReplayFunctionProps = { entry: 'functions/replay/handler.ts', source, target: consumer };
+ */
 export interface KafkaReplayFunctionProps {
   /** The replay handler's source file (e.g. `functions/replay/handler.ts`). */
   readonly entry: string;
@@ -38,7 +48,7 @@ export interface KafkaReplayFunctionProps {
   /** Topics whose offsets the function may move. @default [target.topic] */
   readonly allowedTopics?: readonly string[];
   /** Overrides for the function; applied over this construct's defaults. */
-  readonly functionProps?: Omit<NodejsFunctionProps, 'entry' | 'handler'>;
+  readonly functionProps?: Omit<NodejsFunctionProps, 'entry' | 'handler' | 'role'>;
 }
 
 /**

@@ -1,7 +1,12 @@
 // Queries over synthesized templates shared by the infra tests.
 import type { Template } from 'aws-cdk-lib/assertions';
 
-/** One IAM policy statement as it appears in a template. */
+/**
+ * One IAM policy statement as it appears in a template.
+ *
+ * @example
+ * const statement: TemplateStatement = { Effect: 'Allow', Action: 'kafka-cluster:Connect', Resource: clusterArn };
+ */
 export interface TemplateStatement {
   readonly Sid?: string;
   readonly Effect: string;
@@ -62,7 +67,12 @@ export function mskArnJoin(clusterArn: unknown, kind: 'topic' | 'group', name: s
   };
 }
 
-/** The account- and region-wide EC2 ARN of the network-interface statement. */
+/**
+ * The account- and region-wide EC2 ARN of the network-interface statement.
+ *
+ * @example
+ * expect(statement.Resource).toEqual(REGIONAL_EC2_ARN);
+ */
 export const REGIONAL_EC2_ARN = {
   'Fn::Join': [
     '',
@@ -78,7 +88,12 @@ export const REGIONAL_EC2_ARN = {
   ],
 };
 
-/** The two network-interface statements Lambda needs for ENIs (see infra/iam.ts). */
+/**
+ * The two network-interface statements Lambda needs for ENIs (see infra/iam.ts).
+ *
+ * @example
+ * expect(roleStatements(template, 'ReplayRole')).toEqual(expect.arrayContaining(NETWORK_INTERFACE_STATEMENTS));
+ */
 export const NETWORK_INTERFACE_STATEMENTS: TemplateStatement[] = [
   {
     Sid: 'ManageNetworkInterfaces',
