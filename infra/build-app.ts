@@ -42,6 +42,7 @@ export function buildApp(app: App, config: AppConfig): BuiltApp {
         description: `kafka-lambda: VPC and MSK ${cluster.kind === 'serverless' ? 'Serverless' : 'provisioned'} cluster`,
         variant: cluster.kind,
         natGateways: cluster.natGateways,
+        sqsEndpoint: config.failureTopic === undefined,
         ...(cluster.kind === 'provisioned' && {
           kafkaVersion: cluster.kafkaVersion,
           brokerInstanceType: cluster.brokerInstanceType,

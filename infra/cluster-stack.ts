@@ -21,6 +21,12 @@ export interface KafkaClusterStackProps extends StackProps {
   readonly clusterName?: string;
   /** NAT gateways for the private subnets (Lambda's pollers and the replay function reach AWS APIs). @default 1 */
   readonly natGateways?: number;
+  /**
+   * An SQS interface endpoint in the cluster VPC. Lambda's Kafka pollers deliver on-failure records to
+   * SQS from the cluster VPC and the Lambda guide requires an endpoint of the destination service there.
+   * Turn off when failed records go to a Kafka topic. @default true
+   */
+  readonly sqsEndpoint?: boolean;
   /** Provisioned only. @default '3.9.x' */
   readonly kafkaVersion?: string;
   /** Provisioned only. @default 'kafka.t3.small' */
@@ -73,6 +79,20 @@ export class KafkaClusterStack extends Stack {
       description: 'Kafka clients (replay function, tools)',
     });
     brokerSecurityGroup.addIngressRule(this.clientSecurityGroup, IAM_PORT, 'Kafka clients (IAM auth)');
+    if (props.sqsEndpoint ?? true) {
+      const endpointSecurityGroup = new ec2.SecurityGroup(this, 'SqsEndpointSecurityGroup', {
+        vpc: this.vpc,
+        description: 'SQS endpoint for on-failure records of Lambda Kafka pollers',
+      });
+      // The pollers' ENIs carry the broker security group.
+      endpointSecurityGroup.addIngressRule(brokerSecurityGroup, ec2.Port.tcp(443), 'Lambda Kafka pollers');
+      this.vpc.addInterfaceEndpoint('SqsEndpoint', {
+        service: ec2.InterfaceVpcEndpointAwsService.SQS,
+        subnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },
+        securityGroups: [endpointSecurityGroup],
+        open: false,
+      });
+    }
 
     const subnetIds = this.vpc.selectSubnets({ subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS }).subnetIds;
     const iamOnly = { sasl: { iam: { enabled: true } } };

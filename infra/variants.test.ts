@@ -117,7 +117,8 @@ describe('cluster variants', { timeout: 60_000 }, () => {
   });
 
   it('failureTopic: failed records go to a Kafka topic the consumer may write', () => {
-    const { application } = synth({ failureTopic: 'orders-failed' });
+    const { built, application } = synth({ failureTopic: 'orders-failed' });
+    Template.fromStack(built.cluster!).resourceCountIs('AWS::EC2::VPCEndpoint', 0);
     application.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       DestinationConfig: { OnFailure: { Destination: 'kafka://orders-failed' } },
     });
