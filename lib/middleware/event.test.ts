@@ -68,8 +68,8 @@ describe('parseKafkaEvent', () => {
     const raw = { ...record('orders', 0, 0), partition: '3', offset: '1042' };
     const [batch] = parseKafkaEvent({ eventSource: 'aws:kafka', records: { 'orders-3': [raw] } }).partitions;
     expect(batch!.id).toBe('orders-3');
-    expect(batch!.records[0]!.partition).toBe(3);
-    expect(batch!.records[0]!.offset).toBe(1042);
+    expect(batch!.partition).toBe(3);
+    expect(batch!.offsets).toEqual([1042]);
   });
 
   it('identifies partitions by the records’ own topic and partition, not the map key', () => {
@@ -80,7 +80,7 @@ describe('parseKafkaEvent', () => {
         'my-topic-0': [record('my-topic', 12, 3)],
       },
     });
-    expect(parsed.partitions.map((p) => [p.id, p.records.map((r) => r.offset)])).toEqual([
+    expect(parsed.partitions.map((p) => [p.id, p.offsets])).toEqual([
       ['my-topic-0', [15, 16]],
       ['my-topic-12', [3]],
     ]);
@@ -92,6 +92,7 @@ describe('parseKafkaEvent', () => {
       records: { a: [record('t', 1, 9), record('t', 1, 4)], b: [record('t', 1, 6)] },
     });
     expect(parsed.partitions).toHaveLength(1);
+    expect(parsed.partitions[0]!.offsets).toEqual([4, 6, 9]);
     expect(parsed.partitions[0]!.records.map((r) => r.offset)).toEqual([4, 6, 9]);
   });
 

@@ -1,12 +1,17 @@
 import type { KafkaEventRecord } from '../kafka-event/types.ts';
 import { KafkaEventError } from './errors.ts';
-import { KafkaRecord } from './record.ts';
 
-/** The records of one topic-partition, in offset order. */
+/**
+ * The records of one topic-partition, in offset order, as they are in the event (decoding waits
+ * until a record starts), with their normalised offsets alongside.
+ */
 export interface PartitionBatch {
   /** `"<topic>-<partition>"`, built from the records' own fields. */
   readonly id: string;
-  readonly records: KafkaRecord<unknown, unknown>[];
+  readonly topic: string;
+  readonly partition: number;
+  records: KafkaEventRecord[];
+  offsets: number[];
 }
 
 /** A validated Kafka event, grouped by partition. */
@@ -69,17 +74,17 @@ export function parseKafkaEvent(event: unknown): ParsedKafkaEvent {
         const id = `${topic}-${partition}`;
         current = byId.get(id);
         if (current === undefined) {
-          current = { id, records: [] };
+          current = { id, topic, partition, records: [], offsets: [] };
           byId.set(id, current);
           partitions.push(current);
         }
         currentTopic = topic;
         currentPartition = partition;
       }
-      const group = current.records;
-      const previous = group[group.length - 1];
-      if (previous !== undefined && previous.offset > offset) unsorted.add(current);
-      group.push(new KafkaRecord(raw as KafkaEventRecord, topic, partition, offset));
+      const { offsets } = current;
+      if (offsets.length > 0 && offsets[offsets.length - 1]! > offset) unsorted.add(current);
+      offsets.push(offset);
+      current.records.push(raw as KafkaEventRecord);
       const timestamp = Number((raw as { timestamp?: unknown }).timestamp);
       if (timestamp < oldestTimestamp || (Number.isNaN(oldestTimestamp) && !Number.isNaN(timestamp)))
         oldestTimestamp = timestamp;
@@ -87,7 +92,11 @@ export function parseKafkaEvent(event: unknown): ParsedKafkaEvent {
     recordCount += list.length;
   }
   // Lambda sends each partition in offset order; a hand-written event may not.
-  for (const batch of unsorted) batch.records.sort((a, b) => a.offset - b.offset);
+  for (const batch of unsorted) {
+    const order = batch.offsets.map((_, i) => i).sort((a, b) => batch.offsets[a]! - batch.offsets[b]!);
+    batch.records = order.map((i) => batch.records[i]!);
+    batch.offsets = order.map((i) => batch.offsets[i]!);
+  }
   return { partitions, recordCount, oldestTimestamp };
 }
 

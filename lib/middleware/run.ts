@@ -1,6 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { Context } from 'aws-lambda';
-import type { KafkaBatchItemFailure, KafkaBatchResponse } from '../kafka-event/types.ts';
+import type { KafkaBatchItemFailure, KafkaBatchResponse, KafkaEventRecord } from '../kafka-event/types.ts';
 import { KafkaBatchFailedError, KafkaPoisonRecordError, KafkaSchemaError } from './errors.ts';
 import type { ParsedKafkaEvent } from './event.ts';
 import type { KafkaBatchLogger, KafkaBatchMetrics } from './log.ts';
@@ -11,7 +11,7 @@ import type {
   KafkaPoisonPolicy,
   KafkaRecordHandler,
 } from './options.ts';
-import { type KafkaRecord, KEY_DATA, VALUE_DATA } from './record.ts';
+import { KafkaRecord, KEY_DATA, VALUE_DATA } from './record.ts';
 
 /** The options after validation and defaults: what one invocation runs with. */
 export interface BatchConfig {
@@ -34,13 +34,19 @@ const RUNNING = 1;
 const OK = 2;
 const FAILED = 3;
 const SKIPPED = 4;
+/** Returned by `#start` when the handler returned a promise (left in `#pending`). */
+const PENDING = 5;
 type Outcome = typeof OK | typeof FAILED | typeof SKIPPED;
 
 type Record_ = KafkaRecord<unknown, unknown>;
 
 interface Partition {
   id: string;
-  records: Record_[];
+  topic: string;
+  partition: number;
+  /** As in the event: a record is wrapped (and decoded) only when it starts, and dropped after. */
+  records: KafkaEventRecord[];
+  offsets: number[];
   status: Uint8Array;
   failed: boolean;
 }
@@ -81,15 +87,18 @@ export class BatchRun {
   #nextPosition = 0;
   #stopped = false;
   #timedOut = false;
+  #untilCheck = 0;
+  #checkEvery = 1;
+  #lastCheck = 0;
   #onExpire: (() => void) | undefined;
+  #pending: PromiseLike<unknown> | undefined;
 
   constructor(config: BatchConfig, event: ParsedKafkaEvent, context: Context) {
     this.#config = config;
     this.#recordCount = event.recordCount;
     this.#oldestTimestamp = event.oldestTimestamp;
     this.#partitions = event.partitions.map((p) => ({
-      id: p.id,
-      records: p.records,
+      ...p,
       status: new Uint8Array(p.records.length),
       failed: false,
     }));
@@ -154,15 +163,15 @@ export class BatchRun {
     let processed = 0;
     let failed = 0;
     let skipped = 0;
-    for (const { id, records, status } of this.#partitions) {
+    for (const { id, offsets, status } of this.#partitions) {
       let lastReported = -1;
-      for (let i = 0; i < records.length; i++) {
+      for (let i = 0; i < offsets.length; i++) {
         const state = status[i];
         if (state === OK) processed++;
         else if (state === SKIPPED) skipped++;
         else {
           if (state === FAILED) failed++;
-          const offset = records[i]!.offset;
+          const offset = offsets[i]!;
           // A hand-written event may repeat an offset; Lambda must see each identifier once.
           if (offset !== lastReported) {
             batchItemFailures.push({ itemIdentifier: { partition: id, offset } });
@@ -210,10 +219,23 @@ export class BatchRun {
     this.#onExpire?.();
   }
 
-  /** True (and expires the run) once the deadline has passed: checked before each start. */
+  /**
+   * True (and expires the run) once the deadline has passed; called before each start. The timer
+   * cannot fire while synchronous handlers run back to back, so the clock is read here too: before
+   * every record while records are slow, every 16th at most while they take well under a millisecond.
+   */
   #pastDeadline(): boolean {
-    if (this.#deadline !== Number.POSITIVE_INFINITY && Date.now() >= this.#deadline) this.#expire();
-    return this.#stopped;
+    if (this.#stopped) return true;
+    if (--this.#untilCheck > 0) return false;
+    const now = Date.now();
+    if (now >= this.#deadline) {
+      this.#expire();
+      return true;
+    }
+    this.#checkEvery = now - this.#lastCheck < 1 ? Math.min(this.#checkEvery * 2, 16) : 1;
+    this.#untilCheck = this.#checkEvery;
+    this.#lastCheck = now;
+    return false;
   }
 
   async #workLanes(): Promise<void> {
@@ -222,17 +244,26 @@ export class BatchRun {
       const lane = this.#lanes[this.#nextLane++];
       if (lane === undefined) return;
       const { partition, positions } = lane;
-      const { records, status } = partition;
+      const { records, offsets, status, topic } = partition;
       const length = positions === undefined ? records.length : positions.length;
       for (let j = 0; j < length; j++) {
         if (this.#pastDeadline()) return;
         const i = positions === undefined ? j : positions[j]!;
         status[i] = RUNNING;
-        let outcome = this.#start(records[i]!, onRecord);
-        if (typeof outcome !== 'number') {
-          outcome = await outcome;
-          if (this.#stopped) return;
+        const record = new KafkaRecord(records[i]!, topic, partition.partition, offsets[i]!);
+        let outcome = this.#start(record, onRecord);
+        // The handler's promise is awaited here, not in a wrapper: one promise per async record.
+        if (outcome === PENDING) {
+          const pending = this.#pending!;
+          try {
+            await pending;
+            outcome = OK;
+          } catch (error) {
+            outcome = this.#fail(record, error);
+          }
         }
+        if (typeof outcome !== 'number') outcome = await outcome;
+        if (this.#stopped) return;
         status[i] = outcome;
         if (outcome === FAILED) break;
       }
@@ -255,11 +286,24 @@ export class BatchRun {
       if (partition.failed) continue;
       if (this.#pastDeadline()) return;
       partition.status[i] = RUNNING;
-      let outcome = this.#start(partition.records[i]!, onRecord);
-      if (typeof outcome !== 'number') {
-        outcome = await outcome;
-        if (this.#stopped) return;
+      const record = new KafkaRecord(
+        partition.records[i]!,
+        partition.topic,
+        partition.partition,
+        partition.offsets[i]!,
+      );
+      let outcome = this.#start(record, onRecord);
+      if (outcome === PENDING) {
+        const pending = this.#pending!;
+        try {
+          await pending;
+          outcome = OK;
+        } catch (error) {
+          outcome = this.#fail(record, error);
+        }
       }
+      if (typeof outcome !== 'number') outcome = await outcome;
+      if (this.#stopped) return;
       partition.status[i] = outcome;
       if (outcome === FAILED) partition.failed = true;
     }
@@ -270,10 +314,11 @@ export class BatchRun {
       const lane = this.#lanes[this.#nextLane++];
       if (lane === undefined) return;
       if (this.#pastDeadline()) return;
-      const { records, status } = lane.partition;
+      const { records, offsets, status, topic, partition } = lane.partition;
       const run: Record_[] = [];
+      const positions: number[] = [];
       for (let i = 0; i < records.length; i++) {
-        const record = records[i]!;
+        const record = new KafkaRecord(records[i]!, topic, partition, offsets[i]!);
         status[i] = RUNNING;
         let outcome: Outcome | Promise<Outcome> = OK;
         try {
@@ -284,8 +329,10 @@ export class BatchRun {
           if (typeof outcome !== 'number') outcome = await outcome;
         }
         if (this.#stopped) return;
-        if (outcome === OK) run.push(record);
-        else {
+        if (outcome === OK) {
+          run.push(record);
+          positions.push(i);
+        } else {
           status[i] = outcome;
           if (outcome === FAILED) {
             // Stop collecting: the partition resumes from the poison record, so later records wait.
@@ -294,7 +341,7 @@ export class BatchRun {
           }
         }
       }
-      if (run.length > 0) await this.#runPartition(onPartition, lane.partition, run);
+      if (run.length > 0) await this.#runPartition(onPartition, lane.partition, run, positions);
       if (this.#stopped) return;
     }
   }
@@ -303,8 +350,9 @@ export class BatchRun {
     onPartition: KafkaPartitionHandler<unknown, unknown>,
     partition: Partition,
     run: Record_[],
+    positions: number[],
   ): Promise<void> {
-    const { records, status } = partition;
+    const { status } = partition;
     let firstFailed = run.length;
     let rejected: Set<Record_> | undefined;
     try {
@@ -334,24 +382,27 @@ export class BatchRun {
         failedRecords: rejected.size,
       });
     }
-    // Records are positioned by identity: `run` is an ordered subsequence of `records`.
-    let k = 0;
-    for (let i = 0; i < records.length && k < run.length; i++) {
-      if (records[i] !== run[k]) continue;
-      status[i] =
+    for (let k = 0; k < run.length; k++) {
+      status[positions[k]!] =
         k < firstFailed ? OK : rejected === undefined || rejected.has(run[k]!) ? FAILED : NOT_STARTED;
-      k++;
     }
   }
 
-  /** Starts one record: returns its outcome, or a promise of it when something was asynchronous. */
-  #start(record: Record_, onRecord: KafkaRecordHandler<unknown, unknown>): Outcome | Promise<Outcome> {
+  /**
+   * Starts one record: returns its outcome, a promise of it, or {@link PENDING} with the handler's
+   * own promise left in `#pending` (read synchronously by the caller, which awaits it).
+   */
+  #start(
+    record: Record_,
+    onRecord: KafkaRecordHandler<unknown, unknown>,
+  ): Outcome | Promise<Outcome> | typeof PENDING {
     try {
       const prepared = this.#prepare(record);
       if (prepared !== undefined) return this.#startPrepared(record, prepared, onRecord);
       const result = onRecord(record, this.#batch);
-      if (isThenable(result)) return this.#settle(record, result);
-      return OK;
+      if (!isThenable(result)) return OK;
+      this.#pending = result;
+      return PENDING;
     } catch (error) {
       return this.#fail(record, error);
     }
@@ -366,15 +417,6 @@ export class BatchRun {
       await prepared;
       if (this.#stopped) return FAILED;
       await onRecord(record, this.#batch);
-      return OK;
-    } catch (error) {
-      return this.#fail(record, error);
-    }
-  }
-
-  async #settle(record: Record_, result: PromiseLike<unknown>): Promise<Outcome> {
-    try {
-      await result;
       return OK;
     } catch (error) {
       return this.#fail(record, error);
@@ -466,7 +508,7 @@ function keyLanes(partitions: Partition[]): Lane[] {
     const byKey = new Map<string, number[]>();
     const { records } = partition;
     for (let i = 0; i < records.length; i++) {
-      const key: unknown = records[i]!.raw.key;
+      const key: unknown = records[i]!.key;
       if (typeof key !== 'string') {
         lanes.push({ partition, positions: [i] });
         continue;
