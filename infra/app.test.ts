@@ -57,6 +57,20 @@ describe('the default app (MSK Serverless)', () => {
     expect(clusterArn).toEqual({
       'Fn::ImportValue': expect.stringMatching(/^KafkaLambdaCluster:.*ClusterArn/),
     });
+    // Lambda's pollers deliver on-failure records to SQS from inside the cluster VPC.
+    cluster.hasResourceProperties('AWS::EC2::VPCEndpoint', {
+      ServiceName: { 'Fn::Join': ['', ['com.amazonaws.', { Ref: 'AWS::Region' }, '.sqs']] },
+      VpcEndpointType: 'Interface',
+      PrivateDnsEnabled: true,
+    });
+    cluster.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {
+      GroupId: {
+        'Fn::GetAtt': [onlyResourceIdMatching(cluster, 'AWS::EC2::SecurityGroup', 'SqsEndpoint'), 'GroupId'],
+      },
+      SourceSecurityGroupId: { 'Fn::GetAtt': [brokers, 'GroupId'] },
+      FromPort: 443,
+      ToPort: 443,
+    });
   });
 
   it('configures the trigger with partial batch responses, provisioned pollers and bounded failure handling', () => {
