@@ -1,3 +1,5 @@
+import { GetBootstrapBrokersCommand, KafkaClient } from '@aws-sdk/client-kafka';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   type KafkaAuth,
   type KafkaConnection,
@@ -132,7 +134,6 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
 }
 
 async function discoverBrokers(clusterArn: string, auth: string, region: string): Promise<string[]> {
-  const { KafkaClient, GetBootstrapBrokersCommand } = await import('@aws-sdk/client-kafka');
   const brokers = await new KafkaClient({ region }).send(
     new GetBootstrapBrokersCommand({ ClusterArn: clusterArn }),
   );
@@ -153,7 +154,6 @@ async function kafkaAuth(auth: string, secretArn: string | undefined, region: st
   if (auth === 'iam') return { mechanism: 'msk-iam', region };
   if (auth === 'tls') return { mechanism: 'tls' };
   if (auth === 'none') return { mechanism: 'plaintext' };
-  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
   const { SecretString } = await new SecretsManagerClient({ region }).send(
     new GetSecretValueCommand({ SecretId: secretArn }),
   );

@@ -98,7 +98,8 @@ export async function connectReplayKafka(connection: KafkaConnection): Promise<R
         return;
       } catch (error) {
         const type = (error as { type?: string }).type ?? '';
-        if (GROUP_ACTIVE.has(type)) throw new GroupNotEmptyError(groupId, `refusing a commit (${type})`, 1);
+        if (GROUP_ACTIVE.has(type))
+          throw new GroupNotEmptyError(groupId, `active (the broker refused the commit: ${type})`, null);
         if (!COORDINATOR_MOVED.has(type) || attempt === 5) throw error;
         await target.refreshMetadata();
         await new Promise((resolve) => setTimeout(resolve, 100 * attempt));

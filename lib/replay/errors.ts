@@ -120,10 +120,11 @@ export class GroupNotEmptyError extends ReplayRefusedError {
   override name = 'GroupNotEmptyError';
   readonly groupId: string;
   readonly state: string;
-  readonly members: number;
-  constructor(groupId: string, state: string, members: number, waitedMs?: number) {
+  /** Member count, or null when the broker refused a commit without saying how many. */
+  readonly members: number | null;
+  constructor(groupId: string, state: string, members: number | null, waitedMs?: number) {
     super(
-      `consumer group "${groupId}" is ${state} with ${members} member(s)${
+      `consumer group "${groupId}" is ${state}${members === null ? '' : ` with ${members} member(s)`}${
         waitedMs === undefined ? '' : ` after waiting ${waitedMs} ms`
       }; stop its consumers (or disable the event source mapping) first`,
     );

@@ -1,8 +1,10 @@
 // `kafka-lambda replay`, spawned for real: against the test broker directly, and through a local
 // HTTP server speaking the Lambda Invoke API that runs the real replay function.
 import { spawn } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReplayHandler } from '../../../functions/replay/handler.ts';
@@ -122,6 +124,39 @@ describe('kafka-lambda replay --brokers', () => {
       [0, 5],
       [2, 7],
     ]);
+  });
+
+  it('--export writes a plan file that --from-file applies', async () => {
+    const G = await group();
+    const brokers = testBrokers().join(',');
+    const exported = await run([
+      '--brokers',
+      brokers,
+      '--group',
+      G,
+      '--topic',
+      `${topic}:0,2`,
+      '--shift-by',
+      '-3',
+      '--export',
+    ]);
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toBe(`${topic},0,4\n${topic},2,6\n`);
+    const planFile = join(await mkdtemp(join(tmpdir(), 'replay-')), 'plan.csv');
+    await writeFile(planFile, exported.stdout);
+    const applied = await run([
+      '--brokers',
+      brokers,
+      '--group',
+      G,
+      '--topic',
+      topic,
+      '--from-file',
+      planFile,
+      '--execute',
+    ]);
+    expect(applied.code).toBe(0);
+    expect(await current(G)).toEqual([4, 8, 6]);
   });
 
   it('exit codes: 2 for an invalid request, 3 for a refusal', async () => {

@@ -42,6 +42,7 @@ interface ReplayOptions {
   reason?: string;
   strict?: boolean;
   json?: boolean;
+  export?: boolean;
   auth: KafkaAuth['mechanism'];
   saslUsername?: string;
   caFile?: string;
@@ -64,6 +65,8 @@ Exit codes:
 
 Examples:
   kafka-lambda replay --brokers 127.0.0.1:9092 --group orders-fn --topic orders --to-earliest
+  kafka-lambda replay --brokers 127.0.0.1:9092 --group orders-fn --topic orders --by-duration PT2H --export > plan.csv
+  kafka-lambda replay --brokers 127.0.0.1:9092 --group orders-fn --from-file plan.csv --execute --reason INC-42
   kafka-lambda replay --brokers 127.0.0.1:9092 --group orders-fn --topic orders:0,2 --shift-by -100 --execute
   kafka-lambda replay --brokers b-1:9098 --auth msk-iam --esm 14e0db71-… --by-duration PT1H --execute --reason INC-42
   kafka-lambda replay --function orders-replay --to-datetime 2026-11-29T10:00:00Z --execute --reason INC-42
@@ -105,7 +108,8 @@ export function registerReplayCommand(program: Command): void {
     .option('--execute', 'apply the plan')
     .option('--reason <text>', 'stored with every committed offset (audit trail)')
     .option('--strict', 'refuse targets outside the log instead of clamping them')
-    .option('--json', 'print the outcome as JSON on stdout')
+    .addOption(new Option('--json', 'print the outcome as JSON on stdout').conflicts('export'))
+    .option('--export', 'print the plan as topic,partition,offset lines (what --from-file reads)')
     .addOption(
       new Option('--auth <mechanism>', 'with --brokers')
         .choices(['plaintext', 'tls', 'scram-sha-256', 'scram-sha-512', 'plain', 'msk-iam'])
@@ -306,6 +310,10 @@ function progress(options: ReplayOptions, message: string): void {
 function print(outcome: ReplayOutcome, options: ReplayOptions): void {
   if (options.json) {
     console.log(JSON.stringify(outcome, null, 2));
+    return;
+  }
+  if (options.export && outcome.ok) {
+    for (const p of outcome.plan.partitions) console.log(`${outcome.plan.topic},${p.partition},${p.target}`);
     return;
   }
   if (!outcome.ok) {
