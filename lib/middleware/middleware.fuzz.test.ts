@@ -85,6 +85,8 @@ describe('kafkaBatch fuzz: well-formed events', () => {
           const byId = new Map(records.map((r) => [`${r.partition}@${r.offset}`, r]));
           const done = new Set<string>();
           const startedPoison = new Set<string>();
+          let inFlight = 0;
+          let maxInFlight = 0;
           const common = { logger: quiet, concurrency } as const;
           const onPoison =
             poison === 'deadLetter'
@@ -102,9 +104,15 @@ describe('kafkaBatch fuzz: well-formed events', () => {
               const id = `${record.partition}@${record.offset}`;
               const { outcome } = byId.get(id)!;
               if (outcome === 'poison') startedPoison.add(id);
-              record.json();
-              if (outcome === 'okAsync' || outcome === 'reject') await tick();
-              if (outcome === 'throw' || outcome === 'reject') throw new Error(outcome);
+              inFlight++;
+              maxInFlight = Math.max(maxInFlight, inFlight);
+              try {
+                record.json();
+                if (outcome === 'okAsync' || outcome === 'reject') await tick();
+                if (outcome === 'throw' || outcome === 'reject') throw new Error(outcome);
+              } finally {
+                inFlight--;
+              }
               done.add(id);
             },
           };
@@ -112,6 +120,8 @@ describe('kafkaBatch fuzz: well-formed events', () => {
           const handler = middy().use(kafkaBatch(options));
           const response = await handler(event, createLambdaContext());
 
+          // Never more records in flight than the concurrency bound.
+          expect(maxInFlight).toBeLessThanOrEqual(concurrency);
           // Reported identifiers are records of the event (failedOffsets throws otherwise), once each.
           const reported = failedOffsets(response, event);
           const reportedIds = new Set<string>();

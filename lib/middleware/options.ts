@@ -72,8 +72,13 @@ export type KafkaPartitionHandler<TValue = unknown, TKey = string | null> = (
   | PromiseLike<undefined | Iterable<KafkaRecord<TValue, TKey>>>;
 
 /**
- * What to do with a poison record (its key, value or headers cannot be decoded or fail the schema):
- * - `'report'` (default): report it like a failure; Lambda retries it (until it ages out of the topic);
+ * What to do with a poison record (its key, value or headers cannot be decoded or fail the schema).
+ * A poison record fails alone: never the batch, never another partition (or, in `'key'` ordering,
+ * another key). Policies:
+ * - `'report'` (default): report it like any failure; Lambda retries it (until it ages out of the
+ *   topic). In `'partition'` ordering the partition stops there, as after any failure: Lambda resumes
+ *   the partition from the lowest reported offset, so the records after it come back anyway, and
+ *   running them now would only repeat their side effects and break the order;
  * - `'skip'`: count and log it, then treat it as done (it is not retried);
  * - a function: hand it over (e.g. to your own dead-letter topic or queue), then treat it as done; if
  *   the function throws, the record is reported instead.
