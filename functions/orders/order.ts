@@ -23,5 +23,12 @@ export const OrderSchema = v.object({
   ),
 });
 
-/** A validated order. */
+/**
+ * A validated order.
+ *
+ * @example
+ * ```ts
+ * const order: Order = { orderId: 'o-1', customerId: 'c-7', items: [{ sku: 'tea', quantity: 2 }] };
+ * ```
+ */
 export type Order = v.InferOutput<typeof OrderSchema>;

@@ -39,7 +39,14 @@ export class KafkaBatchOptionsError extends Error {
   override readonly name = 'KafkaBatchOptionsError';
 }
 
-/** Where a record's position is, for errors and logs. */
+/**
+ * Where a record is: what errors and log lines carry instead of its payload.
+ *
+ * @example
+ * ```ts
+ * const position: RecordPosition = { topic: 'orders', partition: 3, offset: 1042 };
+ * ```
+ */
 export interface RecordPosition {
   topic: string;
   partition: number;

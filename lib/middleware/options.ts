@@ -119,7 +119,14 @@ interface KafkaBatchCommonOptions<TValue, TKey> {
   metrics?: KafkaBatchMetrics;
 }
 
-/** Options of {@link kafkaBatch} with a per-record handler. */
+/**
+ * Options of {@link kafkaBatch} with a per-record handler.
+ *
+ * @example
+ * ```ts
+ * const options: KafkaRecordOptions<unknown, string | null> = { ordering: 'key', onRecord: (r) => audit(r.keyData) };
+ * ```
+ */
 export interface KafkaRecordOptions<TValue, TKey> extends KafkaBatchCommonOptions<TValue, TKey> {
   /** Default `'partition'`. */
   ordering?: KafkaOrdering;
@@ -127,7 +134,14 @@ export interface KafkaRecordOptions<TValue, TKey> extends KafkaBatchCommonOption
   onPartition?: never;
 }
 
-/** Options of {@link kafkaBatch} with a per-partition-run handler (partitions in parallel). */
+/**
+ * Options of {@link kafkaBatch} with a per-partition-run handler (partitions in parallel).
+ *
+ * @example
+ * ```ts
+ * const options: KafkaPartitionOptions<unknown, string | null> = { onPartition: (records) => table.bulkPut(records) };
+ * ```
+ */
 export interface KafkaPartitionOptions<TValue, TKey> extends KafkaBatchCommonOptions<TValue, TKey> {
   ordering?: 'partition';
   onPartition: KafkaPartitionHandler<TValue, TKey>;

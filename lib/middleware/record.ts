@@ -10,7 +10,14 @@ export const VALUE_DATA: unique symbol = Symbol('valueData');
 /** @internal */
 export const KEY_DATA: unique symbol = Symbol('keyData');
 
-/** A header as the middleware hands it over: name and raw bytes, in record order. */
+/**
+ * A header as the middleware hands it over: name and raw bytes, in record order.
+ *
+ * @example
+ * ```ts
+ * for (const [name, value] of record.headers) console.log(name, value.toString('hex'));
+ * ```
+ */
 export type KafkaHeader = readonly [name: string, value: Buffer];
 
 /**
