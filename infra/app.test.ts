@@ -284,6 +284,7 @@ describe('the default app (MSK Serverless)', () => {
     });
     application.hasOutput('MappingUuid', { Value: { Ref: mappingId } });
     application.hasOutput('ConsumerGroupId', { Value: 'orders-consumer' });
+    application.hasOutput('ConsumerLogGroupName', { Value: { Ref: Match.stringLikeRegexp('^OrdersLogs') } });
   });
 
   it('passes cdk-nag AwsSolutions on every stack', () => {

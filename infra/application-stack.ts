@@ -103,6 +103,7 @@ export class KafkaLambdaAppStack extends Stack {
     if (alarmAction) for (const alarm of alarms) alarm.addAlarmAction(alarmAction);
 
     new CfnOutput(this, 'ConsumerFunctionName', { value: this.consumer.function.functionName });
+    new CfnOutput(this, 'ConsumerLogGroupName', { value: this.consumer.function.logGroup.logGroupName });
     new CfnOutput(this, 'MappingUuid', { value: this.consumer.mappingUuid });
     new CfnOutput(this, 'ConsumerGroupId', { value: this.consumer.consumerGroupId });
     new CfnOutput(this, 'Topic', { value: this.consumer.topic });
