@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetEventSourceMappingCommand, UpdateEventSourceMappingCommand } from '@aws-sdk/client-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReplayHandler } from '../../../functions/replay/handler.ts';
 import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../../test/kafka.ts';
@@ -297,5 +298,88 @@ describe('kafka-lambda replay --function', () => {
     const missing = await run(['--function', 'nope', '--to-latest'], env());
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('Function not found');
+  });
+});
+
+describe('kafka-lambda replay --brokers --esm', () => {
+  // The Lambda API's event source mapping calls over HTTP, answered by the mapping model.
+  let server: Server;
+  let endpoint: string;
+  const G = uniqueName('cli-esm-group');
+  const model = modelEventSourceMapping({ uuid: 'esm-http', topic, groupId: G });
+
+  beforeAll(async () => {
+    server = createServer(async (req, res) => {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      const uuid = decodeURIComponent(
+        req.url?.match(/^\/2015-03-31\/event-source-mappings\/([^/?]+)/)?.[1] ?? '',
+      );
+      try {
+        const output =
+          req.method === 'PUT'
+            ? await model.lambda.send(
+                new UpdateEventSourceMappingCommand({
+                  UUID: uuid,
+                  ...(JSON.parse(body) as { Enabled?: boolean }),
+                }),
+              )
+            : await model.lambda.send(new GetEventSourceMappingCommand({ UUID: uuid }));
+        const { $metadata: _, ...configuration } = output;
+        res.writeHead(req.method === 'PUT' ? 202 : 200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(configuration));
+      } catch (error) {
+        const name = (error as Error).name;
+        const status =
+          name === 'TooManyRequestsException' ? 429 : name === 'InvalidParameterValueException' ? 400 : 409;
+        res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': name });
+        res.end(JSON.stringify({ Type: 'User', message: (error as Error).message }));
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await kafka.commitOffsets({
+      groupId: G,
+      topic,
+      offsets: [7, 8, 9].map((offset, partition) => ({ partition, offset, metadata: '' })),
+    });
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  it('disables the mapping, reports progress while waiting, moves the offsets and re-enables it', async () => {
+    model.failNext('update', 'in-use');
+    const result = await run(
+      [
+        '--brokers',
+        testBrokers().join(','),
+        '--esm',
+        'esm-http',
+        '--to-offset',
+        '5',
+        '--execute',
+        '--reason',
+        'INC-5',
+      ],
+      {
+        AWS_ENDPOINT_URL_LAMBDA: endpoint,
+        AWS_REGION: 'eu-west-1',
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+      },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('[replay] disable-mapping: disabling mapping esm-http');
+    expect(result.stderr).toMatch(
+      /\[replay\] wait-mapping-disabled: mapping esm-http: Disabling \(\d+ s, waiting for Disabled\)/,
+    );
+    expect(result.stderr).toMatch(/\[replay\] wait-group-empty: group .*: (Empty|Dead), 0 member\(s\)/);
+    expect(result.stderr).toMatch(/\[replay\] wait-mapping-enabled: mapping esm-http: Enabled/);
+    expect(result.stdout).toContain(
+      `Replayed group ${G} on ${topic} (mapping esm-http, Enabled): 3 of 3 partition(s) moved.`,
+    );
+    expect(model.history).toEqual(['Enabled', 'Disabling', 'Disabled', 'Enabling', 'Enabled']);
+    expect(await current(G)).toEqual([5, 5, 5]);
   });
 });
