@@ -516,6 +516,31 @@ describe('kafkaBatch: deadline', () => {
     expect(context.getRemainingTimeInMillis()).toBeGreaterThan(900);
   });
 
+  it('returns when synchronous records pass the deadline while another partition hangs', async () => {
+    const { logger } = captureLogger();
+    const event = numbered(2, 30);
+    const started = Date.now();
+    const response = await run(
+      {
+        logger,
+        concurrency: 2,
+        timeoutReserveMs: 1000,
+        onRecord: (record) => {
+          if (record.partition === 0) return new Promise(() => {});
+          const until = Date.now() + 20;
+          while (Date.now() < until) {}
+          return undefined;
+        },
+      },
+      event,
+      1300,
+    );
+    expect(Date.now() - started).toBeLessThan(1000);
+    const reported = failedOffsets(response, event);
+    expect(reported['order-events-0']).toHaveLength(30);
+    expect(reported['order-events-1']!.length).toBeGreaterThan(10);
+  });
+
   it('starts nothing when the reserve is already used up', async () => {
     const { logger } = captureLogger();
     const onRecord = vi.fn();

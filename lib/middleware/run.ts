@@ -106,10 +106,9 @@ export class BatchRun {
       typeof context?.getRemainingTimeInMillis === 'function'
         ? context.getRemainingTimeInMillis()
         : Number.NaN;
-    this.#deadline =
-      Number.isFinite(remaining) && remaining > 0
-        ? this.#startedAt + remaining - config.timeoutReserveMs
-        : Number.POSITIVE_INFINITY;
+    this.#deadline = Number.isFinite(remaining)
+      ? this.#startedAt + remaining - config.timeoutReserveMs
+      : Number.POSITIVE_INFINITY;
     this.#batch = { signal: this.#abort.signal, context };
   }
 
@@ -140,7 +139,13 @@ export class BatchRun {
       );
     }
     const all = Promise.all(workers);
-    if (this.#deadline === Number.POSITIVE_INFINITY || this.#stopped) {
+    if (this.#stopped) {
+      // The deadline passed while synchronous records ran: a worker may still await a handler that
+      // never settles, so do not wait for the workers (nor let a late failure of theirs go unhandled).
+      all.catch(() => {});
+      return;
+    }
+    if (this.#deadline === Number.POSITIVE_INFINITY) {
       await all;
       return;
     }
