@@ -214,7 +214,6 @@ export class KafkaConsumerFunction extends Construct {
       reportBatchItemFailures: props.reportBatchItemFailures ?? true,
       provisionedPollerConfig: props.provisionedPollers ?? { minimumPollers: 1, maximumPollers: 3 },
       onFailure: onFailure.type === 'kafka' ? new KafkaDlq(onFailure.topic) : new SqsDlq(this.failureQueue!),
-      supportS3OnFailureDestination: true,
       enabled: props.enabled ?? true,
       ...props.mappingProps,
     });
