@@ -337,8 +337,18 @@ function print(outcome: ReplayOutcome, options: ReplayOptions): void {
   }
   const { plan } = outcome;
   const table = new Table({
-    head: ['PARTITION', 'COMMITTED', 'LOW', 'HIGH', 'TARGET', 'RE-DELIVER', 'SKIP', 'NOTES'],
+    head: [
+      'PARTITION',
+      outcome.executed ? 'PREVIOUS' : 'COMMITTED',
+      'LOW',
+      'HIGH',
+      'TARGET',
+      'RE-DELIVER',
+      'SKIP',
+      'NOTES',
+    ],
     style: { head: [], border: [] },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
   });
   for (const p of plan.partitions) {
     table.push([p.partition, p.committed ?? '-', p.low, p.high, p.target, p.redeliver, p.skip, notes(p)]);
