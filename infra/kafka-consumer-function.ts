@@ -124,7 +124,7 @@ export interface KafkaConsumerFunctionProps {
 export class KafkaConsumerFunction extends Construct {
   readonly function: NodejsFunction;
   readonly eventSourceMapping: lambda.EventSourceMapping;
-  /** The mapping's UUID (`kafka-lambda replay --mapping`, `aws lambda get-event-source-mapping --uuid`). */
+  /** The mapping's UUID (`kafka-lambda replay --esm`, `aws lambda get-event-source-mapping --uuid`). */
   readonly mappingUuid: string;
   readonly mappingArn: string;
   readonly consumerGroupId: string;
@@ -182,21 +182,20 @@ export class KafkaConsumerFunction extends Construct {
       handler: props.handler ?? 'handler',
     });
 
-    this.failureQueue =
-      onFailure.type === 'sqs'
-        ? (onFailure.queue ??
-          new sqs.Queue(this, 'FailureQueue', {
-            encryption: sqs.QueueEncryption.SQS_MANAGED,
-            enforceSSL: true,
-            retentionPeriod: Duration.days(14),
-          }))
-        : undefined;
-    if (this.failureQueue instanceof sqs.Queue && this.failureQueue.node.scope === this) {
-      Validations.of(this.failureQueue).acknowledge({
+    if (onFailure.type === 'sqs' && onFailure.queue === undefined) {
+      const queue = new sqs.Queue(this, 'FailureQueue', {
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14),
+      });
+      Validations.of(queue).acknowledge({
         id: 'AwsSolutions-SQS3',
         reason:
           'This queue is itself the dead-letter destination of the Kafka trigger; a queue behind it would only hold the same failure records.',
       });
+      this.failureQueue = queue;
+    } else {
+      this.failureQueue = onFailure.type === 'sqs' ? onFailure.queue : undefined;
     }
 
     this.eventSourceMapping = new lambda.EventSourceMapping(this, 'Trigger', {
