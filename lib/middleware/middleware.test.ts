@@ -729,6 +729,8 @@ describe('kafkaBatch: Middy composition and options', () => {
     [{ onRecord: () => {}, timeoutReserveMs: -1 }],
     [{ onRecord: () => {}, onPoison: 'ignore' }],
     [{ onRecord: () => {}, value: { parse: () => 1 } }],
+    [{ onRecord: () => {}, logger: { info: () => {} } }],
+    [{ onRecord: () => {}, metrics: {} }],
   ];
   it.each(invalidOptions)('rejects invalid options %j', (options) => {
     expect(() => kafkaBatch(options as never)).toThrow(KafkaBatchOptionsError);

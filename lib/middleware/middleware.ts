@@ -95,6 +95,14 @@ function configure(options: KafkaBatchOptions<unknown, unknown>): BatchConfig {
     )
       throw new KafkaBatchOptionsError(`${field} must be a Standard Schema (zod, valibot, arktype…)`);
   }
+  const { logger, metrics } = options;
+  if (
+    logger !== undefined &&
+    !['info', 'warn', 'error'].every((level) => typeof logger[level as 'info'] === 'function')
+  )
+    throw new KafkaBatchOptionsError('logger must have info, warn and error methods');
+  if (metrics !== undefined && typeof metrics.addMetric !== 'function')
+    throw new KafkaBatchOptionsError('metrics must have an addMetric method (a Powertools Metrics instance)');
   return {
     ordering,
     concurrency,
@@ -105,7 +113,7 @@ function configure(options: KafkaBatchOptions<unknown, unknown>): BatchConfig {
     onPoison,
     timeoutReserveMs,
     throwOnBatchFailure: options.throwOnBatchFailure ?? false,
-    logger: options.logger ?? jsonLogger,
-    metrics: options.metrics,
+    logger: logger ?? jsonLogger,
+    metrics,
   };
 }
