@@ -79,11 +79,12 @@ export function replayConfigFromEnv(env: Record<string, string | undefined>): Re
     throw new ReplayConfigError('KAFKA_BOOTSTRAP_SERVERS or KAFKA_CLUSTER_ARN is required');
   }
   const secretArn = env.KAFKA_SECRET_ARN;
+  const rootCaArn = env.KAFKA_ROOT_CA_SECRET_ARN;
   if (['sasl-scram-512', 'sasl-scram-256', 'basic', 'mtls'].includes(auth) && !secretArn) {
     throw new ReplayConfigError(`KAFKA_AUTH=${auth} needs KAFKA_SECRET_ARN`);
   }
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
-  if ((auth === 'iam' || clusterArn || secretArn) && !region)
+  if ((auth === 'iam' || clusterArn || secretArn || rootCaArn) && !region)
     throw new ReplayConfigError('AWS_REGION is not set');
   const config: ReplayFunctionConfig = {
     mappings: list(env.REPLAY_MAPPING_UUID),
@@ -92,7 +93,7 @@ export function replayConfigFromEnv(env: Record<string, string | undefined>): Re
     timeouts: timeouts(env),
     connection: once(async () => ({
       brokers: bootstrap.length > 0 ? bootstrap : await discoverBrokers(clusterArn!, auth, region!),
-      auth: await kafkaAuth(auth, secretArn, region!),
+      auth: await kafkaAuth(auth, secretArn, region!, rootCaArn && (await rootCa(rootCaArn, region!))),
       clientId: 'kafka-lambda-replay-function',
     })),
   };
@@ -150,15 +151,34 @@ async function discoverBrokers(clusterArn: string, auth: string, region: string)
   return list(found);
 }
 
-async function kafkaAuth(auth: string, secretArn: string | undefined, region: string): Promise<KafkaAuth> {
-  if (auth === 'iam') return { mechanism: 'msk-iam', region };
-  if (auth === 'tls') return { mechanism: 'tls' };
-  if (auth === 'none') return { mechanism: 'plaintext' };
+async function readSecret(
+  secretArn: string | undefined,
+  region: string,
+): Promise<Record<string, string | undefined>> {
   const { SecretString } = await new SecretsManagerClient({ region }).send(
     new GetSecretValueCommand({ SecretId: secretArn }),
   );
+  return JSON.parse(SecretString ?? '{}') as Record<string, string | undefined>;
+}
+
+// Lambda's root CA secret for self-managed clusters: {"certificate": "-----BEGIN CERTIFICATE-----…"}.
+async function rootCa(secretArn: string, region: string): Promise<string> {
+  const { certificate } = await readSecret(secretArn, region);
+  if (!certificate) throw new ReplayConfigError('the root CA secret needs "certificate"');
+  return certificate;
+}
+
+async function kafkaAuth(
+  auth: string,
+  secretArn: string | undefined,
+  region: string,
+  ca: string | undefined,
+): Promise<KafkaAuth> {
+  if (auth === 'iam') return { mechanism: 'msk-iam', region };
+  if (auth === 'tls') return { mechanism: 'tls', ca };
+  if (auth === 'none') return { mechanism: 'plaintext' };
   // The secret formats Lambda's Kafka triggers use: {username, password} or {certificate, privateKey[, privateKeyPassword]}.
-  const secret = JSON.parse(SecretString ?? '{}') as Record<string, string | undefined>;
+  const secret = await readSecret(secretArn, region);
   if (auth === 'mtls') {
     if (!secret.certificate || !secret.privateKey) {
       throw new ReplayConfigError('the mTLS secret needs "certificate" and "privateKey"');
@@ -174,5 +194,5 @@ async function kafkaAuth(auth: string, secretArn: string | undefined, region: st
     throw new ReplayConfigError('the SASL secret needs "username" and "password"');
   const mechanism =
     auth === 'basic' ? 'plain' : auth === 'sasl-scram-256' ? 'scram-sha-256' : 'scram-sha-512';
-  return { mechanism, username: secret.username, password: secret.password };
+  return { mechanism, username: secret.username, password: secret.password, ca };
 }

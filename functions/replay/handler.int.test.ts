@@ -27,8 +27,8 @@ async function commit(group: string, offsets: number[]) {
   });
 }
 
-function setup(overrides: Partial<ReplayFunctionConfig> = {}) {
-  const model = modelEventSourceMapping({ uuid: 'esm-1', topic, groupId });
+function setup(overrides: Partial<ReplayFunctionConfig> = {}, state = 'Enabled') {
+  const model = modelEventSourceMapping({ uuid: 'esm-1', topic, groupId, state, transitionPolls: 2 });
   const config: ReplayFunctionConfig = {
     mappings: ['esm-1'],
     groups: [],
@@ -130,6 +130,16 @@ describe('the replay function', () => {
       expect(await current(groupId)).toEqual([7, 8]);
     });
   }
+
+  it('plans while the mapping is in transition, but does not execute then', async () => {
+    await commit(groupId, [7, 8]);
+    const { model, handle } = setup({}, 'Updating');
+    expect(await handle({ toLatest: true }, context)).toMatchObject({ ok: true, executed: false });
+    const refused = await handle({ toLatest: true, execute: true }, context);
+    expect(refused).toMatchObject({ ok: false, error: { name: 'MappingRefusedError', kind: 'refused' } });
+    expect(model.updates).toEqual([]);
+    expect(await current(groupId)).toEqual([7, 8]);
+  });
 
   it('refuses a mapping whose topic is not allowed', async () => {
     const { model, handle } = setup({ topics: ['payments'] });

@@ -21,6 +21,8 @@
  * - KAFKA_SECRET_ARN          Secrets Manager secret for sasl-* / basic ({username, password}) and mtls
  *                             ({certificate, privateKey, privateKeyPassword?}), the formats Lambda's Kafka
  *                             triggers use.
+ * - KAFKA_ROOT_CA_SECRET_ARN  optional Secrets Manager secret {certificate} with the root CA of a
+ *                             self-managed cluster's TLS certificates (as the trigger's SERVER_ROOT_CA_CERTIFICATE).
  * - REPLAY_MAPPING_TIMEOUT_MS, REPLAY_GROUP_TIMEOUT_MS, REPLAY_RESTORE_TIMEOUT_MS, REPLAY_POLL_INTERVAL_MS
  *                             optional bounds (defaults 300000, 300000, 300000, 2000); the function's own
  *                             remaining time always caps them, keeping REPLAY_RESTORE_TIMEOUT_MS for restoring.
@@ -28,7 +30,8 @@
  *
  * Role: lambda:GetEventSourceMapping + lambda:UpdateEventSourceMapping on the mapping; with MSK IAM
  * kafka-cluster:Connect (cluster), DescribeTopic + ReadData (topics), DescribeGroup + AlterGroup (group);
- * kafka:GetBootstrapBrokers with KAFKA_CLUSTER_ARN; secretsmanager:GetSecretValue with KAFKA_SECRET_ARN.
+ * kafka:GetBootstrapBrokers with KAFKA_CLUSTER_ARN; secretsmanager:GetSecretValue (+ kms:Decrypt for a
+ * customer key) on KAFKA_SECRET_ARN and KAFKA_ROOT_CA_SECRET_ARN.
  * Timeout: long enough for a mapping to disable and re-enable (10-15 minutes).
  */
 import { LambdaClient } from '@aws-sdk/client-lambda';
@@ -92,7 +95,7 @@ export function createReplayHandler({
         if (!config.mappings.includes(uuid))
           throw new ReplayNotAllowedError(`mapping ${uuid} is not allowed here`);
         const info = await readMapping({ lambda, uuid, deadline: Date.now() + 30_000 });
-        ({ groupId, topic } = checkMapping(info, { groupId, topic }));
+        ({ groupId, topic } = checkMapping(info, { groupId, topic, atRest: request.execute }));
         mappingState = info.state;
       }
       if (groupId === undefined || topic === undefined) {

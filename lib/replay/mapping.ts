@@ -102,8 +102,9 @@ export async function readMapping({
 }
 
 /**
- * Checks that a mapping can be replayed: a Kafka mapping, at rest (`Enabled` or `Disabled`), on the
- * expected topic and group; returns the group id and topic to use.
+ * Checks that a mapping can be replayed: a Kafka mapping, at rest (`Enabled` or `Disabled`; a dry run may
+ * pass `atRest: false` to plan while it is in transition), on the expected topic and group; returns the
+ * group id and topic to use.
  *
  * @throws {MappingRefusedError}
  * @example
@@ -113,11 +114,11 @@ export async function readMapping({
  */
 export function checkMapping(
   mapping: MappingInfo,
-  expected: { groupId?: string; topic?: string },
+  expected: { groupId?: string; topic?: string; atRest?: boolean },
 ): { groupId: string; topic: string } {
   const refuse = (message: string) => new MappingRefusedError(mapping.uuid, mapping.state, message);
   if (!mapping.topic) throw refuse('is not a Kafka event source mapping with one topic');
-  if (mapping.state !== 'Enabled' && mapping.state !== 'Disabled') {
+  if (expected.atRest !== false && mapping.state !== 'Enabled' && mapping.state !== 'Disabled') {
     throw refuse('is in transition; retry once it is Enabled or Disabled');
   }
   if (expected.topic && expected.topic !== mapping.topic) {

@@ -218,7 +218,7 @@ async function replayDirectly(request: ReplayRequest, options: ReplayOptions): P
   let mapping: { uuid: string; stateBefore: string; stateAfter: string } | null = null;
   if (lambda && request.mapping) {
     const info = await readMapping({ lambda, uuid: request.mapping, deadline: Date.now() + 30_000 });
-    ({ groupId, topic } = checkMapping(info, { groupId, topic }));
+    ({ groupId, topic } = checkMapping(info, { groupId, topic, atRest: request.execute }));
     mapping = { uuid: info.uuid, stateBefore: info.state, stateAfter: info.state };
   }
   if (!groupId || !topic) throw new ReplayInputError('give --esm, or --group with --topic');
