@@ -103,7 +103,8 @@ async function ensureTopics(
  */
 function createDisplay(mapping: () => LocalEventSourceMapping | undefined) {
   const tty = process.stderr.isTTY === true;
-  let previous: ProgressSample | undefined;
+  // The rate is measured over the last few seconds, so one slow batch does not make it jump.
+  const samples: ProgressSample[] = [];
   let lastLine = '';
   let drawn = false;
   const sample = (): ProgressSample | undefined => {
@@ -117,8 +118,9 @@ function createDisplay(mapping: () => LocalEventSourceMapping | undefined) {
   const draw = () => {
     const current = sample();
     if (!current) return;
-    const line = formatProgress(previous, current, tty ? (process.stderr.columns ?? 120) - 1 : undefined);
-    previous = current;
+    while (samples.length > 1 && samples[1]!.at <= current.at - 3_000) samples.shift();
+    const line = formatProgress(samples[0], current, tty ? (process.stderr.columns || 120) - 1 : undefined);
+    samples.push(current);
     if (tty) {
       clear();
       process.stderr.write(line);
@@ -129,16 +131,42 @@ function createDisplay(mapping: () => LocalEventSourceMapping | undefined) {
     lastLine = line;
   };
   const timer = setInterval(draw, tty ? 500 : 5_000);
+  // The handler's own logs (console.*) go above the live line rather than through it.
+  const saved = {
+    log: console.log,
+    info: console.info,
+    warn: console.warn,
+    error: console.error,
+    debug: console.debug,
+  };
+  if (tty) {
+    for (const name of Object.keys(saved) as Array<keyof typeof saved>) {
+      console[name] = (...args: unknown[]) => {
+        const redraw = drawn;
+        clear();
+        saved[name](...args);
+        if (redraw) {
+          process.stderr.write(lastLine);
+          drawn = true;
+        }
+      };
+    }
+  }
   return {
     event(event: MappingEvent) {
       const line = describeEvent(event);
       if (!line) return;
+      const redraw = drawn;
       clear();
       process.stderr.write(`${tty ? '' : `${new Date().toISOString()} `}${line}\n`);
-      if (tty) draw();
+      if (redraw) {
+        process.stderr.write(lastLine);
+        drawn = true;
+      }
     },
     close() {
       clearInterval(timer);
+      Object.assign(console, saved);
       draw();
       if (tty) process.stderr.write('\n');
     },
