@@ -14,7 +14,14 @@ const valid = (parse: (text: string) => unknown) => (text: string) => {
   }
 };
 
-/** The target fields of a request; exactly one must be present. */
+/**
+ * The target fields of a request; exactly one must be present.
+ *
+ * @example
+ * ```ts
+ * const given = TARGET_FIELDS.filter((field) => request[field] !== undefined); // ['toEarliest']
+ * ```
+ */
 export const TARGET_FIELDS = [
   'toOffset',
   'toOffsets',

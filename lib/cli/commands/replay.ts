@@ -184,10 +184,7 @@ async function invokeReplayFunction(
   options: ReplayOptions,
 ): Promise<ReplayOutcome> {
   const lambda = new LambdaClient(options.region ? { region: options.region } : {});
-  progress(
-    options,
-    `invoking ${name}${request.execute ? ' (waits for the mapping to disable and re-enable)' : ''}`,
-  );
+  progress(`invoking ${name}${request.execute ? ' (waits for the mapping to disable and re-enable)' : ''}`);
   const response = await lambda.send(
     new InvokeCommand({ FunctionName: name, Payload: new TextEncoder().encode(JSON.stringify(request)) }),
   );
@@ -238,7 +235,7 @@ async function replayDirectly(request: ReplayRequest, options: ReplayOptions): P
     }
     const abort = new AbortController();
     const onSignal = () => {
-      progress(options, 'interrupted: stopping and restoring the mapping');
+      progress('interrupted: stopping and restoring the mapping');
       abort.abort();
     };
     process.once('SIGINT', onSignal);
@@ -257,7 +254,7 @@ async function replayDirectly(request: ReplayRequest, options: ReplayOptions): P
           groupMs: (options.groupTimeout ?? 300) * 1000,
         },
         signal: abort.signal,
-        onProgress: (p) => progress(options, `${p.step}: ${p.message}`),
+        onProgress: (p) => progress(`${p.step}: ${p.message}`),
       });
       return {
         ok: true,
@@ -303,8 +300,8 @@ async function connection(options: ReplayOptions): Promise<KafkaConnection> {
   }
 }
 
-function progress(options: ReplayOptions, message: string): void {
-  if (!options.json || process.stderr.isTTY) console.error(`[replay] ${message}`);
+function progress(message: string): void {
+  console.error(`[replay] ${message}`);
 }
 
 function print(outcome: ReplayOutcome, options: ReplayOptions): void {
