@@ -2,10 +2,24 @@ import type { KafkaMessage } from 'kafkajs';
 import { encodeEventRecord } from '../kafka-event/encode.ts';
 import type { KafkaEventRecord } from '../kafka-event/types.ts';
 
-/** The synchronous Invoke payload limit: a batch's serialized event stays at or below it. */
+/**
+ * The synchronous Invoke payload limit: a batch's serialized event stays at or below it.
+ *
+ * @example
+ * ```ts
+ * Buffer.byteLength(JSON.stringify(event)) <= MAX_PAYLOAD_BYTES; // true for every event the emulator sends
+ * ```
+ */
 export const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
-/** A fetched record, already encoded as Lambda puts it in an event. */
+/**
+ * A fetched record, already encoded as Lambda puts it in an event.
+ *
+ * @example
+ * ```ts
+ * const record: PendingRecord = toPendingRecord('orders', 0, message);
+ * ```
+ */
 export interface PendingRecord {
   partition: number;
   offset: number;
@@ -17,7 +31,14 @@ export interface PendingRecord {
   bytes: number;
 }
 
-/** One partition's contiguous run of records in a batch. */
+/**
+ * One partition's contiguous run of records in a batch.
+ *
+ * @example
+ * ```ts
+ * const part: BatchPart = { partition: 0, records, end: records.at(-1)!.offset + 1 };
+ * ```
+ */
 export interface BatchPart {
   partition: number;
   records: PendingRecord[];
@@ -57,7 +78,14 @@ export function toPendingRecord(topic: string, partition: number, message: Kafka
   return { partition, offset: encoded.offset, timestamp, encoded, json, bytes: Buffer.byteLength(json) };
 }
 
-/** The fixed top-level fields of every event of a mapping. */
+/**
+ * The fixed top-level fields of every event of a mapping.
+ *
+ * @example
+ * ```ts
+ * const header: EventHeader = { eventSource: 'SelfManagedKafka', bootstrapServers: '127.0.0.1:9092' };
+ * ```
+ */
 export interface EventHeader {
   eventSource: 'aws:kafka' | 'SelfManagedKafka';
   eventSourceArn?: string;
@@ -89,18 +117,39 @@ function partitionOverhead(topic: string, partition: number): number {
   return Buffer.byteLength(JSON.stringify(`${topic}-${partition}`)) + 4;
 }
 
-/** Serialised size of an event's fixed part (header and the `records` object's braces). */
+/**
+ * Serialised size of an event's fixed part (header and the `records` object's braces).
+ *
+ * @example
+ * ```ts
+ * takeBatch(queues, 'orders', 100, eventOverhead(header));
+ * ```
+ */
 export function eventOverhead(header: EventHeader): number {
   return Buffer.byteLength(JSON.stringify(header)) + 13;
 }
 
-/** A partition's queue of fetched records, ready to be batched. */
+/**
+ * A partition's queue of fetched records, ready to be batched.
+ *
+ * @example
+ * ```ts
+ * const queue: PartitionQueue = { partition: 0, records: [] };
+ * ```
+ */
 export interface PartitionQueue {
   partition: number;
   records: PendingRecord[];
 }
 
-/** What {@link takeBatch} took: the batch, and a record too large for any event if there was one. */
+/**
+ * What {@link takeBatch} took: the batch, and a record too large for any event if there was one.
+ *
+ * @example
+ * ```ts
+ * const { parts, oversized } = takeBatch(queues, 'orders', 100, overhead);
+ * ```
+ */
 export interface TakenBatch {
   parts: BatchPart[];
   /** The head record of a queue that cannot fit in an event on its own; it is not taken. */
@@ -185,7 +234,14 @@ export function bisectBatch(parts: readonly BatchPart[]): [BatchPart[], BatchPar
   return [first, second];
 }
 
-/** Number of records in a batch. */
+/**
+ * Number of records in a batch.
+ *
+ * @example
+ * ```ts
+ * recordCount([{ partition: 0, records, end: 8 }]); // records.length
+ * ```
+ */
 export function recordCount(parts: readonly BatchPart[]): number {
   return parts.reduce((n, part) => n + part.records.length, 0);
 }

@@ -5,6 +5,11 @@ import type { EventHeader } from './batch.ts';
  * Why a record went to the on-failure destination. `RetryAttemptsExhausted` and
  * `MaximumPayloadSizeExceeded` are documented; AWS documents no name for the record-age case, so
  * `RecordAgeExceeded` is ours. Consumers should also accept `RetriesExhausted` (seen in one AWS example).
+ *
+ * @example
+ * ```ts
+ * if (envelope.requestContext.condition === 'RetryAttemptsExhausted') alert(envelope.KafkaBatchInfo.recordInfo);
+ * ```
  */
 export type FailureCondition = 'RetryAttemptsExhausted' | 'MaximumPayloadSizeExceeded' | 'RecordAgeExceeded';
 
@@ -39,7 +44,14 @@ export interface FailureEnvelope {
   payload: EventHeader & { records: Record<string, KafkaEventRecord[]> };
 }
 
-/** What the emulator knows about the last invocation of a failed record. */
+/**
+ * What the emulator knows about the last invocation of a failed record.
+ *
+ * @example
+ * ```ts
+ * const failure: FailureContext = { condition: 'RetryAttemptsExhausted', requestId, functionArn, invokeCount: 3, response: {} };
+ * ```
+ */
 export interface FailureContext {
   condition: FailureCondition;
   requestId: string;

@@ -33,6 +33,11 @@ import {
  * How a partition with several reported offsets is redelivered. `from-lowest` (default, the
  * Kafka-consistent reading): from the lowest reported offset, successes after it included.
  * `listed`: only the listed records; the others of the batch count as done.
+ *
+ * @example
+ * ```ts
+ * createLocalEventSourceMapping({ ...options, redelivery: 'listed' });
+ * ```
  */
 export type Redelivery = 'from-lowest' | 'listed';
 
@@ -64,7 +69,14 @@ export interface LocalEventSourceMappingOptions extends EventSourceMappingSettin
   onEvent?: (event: MappingEvent) => void;
 }
 
-/** What happened, for progress displays and tests. */
+/**
+ * What happened, for progress displays and tests.
+ *
+ * @example
+ * ```ts
+ * onEvent: (event) => { if (event.type === 'destination') console.log(event.partition, event.offset); }
+ * ```
+ */
 export type MappingEvent =
   | {
       type: 'invoke';
@@ -93,7 +105,14 @@ export type MappingEvent =
   | { type: 'commit'; offsets: Record<string, number> }
   | { type: 'error'; error: Error };
 
-/** Per-partition progress. */
+/**
+ * Per-partition progress.
+ *
+ * @example
+ * ```ts
+ * for (const p of mapping.stats().partitions) console.log(p.partition, p.committed, p.lag);
+ * ```
+ */
 export interface PartitionStats {
   partition: number;
   /** Committed offset (the next record to read), `undefined` before the first commit. */
@@ -103,7 +122,14 @@ export interface PartitionStats {
   lag: number | undefined;
 }
 
-/** Counters since `start()`. */
+/**
+ * Counters since `start()`.
+ *
+ * @example
+ * ```ts
+ * const { invocations, retries, destinationRecords } = mapping.stats();
+ * ```
+ */
 export interface MappingStats {
   invocations: number;
   /** Records sent in invocations, retries included. */
@@ -118,7 +144,14 @@ export interface MappingStats {
   partitions: PartitionStats[];
 }
 
-/** Options of {@link LocalEventSourceMapping.stop}. */
+/**
+ * Options of {@link LocalEventSourceMapping.stop}.
+ *
+ * @example
+ * ```ts
+ * await mapping.stop({ abandon: true }); // as if the process died: nothing more is committed
+ * ```
+ */
 export interface StopOptions {
   /**
    * Abandon in-flight batches: nothing more is committed or sent to the destination, as if the

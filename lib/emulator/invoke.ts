@@ -44,10 +44,24 @@ export interface LambdaApiFunction {
   client?: LambdaClient;
 }
 
-/** The function a mapping invokes. */
+/**
+ * The function a mapping invokes.
+ *
+ * @example
+ * ```ts
+ * const fn: MappingFunction = process.env.ENDPOINT ? { functionName: 'orders', endpoint: process.env.ENDPOINT } : { handler };
+ * ```
+ */
 export type MappingFunction = InProcessFunction | LambdaApiFunction;
 
-/** Invokes the function with a serialised event; resolves to its result, rejects with {@link InvokeRequestError}. */
+/**
+ * Invokes the function with a serialised event; resolves to its result, rejects with {@link InvokeRequestError}.
+ *
+ * @example
+ * ```ts
+ * const result = await createInvoker({ handler }).invoke(payload, newRequestId());
+ * ```
+ */
 export interface Invoker {
   readonly functionArn: string;
   invoke(payload: string, requestId: string): Promise<InvokeResult>;
@@ -195,7 +209,14 @@ export function createInvoker(target: MappingFunction): Invoker {
   return 'handler' in target ? inProcessInvoker(target) : lambdaApiInvoker(target);
 }
 
-/** A fresh Lambda-style request id. */
+/**
+ * A fresh Lambda-style request id.
+ *
+ * @example
+ * ```ts
+ * newRequestId(); // 'c0b8e7a2-…'
+ * ```
+ */
 export function newRequestId(): string {
   return randomUUID();
 }

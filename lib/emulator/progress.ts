@@ -1,6 +1,13 @@
 import type { MappingEvent, MappingStats } from './emulator.ts';
 
-/** A stats snapshot with the time it was taken. */
+/**
+ * A stats snapshot with the time it was taken.
+ *
+ * @example
+ * ```ts
+ * const sample: ProgressSample = { at: Date.now(), stats: mapping.stats() };
+ * ```
+ */
 export interface ProgressSample {
   at: number;
   stats: MappingStats;

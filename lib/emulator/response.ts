@@ -1,11 +1,25 @@
 import type { BatchPart } from './batch.ts';
 
-/** What an invocation returned: a JSON response, or a function error (throw, timeout, crash). */
+/**
+ * What an invocation returned: a JSON response, or a function error (throw, timeout, crash).
+ *
+ * @example
+ * ```ts
+ * const result: InvokeResult = { kind: 'response', payload: { batchItemFailures: [] } };
+ * ```
+ */
 export type InvokeResult =
   | { kind: 'response'; payload: unknown }
   | { kind: 'function-error'; errorType: string; errorMessage: string };
 
-/** How Lambda reads an invocation's result for a batch. */
+/**
+ * How Lambda reads an invocation's result for a batch.
+ *
+ * @example
+ * ```ts
+ * if (outcome.kind === 'partial') outcome.failed.get(3); // [1042, 1050]
+ * ```
+ */
 export type BatchOutcome =
   | { kind: 'success' }
   | { kind: 'function-error'; errorType: string; errorMessage: string }

@@ -2,10 +2,24 @@ import { randomUUID } from 'node:crypto';
 import type { FailureEnvelope } from './destination.ts';
 import { InvalidMappingSettingError } from './errors.ts';
 
-/** Where a Kafka trigger starts reading when its consumer group has no committed offset. */
+/**
+ * Where a Kafka trigger starts reading when its consumer group has no committed offset.
+ *
+ * @example
+ * ```ts
+ * const position: StartingPosition = 'AT_TIMESTAMP'; // with startingPositionTimestamp (Unix seconds)
+ * ```
+ */
 export type StartingPosition = 'TRIM_HORIZON' | 'LATEST' | 'AT_TIMESTAMP';
 
-/** Receives one failure envelope per failed record (the callback form of an on-failure destination). */
+/**
+ * Receives one failure envelope per failed record (the callback form of an on-failure destination).
+ *
+ * @example
+ * ```ts
+ * const onFailure: FailureCallback = (envelope) => { deadLetters.push(envelope); };
+ * ```
+ */
 export type FailureCallback = (envelope: FailureEnvelope) => Promise<void> | void;
 
 /**
@@ -52,7 +66,14 @@ export interface EventSourceMappingSettings {
   eventSourceArn?: string;
 }
 
-/** Settings after validation, defaults applied. */
+/**
+ * Settings after validation, defaults applied.
+ *
+ * @example
+ * ```ts
+ * const { batchSize, retryLimit } = resolveMappingSettings({ topic: 'orders' }); // 100, Infinity
+ * ```
+ */
 export interface ResolvedMappingSettings {
   topic: string;
   consumerGroupId: string;

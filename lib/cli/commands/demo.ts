@@ -14,7 +14,14 @@ import type { KafkaEvent } from '../../kafka-event/types.ts';
 import { loadHandler } from '../../local/load-handler.ts';
 import { partitionForKey } from '../../testing/partitioner.ts';
 
-/** Where the demo's data is, for steps appended after it (e.g. a replay). */
+/**
+ * Where the demo's data is, for steps appended after it (e.g. a replay).
+ *
+ * @example
+ * ```ts
+ * const { brokers, groupId, topic } = await runDemo(brokers);
+ * ```
+ */
 export interface DemoResult {
   brokers: string[];
   topic: string;
@@ -23,7 +30,14 @@ export interface DemoResult {
   partitions: number;
 }
 
-/** The demo's self-check found a difference between what happened and what Lambda guarantees. */
+/**
+ * The demo's self-check found a difference between what happened and what Lambda guarantees.
+ *
+ * @example
+ * ```ts
+ * await runDemo(brokers).catch((e) => { if (e instanceof DemoCheckError) process.exitCode = 1; });
+ * ```
+ */
 export class DemoCheckError extends Error {
   override readonly name = 'DemoCheckError';
 }
@@ -340,7 +354,14 @@ export async function runDemo(brokers: string[]): Promise<DemoResult> {
   return { brokers, topic, deadLetterTopic, groupId, partitions: PARTITIONS };
 }
 
-/** `kafka-lambda demo`: the main job (`npm start`). */
+/**
+ * `kafka-lambda demo`: the main job (`npm start`).
+ *
+ * @example
+ * ```ts
+ * registerDemoCommand(program);
+ * ```
+ */
 export function registerDemoCommand(program: Command): void {
   program
     .command('demo')
