@@ -10,17 +10,24 @@ import { seedTopic } from './testing/seed.ts';
 import { pollUntil } from './wait.ts';
 
 let kafka: ReplayKafka;
+const topic = uniqueName('replay-exec');
 beforeAll(async () => {
   kafka = await connectReplayKafka({ brokers: testBrokers() });
+  await seedTopic(testKafka(), { topic, partitions: 3, records: 10 });
 });
 afterAll(async () => {
   await kafka?.disconnect();
 });
 
+/** A fresh group on the shared topic with the given committed offsets (checked by Kafka's own tool). */
 async function seeded(committed: number[]) {
-  const topic = uniqueName('replay-exec');
   const groupId = uniqueName('replay-exec-group');
-  await seedTopic(testKafka(), { topic, partitions: committed.length, records: 10, groupId, committed });
+  await kafka.commitOffsets({
+    groupId,
+    topic,
+    offsets: committed.map((offset, partition) => ({ partition, offset, metadata: '' })),
+  });
+  expect((await committedOffsetsByKafkaTool(groupId)).map((r) => r.currentOffset)).toEqual(committed);
   return { topic, groupId };
 }
 
