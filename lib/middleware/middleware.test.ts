@@ -550,6 +550,21 @@ describe('kafkaBatch: deadline', () => {
     expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [0, 1], 'order-events-1': [0, 1] });
   });
 
+  it('hands every record the same signal and the invocation’s Lambda context', async () => {
+    const { logger } = captureLogger();
+    const context = createLambdaContext({ awsRequestId: 'req-1' });
+    const seen = new Set<unknown>();
+    const handler = middy().use(
+      kafkaBatch({
+        logger,
+        onRecord: (_record, batch) => void seen.add(batch).add(batch.context.awsRequestId),
+      }),
+    );
+    await handler(numbered(2, 2), context);
+    expect([...seen].filter((v) => typeof v === 'object')).toHaveLength(1);
+    expect(seen.has('req-1')).toBe(true);
+  });
+
   it('runs without a deadline when the context has no remaining time', async () => {
     const { logger } = captureLogger();
     const handler = middy().use(kafkaBatch({ logger, onRecord: () => sleep(1) }));
