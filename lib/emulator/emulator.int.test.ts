@@ -294,6 +294,51 @@ describe('emulator', () => {
     expect(succeeded).toEqual([0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11]);
   });
 
+  it('sends records older than maximumRecordAgeInSeconds to the destination without invoking them', async () => {
+    const topic = uniqueName('esm-age');
+    await createTopic(kafka, topic, 1);
+    const producer = kafka.producer();
+    await producer.connect();
+    const old = String(Date.now() - 120_000);
+    await producer.send({
+      topic,
+      messages: [
+        { key: 'a', value: '{"n":0}', timestamp: old },
+        { key: 'b', value: '{"n":1}', timestamp: old },
+        { key: 'c', value: '{"n":2}' },
+      ],
+    });
+    await producer.disconnect();
+    const envelopes: FailureEnvelope[] = [];
+    const invoked: number[] = [];
+    const esm = mapping({
+      topic,
+      consumerGroupId: uniqueName('esm-age-group'),
+      maximumRecordAgeInSeconds: 60,
+      onFailure: (envelope) => {
+        envelopes.push(envelope);
+      },
+      function: {
+        handler: async (event: KafkaEvent) => void invoked.push(...eventRecords(event).map((r) => r.offset)),
+      },
+    });
+    await esm.start();
+    await esm.idle();
+    await esm.stop();
+    expect(invoked).toEqual([2]);
+    expect(
+      envelopes.map((e) => [
+        e.KafkaBatchInfo.recordInfo.offset,
+        e.requestContext.condition,
+        e.responseContext,
+      ]),
+    ).toEqual([
+      ['0', 'RecordAgeExceeded', null],
+      ['1', 'RecordAgeExceeded', null],
+    ]);
+    expect(envelopes[0]?.KafkaBatchInfo.recordInfo.timestamp).toBe(new Date(Number(old)).toISOString());
+  });
+
   it('treats a handler running past its timeout as a function error and retries the batch', async () => {
     const { topic, group } = await setUp(1, 3);
     let calls = 0;
