@@ -3,7 +3,7 @@
  *
  * @example
  * ```ts
- * import { createLocalEventSourceMapping } from 'kafka-lambda/lib/emulator/index.ts';
+ * import { createLocalEventSourceMapping } from 'kafka-lambda/emulator';
  *
  * await using mapping = createLocalEventSourceMapping({
  *   brokers: ['127.0.0.1:9092'],
