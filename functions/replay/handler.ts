@@ -60,6 +60,9 @@ import { type ReplayFunctionConfig, ReplayNotAllowedError, replayConfigFromEnv }
  */
 export type ReplayFunctionResult = ReplayOutcome;
 
+/** A hung Lambda API call must not eat the replay's time budget: each call is bounded (and retried). */
+const LAMBDA_API_TIMEOUTS = { requestHandler: { connectionTimeout: 5_000, requestTimeout: 15_000 } };
+
 /** Time kept back from the Lambda timeout to answer (and log) after a bounded wait gave up. */
 const ANSWER_MARGIN_MS = 15_000;
 
@@ -178,7 +181,7 @@ export async function handler(
   try {
     configured ??= createReplayHandler({
       config: replayConfigFromEnv(process.env),
-      lambda: new LambdaClient({}),
+      lambda: new LambdaClient(LAMBDA_API_TIMEOUTS),
     });
   } catch (error) {
     return { ok: false, error: describeReplayError(error) };

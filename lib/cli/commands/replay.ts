@@ -207,8 +207,12 @@ async function invokeReplayFunction(
 }
 
 async function replayDirectly(request: ReplayRequest, options: ReplayOptions): Promise<ReplayOutcome> {
+  // Each mapping call is bounded (and retried on throttling) so that a hung request cannot eat the waits.
   const lambda = request.mapping
-    ? new LambdaClient(options.region ? { region: options.region } : {})
+    ? new LambdaClient({
+        ...(options.region && { region: options.region }),
+        requestHandler: { connectionTimeout: 5_000, requestTimeout: 15_000 },
+      })
     : undefined;
   let groupId = request.group;
   let topic = request.topic;
