@@ -330,7 +330,13 @@ for (const [name, run] of [
     'kafkaBatch (partition)',
     (sample: () => void) =>
       middy().use(
-        kafkaBatch({ logger: quiet, onRecord: (record) => (work(record.json() as Order), sample()) }),
+        kafkaBatch({
+          logger: quiet,
+          onRecord: (record) => {
+            work(record.json() as Order);
+            sample();
+          },
+        }),
       )(event, context()),
   ],
   [
@@ -340,7 +346,10 @@ for (const [name, run] of [
         kafkaBatch({
           logger: quiet,
           value: OrderSchema,
-          onRecord: (record) => (work(record.data), sample()),
+          onRecord: (record) => {
+            work(record.data);
+            sample();
+          },
         }),
       )(event, context()),
   ],
