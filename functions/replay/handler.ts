@@ -46,6 +46,7 @@ import {
   type ReplayOutcome,
   readMapping,
   requestTarget,
+  requestTopic,
 } from '../../lib/replay/index.ts';
 import { type ReplayFunctionConfig, ReplayNotAllowedError, replayConfigFromEnv } from './config.ts';
 
@@ -92,7 +93,7 @@ export function createReplayHandler({
       const request = parseReplayRequest(event);
       const uuid = request.mapping ?? (request.group === undefined ? config.mappings[0] : undefined);
       let groupId = request.group;
-      let topic = request.topic;
+      let topic = requestTopic(request);
       let mappingState: string | undefined;
       if (uuid !== undefined) {
         if (!config.mappings.includes(uuid))

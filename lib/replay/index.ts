@@ -34,6 +34,7 @@ export {
   ReplayRequestError,
   ReplayRequestSchema,
   requestTarget,
+  requestTopic,
   TARGET_FIELDS,
 } from './request.ts';
 export {

@@ -141,6 +141,20 @@ export function parseReplayRequest(input: unknown): ReplayRequest {
 }
 
 /**
+ * The topic a request names: its `topic`, or else the one topic of its plan file.
+ *
+ * @example
+ * ```ts
+ * requestTopic(parseReplayRequest({ group: 'g', fromFile: 'orders,0,5' })); // 'orders'
+ * ```
+ */
+export function requestTopic(request: ReplayRequest): string | undefined {
+  if (request.topic !== undefined || request.fromFile === undefined) return request.topic;
+  const topics = [...new Set(parsePlanFile(request.fromFile).map((e) => e.topic))];
+  return topics.length === 1 ? topics[0] : undefined;
+}
+
+/**
  * Turns a request's target fields into the core's target (and partition subset) for `topic`; a plan
  * file's lines must all be for that topic.
  *

@@ -174,7 +174,22 @@ describe('kafka-lambda replay --brokers', () => {
       '--to-latest',
     ]);
     expect(twoTargets.code).toBe(2);
-    expect(twoTargets.stderr).toContain('give exactly one target');
+    expect(twoTargets.stderr).toContain('give exactly one of --to-offset, --to-datetime');
+    const badTime = await run([
+      '--brokers',
+      brokers,
+      '--group',
+      G,
+      '--topic',
+      topic,
+      '--to-datetime',
+      '2026-11-29T10:00',
+    ]);
+    expect(badTime.code).toBe(2);
+    expect(badTime.stderr).toContain('  - --to-datetime: must be ISO 8601 with a zone');
+    const badOffset = await run(['--brokers', brokers, '--group', G, '--topic', topic, '--to-offset', '-1']);
+    expect(badOffset.code).toBe(2);
+    expect(badOffset.stderr).toContain("option '--to-offset <n>' argument '-1' is invalid");
     const unknown = await run(['--brokers', brokers, '--group', G, '--topic', `${topic}:9`, '--to-earliest']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('has no partition 9');

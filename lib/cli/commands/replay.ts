@@ -21,6 +21,7 @@ import {
   type ReplayRequest,
   readMapping,
   requestTarget,
+  requestTopic,
 } from '../../replay/index.ts';
 import { exitWithUsageCode, integerOption } from '../usage.ts';
 
@@ -30,12 +31,12 @@ interface ReplayOptions {
   group?: string;
   esm?: string;
   topic?: string;
-  toOffset?: string;
+  toOffset?: number;
   toDatetime?: string;
   byDuration?: string;
   toEarliest?: boolean;
   toLatest?: boolean;
-  shiftBy?: string;
+  shiftBy?: number;
   fromFile?: string;
   execute?: boolean;
   dryRun?: boolean;
@@ -97,12 +98,16 @@ export function registerReplayCommand(program: Command): void {
       'event source mapping: its group and topic; disabled and re-enabled around the change',
     )
     .option('--topic <topic[:p,p]>', 'topic, optionally a partition subset (required with --group)')
-    .option('--to-offset <n>', 'the same offset on every partition')
+    .option('--to-offset <n>', 'the same offset on every partition', integerOption(0))
     .option('--to-datetime <time>', 'first record at or after this time (ISO 8601 with zone, or epoch ms)')
     .option('--by-duration <duration>', 'first record at or after now minus this (ISO 8601, e.g. PT1H30M)')
     .option('--to-earliest', 'first retained record')
     .option('--to-latest', 'log end (skip everything not yet read)')
-    .option('--shift-by <n>', 'committed offset plus n (negative re-delivers)')
+    .option(
+      '--shift-by <n>',
+      'committed offset plus n (negative re-delivers)',
+      integerOption(-Number.MAX_SAFE_INTEGER),
+    )
     .option('--from-file <csv>', 'plan file: topic,partition,offset lines ("-" reads stdin)')
     .addOption(new Option('--dry-run', 'only print the plan (the default)').conflicts('execute'))
     .option('--execute', 'apply the plan')
@@ -148,9 +153,24 @@ async function replay(options: ReplayOptions): Promise<ReplayOutcome> {
   return replayDirectly(request, options);
 }
 
+const TARGET_FLAGS = {
+  toOffset: '--to-offset',
+  toDatetime: '--to-datetime',
+  byDuration: '--by-duration',
+  toEarliest: '--to-earliest',
+  toLatest: '--to-latest',
+  shiftBy: '--shift-by',
+  fromFile: '--from-file',
+} as const;
+
 async function requestFromFlags(options: ReplayOptions): Promise<Record<string, unknown>> {
+  const targets = Object.keys(TARGET_FLAGS).filter(
+    (key) => options[key as keyof typeof TARGET_FLAGS] !== undefined,
+  );
+  if (targets.length !== 1) {
+    throw new ReplayInputError(`give exactly one of ${Object.values(TARGET_FLAGS).join(', ')}`);
+  }
   const topic = options.topic === undefined ? undefined : parseTopicPartitions(options.topic);
-  const integer = (value: string | undefined) => (value === undefined ? undefined : Number(value));
   const fromFile =
     options.fromFile === undefined
       ? undefined
@@ -164,12 +184,12 @@ async function requestFromFlags(options: ReplayOptions): Promise<Record<string, 
     group: options.group,
     topic: topic?.topic,
     partitions: topic?.partitions,
-    toOffset: integer(options.toOffset),
+    toOffset: options.toOffset,
     toDatetime: options.toDatetime,
     byDuration: options.byDuration,
     toEarliest: options.toEarliest,
     toLatest: options.toLatest,
-    shiftBy: integer(options.shiftBy),
+    shiftBy: options.shiftBy,
     fromFile,
     execute: options.execute === true,
     strict: options.strict === true,
@@ -215,7 +235,7 @@ async function replayDirectly(request: ReplayRequest, options: ReplayOptions): P
       })
     : undefined;
   let groupId = request.group;
-  let topic = request.topic;
+  let topic = requestTopic(request);
   let mapping: { uuid: string; stateBefore: string; stateAfter: string } | null = null;
   if (lambda && request.mapping) {
     const info = await readMapping({ lambda, uuid: request.mapping, deadline: Date.now() + 30_000 });
@@ -319,8 +339,12 @@ function print(outcome: ReplayOutcome, options: ReplayOptions): void {
   }
   if (!outcome.ok) {
     const { error } = outcome;
-    console.error(`kafka-lambda replay: ${error.message}`);
-    for (const issue of error.issues ?? []) console.error(`  - ${issue}`);
+    if (error.issues) {
+      console.error('kafka-lambda replay: invalid request');
+      for (const issue of error.issues) console.error(`  - ${asFlags(issue)}`);
+    } else {
+      console.error(`kafka-lambda replay: ${error.message}`);
+    }
     if (error.report) {
       const r = error.report;
       console.error(`  failed step: ${r.failedStep}`);
@@ -364,6 +388,20 @@ function print(outcome: ReplayOutcome, options: ReplayOptions): void {
   console.log(
     `${plan.totals.redeliver} record(s) ${outcome.executed ? 'will be' : 'would be'} delivered again, ${plan.totals.skip} skipped.`,
   );
+}
+
+// The request's JSON fields, as the flags that set them (for messages about a command line).
+const FLAGS: Record<string, string> = {
+  ...TARGET_FLAGS,
+  mapping: '--esm',
+  group: '--group',
+  topic: '--topic',
+  partitions: '--topic',
+  reason: '--reason',
+};
+
+function asFlags(issue: string): string {
+  return issue.replace(/\b[a-zA-Z]+\b/g, (word) => FLAGS[word] ?? word);
 }
 
 function notes(p: PartitionPlan): string {
