@@ -13,6 +13,7 @@ import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from 
 import { connectReplayKafka, type ReplayKafka, type ReplayOutcome } from '../../replay/index.ts';
 import { modelEventSourceMapping } from '../../replay/testing/esm-model.ts';
 import { seedTopic } from '../../replay/testing/seed.ts';
+import { runReplayDemo } from './replay.ts';
 
 const cli = join(import.meta.dirname, '../../../bin/kafka-lambda.js');
 const topic = uniqueName('orders');
@@ -396,5 +397,23 @@ describe('kafka-lambda replay --brokers --esm', () => {
     );
     expect(model.history).toEqual(['Enabled', 'Disabling', 'Disabled', 'Enabling', 'Enabled']);
     expect(await current(G)).toEqual([5, 5, 5]);
+  });
+});
+
+describe('the replay step of the demo', () => {
+  it('moves partition 0 back 5 records and the emulator re-delivers exactly those', async () => {
+    const G = uniqueName('cli-demo-group');
+    await kafka.commitOffsets({
+      groupId: G,
+      topic,
+      offsets: [10, 10, 10].map((offset, partition) => ({ partition, offset, metadata: '' })),
+    });
+    const lines: string[] = [];
+    const result = await runReplayDemo({ brokers: testBrokers(), topic, groupId: G }, (line = '') =>
+      lines.push(line),
+    );
+    expect(result).toEqual({ partition: 0, target: 5, redelivered: ['0:5', '0:6', '0:7', '0:8', '0:9'] });
+    expect(lines.join('\n')).toContain('the trigger re-delivered partition 0 from offset 5: 5, 6, 7, 8, 9 ✓');
+    expect(await current(G)).toEqual([10, 10, 10]);
   });
 });
