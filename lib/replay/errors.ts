@@ -42,7 +42,7 @@ export class UnknownTopicError extends ReplayInputError {
   override name = 'UnknownTopicError';
   readonly topic: string;
   constructor(topic: string) {
-    super(`topic "${topic}" does not exist`);
+    super(`topic "${topic}" does not exist (or this principal may not describe it)`);
     this.topic = topic;
   }
 }
