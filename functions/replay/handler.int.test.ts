@@ -114,7 +114,12 @@ describe('the replay function', () => {
       'invalid',
       /has no partition 5/,
     ],
-    ['a plan file for another topic', { fromFile: 'payments,0,1', execute: true }, 'invalid', /payments/],
+    [
+      'a plan file for another topic',
+      { fromFile: 'payments,0,1', execute: true },
+      'refused',
+      /reads topic "replay-fn-\w+", not "payments"/,
+    ],
     ['not an object', 'toEarliest', 'invalid', /invalid replay request/],
   ];
   for (const [what, input, kind, message] of invalid) {
