@@ -1,9 +1,9 @@
-// The README's "Testing helpers" example, verbatim but for the import path (the package entry point
-// `kafka-lambda/testing` is lib/testing/index.ts).
+// The README's "Testing helpers" example, verbatim.
+
+import { failedOffsets, invokeHandler, kafkaEvent } from 'kafka-lambda/testing';
 import { describe, expect, it } from 'vitest';
 import { createHandler } from '../functions/orders/handler.ts';
 import { simulatedReservations } from '../functions/orders/reservations.ts';
-import { failedOffsets, invokeHandler, kafkaEvent } from '../lib/testing/index.ts';
 
 const order = (orderId: string) => ({ orderId, customerId: 'c-1', items: [{ sku: 'tea', quantity: 1 }] });
 

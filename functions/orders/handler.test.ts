@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { failedOffsets, invokeHandler, kafkaEvent } from 'kafka-lambda/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { KafkaEvent } from '../../lib/kafka-event/types.ts';
-import { failedOffsets, invokeHandler, kafkaEvent } from '../../lib/testing/index.ts';
 import { createHandler, handler } from './handler.ts';
 import type { Order } from './order.ts';
 import {

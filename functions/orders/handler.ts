@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { kafkaBatch } from '../../lib/middleware/index.ts';
+import { kafkaBatch } from 'kafka-lambda';
 import { OrderSchema } from './order.ts';
 import { type Reservations, reservationsFromEnv } from './reservations.ts';
 
