@@ -13,6 +13,7 @@ import { describeEvent } from '../../emulator/progress.ts';
 import type { KafkaEvent } from '../../kafka-event/types.ts';
 import { loadHandler } from '../../local/load-handler.ts';
 import { partitionForKey } from '../../testing/partitioner.ts';
+import { runReplayDemo } from './replay.ts';
 
 /**
  * Where the demo's data is, for steps appended after it (e.g. a replay).
@@ -381,7 +382,7 @@ export function registerDemoCommand(program: Command): void {
           : `① broker       ${external} (KAFKA_BROKERS)`,
       );
       try {
-        await runDemo(brokers);
+        await runReplayDemo(await runDemo(brokers));
       } finally {
         await broker?.stop();
       }
