@@ -1,6 +1,5 @@
 // `kafka-lambda replay`, spawned for real: against the test broker directly, and through a local
 // HTTP server speaking the Lambda Invoke API that runs the real replay function.
-import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,13 +8,13 @@ import { join } from 'node:path';
 import { GetEventSourceMappingCommand, UpdateEventSourceMappingCommand } from '@aws-sdk/client-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReplayHandler } from '../../../functions/replay/handler.ts';
+import { runCli } from '../../../test/fixtures/run-cli.ts';
 import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../../test/kafka.ts';
 import { connectReplayKafka, type ReplayKafka, type ReplayOutcome } from '../../replay/index.ts';
 import { modelEventSourceMapping } from '../../replay/testing/esm-model.ts';
 import { seedTopic } from '../../replay/testing/seed.ts';
 import { runReplayDemo } from './replay.ts';
 
-const cli = join(import.meta.dirname, '../../../bin/kafka-lambda.js');
 const topic = uniqueName('orders');
 let kafka: ReplayKafka;
 
@@ -27,50 +26,47 @@ afterAll(async () => {
   await kafka?.disconnect();
 });
 
-function run(args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, 'replay', ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (args: string[], env: Record<string, string> = {}) => runCli(['replay', ...args], { env });
 
-async function group(offsets = [7, 8, 9]): Promise<string> {
-  const groupId = uniqueName('cli-group');
+/** `replay --brokers <test broker> --group <groupId> --topic <topicArg> …rest`. */
+const runOnGroup = (groupId: string, topicArg: string, ...rest: string[]) =>
+  run(['--brokers', testBrokers().join(','), '--group', groupId, '--topic', topicArg, ...rest]);
+
+async function commit(groupId: string, offsets: number[]): Promise<void> {
   await kafka.commitOffsets({
     groupId,
     topic,
     offsets: offsets.map((offset, partition) => ({ partition, offset, metadata: '' })),
   });
+}
+
+async function group(offsets = [7, 8, 9]): Promise<string> {
+  const groupId = uniqueName('cli-group');
+  await commit(groupId, offsets);
   return groupId;
 }
 
 const current = async (groupId: string) =>
   (await committedOffsetsByKafkaTool(groupId)).map((r) => r.currentOffset);
 
+/** Starts `server` on a free local port; returns its URL. */
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Environment pointing the spawned CLI's Lambda client at a local endpoint. */
+const lambdaEnv = (endpoint: string) => ({
+  AWS_ENDPOINT_URL_LAMBDA: endpoint,
+  AWS_REGION: 'eu-west-1',
+  AWS_ACCESS_KEY_ID: 'test',
+  AWS_SECRET_ACCESS_KEY: 'test',
+});
+
 describe('kafka-lambda replay --brokers', () => {
   it('prints a plan and changes nothing by default', async () => {
     const G = await group();
-    const result = await run([
-      '--brokers',
-      testBrokers().join(','),
-      '--group',
-      G,
-      '--topic',
-      topic,
-      '--to-earliest',
-    ]);
+    const result = await runOnGroup(G, topic, '--to-earliest');
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
@@ -83,41 +79,19 @@ describe('kafka-lambda replay --brokers', () => {
 
   it('with --execute moves the offsets, Kafka’s own tool agrees, and the next plan shows the audit trail', async () => {
     const G = await group();
-    const brokers = testBrokers().join(',');
-    const result = await run([
-      '--brokers',
-      brokers,
-      '--group',
-      G,
-      '--topic',
-      topic,
-      '--to-earliest',
-      '--execute',
-      '--reason',
-      'INC-3',
-    ]);
+    const result = await runOnGroup(G, topic, '--to-earliest', '--execute', '--reason', 'INC-3');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Replayed group ${G} on ${topic}: 3 of 3 partition(s) moved.`);
     expect(result.stderr).toContain('[replay] commit-offsets: committing 3 offset(s) in one request');
     expect(await current(G)).toEqual([0, 0, 0]);
 
-    const again = await run(['--brokers', brokers, '--group', G, '--topic', `${topic}:1`, '--to-latest']);
+    const again = await runOnGroup(G, `${topic}:1`, '--to-latest');
     expect(again.stdout).toMatch(/last replay \S+ from 8: INC-3/);
   });
 
   it('--json prints the outcome for scripts', async () => {
     const G = await group();
-    const result = await run([
-      '--brokers',
-      testBrokers().join(','),
-      '--group',
-      G,
-      '--topic',
-      `${topic}:0,2`,
-      '--shift-by',
-      '-2',
-      '--json',
-    ]);
+    const result = await runOnGroup(G, `${topic}:0,2`, '--shift-by', '-2', '--json');
     expect(result.code).toBe(0);
     const outcome = JSON.parse(result.stdout) as ReplayOutcome;
     if (!outcome.ok) throw new Error(result.stdout);
@@ -130,85 +104,34 @@ describe('kafka-lambda replay --brokers', () => {
 
   it('--export writes a plan file that --from-file applies', async () => {
     const G = await group();
-    const brokers = testBrokers().join(',');
-    const exported = await run([
-      '--brokers',
-      brokers,
-      '--group',
-      G,
-      '--topic',
-      `${topic}:0,2`,
-      '--shift-by',
-      '-3',
-      '--export',
-    ]);
+    const exported = await runOnGroup(G, `${topic}:0,2`, '--shift-by', '-3', '--export');
     expect(exported.code).toBe(0);
     expect(exported.stdout).toBe(`${topic},0,4\n${topic},2,6\n`);
     const planFile = join(await mkdtemp(join(tmpdir(), 'replay-')), 'plan.csv');
     await writeFile(planFile, exported.stdout);
-    const applied = await run([
-      '--brokers',
-      brokers,
-      '--group',
-      G,
-      '--topic',
-      topic,
-      '--from-file',
-      planFile,
-      '--execute',
-    ]);
+    const applied = await runOnGroup(G, topic, '--from-file', planFile, '--execute');
     expect(applied.code).toBe(0);
     expect(await current(G)).toEqual([4, 8, 6]);
   });
 
   it('exit codes: 2 for an invalid request, 3 for a refusal', async () => {
     const G = await group();
-    const brokers = testBrokers().join(',');
-    const twoTargets = await run([
-      '--brokers',
-      brokers,
-      '--group',
-      G,
-      '--topic',
-      topic,
-      '--to-earliest',
-      '--to-latest',
-    ]);
+    const twoTargets = await runOnGroup(G, topic, '--to-earliest', '--to-latest');
     expect(twoTargets.code).toBe(2);
     expect(twoTargets.stderr).toContain('give exactly one of --to-offset, --to-datetime');
-    const badTime = await run([
-      '--brokers',
-      brokers,
-      '--group',
-      G,
-      '--topic',
-      topic,
-      '--to-datetime',
-      '2026-11-29T10:00',
-    ]);
+    const badTime = await runOnGroup(G, topic, '--to-datetime', '2026-11-29T10:00');
     expect(badTime.code).toBe(2);
     expect(badTime.stderr).toContain('  - --to-datetime: must be ISO 8601 with a zone');
-    const badOffset = await run(['--brokers', brokers, '--group', G, '--topic', topic, '--to-offset', '-1']);
+    const badOffset = await runOnGroup(G, topic, '--to-offset', '-1');
     expect(badOffset.code).toBe(2);
     expect(badOffset.stderr).toContain("option '--to-offset <n>' argument '-1' is invalid");
-    const unknown = await run(['--brokers', brokers, '--group', G, '--topic', `${topic}:9`, '--to-earliest']);
+    const unknown = await runOnGroup(G, `${topic}:9`, '--to-earliest');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('has no partition 9');
-    const strict = await run([
-      '--brokers',
-      brokers,
-      '--group',
-      G,
-      '--topic',
-      topic,
-      '--to-offset',
-      '99',
-      '--strict',
-      '--execute',
-    ]);
+    const strict = await runOnGroup(G, topic, '--to-offset', '99', '--strict', '--execute');
     expect(strict.code).toBe(3);
     expect(strict.stderr).toContain('strict: not clamped');
-    const flags = await run(['--brokers', brokers, '--dry-run', '--execute', '--to-latest']);
+    const flags = await run(['--brokers', testBrokers().join(','), '--dry-run', '--execute', '--to-latest']);
     expect(flags.code).toBe(2);
     expect(await current(G)).toEqual([7, 8, 9]);
   });
@@ -258,24 +181,14 @@ describe('kafka-lambda replay --function', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'x-amz-executed-version': '$LATEST' });
       res.end(JSON.stringify(result));
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    await kafka.commitOffsets({
-      groupId: G,
-      topic,
-      offsets: [7, 8, 9].map((offset, partition) => ({ partition, offset, metadata: '' })),
-    });
+    endpoint = await listen(server);
+    await commit(G, [7, 8, 9]);
   });
   afterAll(async () => {
     await new Promise((resolve) => server?.close(resolve));
   });
 
-  const env = () => ({
-    AWS_ENDPOINT_URL_LAMBDA: endpoint,
-    AWS_REGION: 'eu-west-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-  });
+  const env = () => lambdaEnv(endpoint);
 
   it('sends the flags as the request and prints the function’s plan as a table', async () => {
     const result = await run(['--function', 'replay-fn', '--topic', `${topic}:1`, '--to-offset', '3'], env());
@@ -352,13 +265,8 @@ describe('kafka-lambda replay --brokers --esm', () => {
         res.end(JSON.stringify({ Type: 'User', message: (error as Error).message }));
       }
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    await kafka.commitOffsets({
-      groupId: G,
-      topic,
-      offsets: [7, 8, 9].map((offset, partition) => ({ partition, offset, metadata: '' })),
-    });
+    endpoint = await listen(server);
+    await commit(G, [7, 8, 9]);
   });
   afterAll(async () => {
     await new Promise((resolve) => server?.close(resolve));
@@ -378,12 +286,7 @@ describe('kafka-lambda replay --brokers --esm', () => {
         '--reason',
         'INC-5',
       ],
-      {
-        AWS_ENDPOINT_URL_LAMBDA: endpoint,
-        AWS_REGION: 'eu-west-1',
-        AWS_ACCESS_KEY_ID: 'test',
-        AWS_SECRET_ACCESS_KEY: 'test',
-      },
+      lambdaEnv(endpoint),
     );
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('[replay] disable-mapping: disabling mapping esm-http');
@@ -403,11 +306,7 @@ describe('kafka-lambda replay --brokers --esm', () => {
 describe('the replay step of the demo', () => {
   it('moves partition 0 back 5 records and the emulator re-delivers exactly those', async () => {
     const G = uniqueName('cli-demo-group');
-    await kafka.commitOffsets({
-      groupId: G,
-      topic,
-      offsets: [10, 10, 10].map((offset, partition) => ({ partition, offset, metadata: '' })),
-    });
+    await commit(G, [10, 10, 10]);
     const lines: string[] = [];
     const result = await runReplayDemo({ brokers: testBrokers(), topic, groupId: G }, (line = '') =>
       lines.push(line),
