@@ -3,31 +3,11 @@ import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../test/fixtures/run-cli.ts';
 import { startBroker } from './broker.ts';
 import { BrokerStartError } from './errors.ts';
 import { cacheBase } from './jars.ts';
 import { isAlive, packageRoot, waitForExit } from './process.ts';
-
-const cli = join(packageRoot, 'bin', 'kafka-lambda.js');
-
-function run(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('the embedded broker process', () => {
   it('shows the tail of the broker log when the JVM dies on start', async () => {
@@ -60,39 +40,39 @@ describe('the embedded broker process', () => {
 
   describe('kafka-lambda broker start | status | stop', () => {
     let cache: string;
-    let env: NodeJS.ProcessEnv;
+    let env: Record<string, string>;
     beforeAll(async () => {
       // A private state folder, sharing the already resolved jars.
       cache = await mkdtemp(join(tmpdir(), 'kafka-lambda-cache-'));
       await symlink(join(cacheBase(), 'kafka'), join(cache, 'kafka'));
-      env = { ...process.env, KAFKA_LAMBDA_CACHE: cache };
+      env = { KAFKA_LAMBDA_CACHE: cache };
     });
     afterAll(async () => {
-      await run(['broker', 'stop'], env);
+      await runCli(['broker', 'stop'], { env });
       await rm(cache, { recursive: true, force: true });
     });
 
     it('starts a broker that outlives the CLI, reports it, and stops it without leaving a JVM', async () => {
-      const started = await run(['broker', 'start'], env);
+      const started = await runCli(['broker', 'start'], { env });
       expect(started.code).toBe(0);
       const bootstrap = started.stdout.trim();
       expect(bootstrap).toMatch(/^127\.0\.0\.1:\d+$/);
       const pid = Number(/pid (\d+)/.exec(started.stderr)?.[1]);
       expect(isAlive(pid)).toBe(true);
 
-      const status = await run(['broker', 'status'], env);
+      const status = await runCli(['broker', 'status'], { env });
       expect(status).toMatchObject({ code: 0 });
       expect(status.stdout).toContain(`running ${bootstrap}`);
 
-      const again = await run(['broker', 'start'], env);
+      const again = await runCli(['broker', 'start'], { env });
       expect(again.stdout.trim()).toBe(bootstrap);
       expect(again.stderr).toContain('already running');
 
-      const stopped = await run(['broker', 'stop'], env);
+      const stopped = await runCli(['broker', 'stop'], { env });
       expect(stopped.stdout).toContain(`stopped (pid ${pid})`);
       expect(isAlive(pid)).toBe(false);
 
-      const after = await run(['broker', 'status'], env);
+      const after = await runCli(['broker', 'status'], { env });
       expect(after).toMatchObject({ code: 3, stdout: 'stopped\n' });
     });
   });
