@@ -8,6 +8,7 @@ import { appConfigFromContext } from './app-config.ts';
 import { type BuiltApp, buildApp } from './build-app.ts';
 import {
   allStatements,
+  controlMappingStatement,
   mskArnJoin,
   NETWORK_INTERFACE_STATEMENTS,
   onlyResourceId,
@@ -187,26 +188,7 @@ describe('the default app (MSK Serverless)', () => {
         Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
         Resource: { 'Fn::GetAtt': [expect.stringMatching(/^ReplayLogs/), 'Arn'] },
       },
-      {
-        Sid: 'ControlEventSourceMapping',
-        Effect: 'Allow',
-        Action: ['lambda:GetEventSourceMapping', 'lambda:UpdateEventSourceMapping'],
-        Resource: {
-          'Fn::Join': [
-            '',
-            [
-              'arn:',
-              { Ref: 'AWS::Partition' },
-              ':lambda:',
-              { Ref: 'AWS::Region' },
-              ':',
-              { Ref: 'AWS::AccountId' },
-              ':event-source-mapping:',
-              { Ref: mappingId },
-            ],
-          ],
-        },
-      },
+      controlMappingStatement(mappingId),
       {
         Sid: 'MskBootstrapBrokers',
         Effect: 'Allow',

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { KafkaConsumerConfigError, KafkaConsumerFunction } from './kafka-consumer-function.ts';
 import { importKafkaNetwork, type KafkaNetwork, type KafkaSource } from './kafka-source.ts';
 import { KafkaReplayConfigError, KafkaReplayFunction } from './replay-function.ts';
-import { NETWORK_INTERFACE_STATEMENTS, roleStatements } from './template-queries.ts';
+import { controlMappingStatement, NETWORK_INTERFACE_STATEMENTS, roleStatements } from './template-queries.ts';
 
 // The constructs under test do not depend on what the handler does; bundling is covered by app.test.ts,
 // so these stacks skip it (`aws:cdk:bundling-stacks: []`) to keep synth fast.
@@ -162,26 +162,7 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
     )[0];
     expect(roleStatements(template, 'TunedReplayRole')).toEqual([
       expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'] }),
-      {
-        Sid: 'ControlEventSourceMapping',
-        Effect: 'Allow',
-        Action: ['lambda:GetEventSourceMapping', 'lambda:UpdateEventSourceMapping'],
-        Resource: {
-          'Fn::Join': [
-            '',
-            [
-              'arn:',
-              { Ref: 'AWS::Partition' },
-              ':lambda:',
-              { Ref: 'AWS::Region' },
-              ':',
-              { Ref: 'AWS::AccountId' },
-              ':event-source-mapping:',
-              { Ref: mappingId },
-            ],
-          ],
-        },
-      },
+      controlMappingStatement(mappingId),
       {
         Sid: 'MskBootstrapBrokers',
         Effect: 'Allow',

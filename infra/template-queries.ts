@@ -68,6 +68,36 @@ export function mskArnJoin(clusterArn: unknown, kind: 'topic' | 'group', name: s
 }
 
 /**
+ * The statement letting a replay function read and enable/disable one event source mapping, whose
+ * ARN CloudFormation joins from the mapping's logical id.
+ *
+ * @example
+ * expect(roleStatements(template, 'ReplayRole')).toContainEqual(controlMappingStatement(mappingId));
+ */
+export function controlMappingStatement(mappingId: unknown): TemplateStatement {
+  return {
+    Sid: 'ControlEventSourceMapping',
+    Effect: 'Allow',
+    Action: ['lambda:GetEventSourceMapping', 'lambda:UpdateEventSourceMapping'],
+    Resource: {
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':lambda:',
+          { Ref: 'AWS::Region' },
+          ':',
+          { Ref: 'AWS::AccountId' },
+          ':event-source-mapping:',
+          { Ref: mappingId },
+        ],
+      ],
+    },
+  };
+}
+
+/**
  * The account- and region-wide EC2 ARN of the network-interface statement.
  *
  * @example
