@@ -36,17 +36,16 @@
  */
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import {
-  checkMapping,
   connectReplayKafka,
   describeReplayError,
-  executeReplay,
   parseReplayRequest,
-  planReplay,
   ReplayInputError,
   type ReplayOutcome,
-  readMapping,
+  type RequestMapping,
+  readRequestMapping,
   requestTarget,
   requestTopic,
+  runReplayRequest,
 } from '../../lib/replay/index.ts';
 import { type ReplayFunctionConfig, ReplayNotAllowedError, replayConfigFromEnv } from './config.ts';
 
@@ -94,13 +93,11 @@ export function createReplayHandler({
       const uuid = request.mapping ?? (request.group === undefined ? config.mappings[0] : undefined);
       let groupId = request.group;
       let topic = requestTopic(request);
-      let mappingState: string | undefined;
+      let mapping: RequestMapping | undefined;
       if (uuid !== undefined) {
         if (!config.mappings.includes(uuid))
           throw new ReplayNotAllowedError(`mapping ${uuid} is not allowed here`);
-        const info = await readMapping({ lambda, uuid, deadline: Date.now() + 30_000 });
-        ({ groupId, topic } = checkMapping(info, { groupId, topic, atRest: request.execute }));
-        mappingState = info.state;
+        ({ groupId, topic, mapping } = await readRequestMapping({ lambda, uuid, request, topic }));
       }
       if (groupId === undefined || topic === undefined) {
         throw new ReplayInputError('a request without a mapping needs "group" and "topic"');
@@ -111,43 +108,23 @@ export function createReplayHandler({
 
       const kafka = await connectReplayKafka(await config.connection());
       try {
-        if (!request.execute) {
-          const plan = await planReplay({
-            admin: kafka.admin,
-            groupId,
-            topic,
-            target,
-            partitions,
-            strict: request.strict,
-          });
-          const mapping =
-            uuid && mappingState ? { uuid, stateBefore: mappingState, stateAfter: mappingState } : null;
-          return { ok: true, executed: false, groupId, topic, mapping, plan };
-        }
-        const remaining = context?.getRemainingTimeInMillis();
-        const result = await executeReplay({
+        const remaining = request.execute ? context?.getRemainingTimeInMillis() : undefined;
+        const outcome = await runReplayRequest({
           kafka,
+          request,
           groupId,
           topic,
           target,
           partitions,
-          strict: request.strict,
-          reason: request.reason,
-          ...(uuid !== undefined && { mapping: { lambda, uuid } }),
-          timeouts: config.timeouts,
-          ...(remaining !== undefined && { deadline: Date.now() + remaining - ANSWER_MARGIN_MS }),
-          onProgress: (p) => log({ replay: p.step, message: p.message }),
+          mapping,
+          execution: {
+            timeouts: config.timeouts,
+            ...(remaining !== undefined && { deadline: Date.now() + remaining - ANSWER_MARGIN_MS }),
+            onProgress: (p) => log({ replay: p.step, message: p.message }),
+          },
         });
-        log({ replay: 'done', groupId, topic, totals: result.plan.totals });
-        return {
-          ok: true,
-          executed: true,
-          groupId,
-          topic,
-          mapping: result.mapping,
-          plan: result.plan,
-          steps: result.steps,
-        };
+        if (outcome.executed) log({ replay: 'done', groupId, topic, totals: outcome.plan.totals });
+        return outcome;
       } finally {
         await kafka.disconnect();
       }

@@ -6,7 +6,6 @@ import { type Command, Option } from 'commander';
 import { createLocalEventSourceMapping } from '../../emulator/index.ts';
 import type { KafkaEvent } from '../../kafka-event/types.ts';
 import {
-  checkMapping,
   connectReplayKafka,
   describeReplayError,
   executeReplay,
@@ -22,9 +21,11 @@ import {
   type ReplayOutcome,
   type ReplayPlan,
   type ReplayRequest,
-  readMapping,
+  type RequestMapping,
+  readRequestMapping,
   requestTarget,
   requestTopic,
+  runReplayRequest,
 } from '../../replay/index.ts';
 import { exitWithUsageCode, integerOption } from '../usage.ts';
 
@@ -239,27 +240,21 @@ async function replayDirectly(request: ReplayRequest, options: ReplayOptions): P
     : undefined;
   let groupId = request.group;
   let topic = requestTopic(request);
-  let mapping: { uuid: string; stateBefore: string; stateAfter: string } | null = null;
+  let mapping: RequestMapping | undefined;
   if (lambda && request.mapping) {
-    const info = await readMapping({ lambda, uuid: request.mapping, deadline: Date.now() + 30_000 });
-    ({ groupId, topic } = checkMapping(info, { groupId, topic, atRest: request.execute }));
-    mapping = { uuid: info.uuid, stateBefore: info.state, stateAfter: info.state };
+    ({ groupId, topic, mapping } = await readRequestMapping({
+      lambda,
+      uuid: request.mapping,
+      request,
+      topic,
+    }));
   }
   if (!groupId || !topic) throw new ReplayInputError('give --esm, or --group with --topic');
   const { target, partitions } = requestTarget(request, topic);
   const kafka = await connectReplayKafka(await connection(options));
   try {
-    if (!request.execute) {
-      const plan = await planReplay({
-        admin: kafka.admin,
-        groupId,
-        topic,
-        target,
-        partitions,
-        strict: request.strict,
-      });
-      return { ok: true, executed: false, groupId, topic, mapping, plan };
-    }
+    const replayRequest = { kafka, request, groupId, topic, target, partitions, mapping };
+    if (!request.execute) return await runReplayRequest(replayRequest);
     const abort = new AbortController();
     const onSignal = () => {
       progress('interrupted: stopping and restoring the mapping');
@@ -267,31 +262,17 @@ async function replayDirectly(request: ReplayRequest, options: ReplayOptions): P
     };
     process.once('SIGINT', onSignal);
     try {
-      const result = await executeReplay({
-        kafka,
-        groupId,
-        topic,
-        target,
-        partitions,
-        strict: request.strict,
-        reason: request.reason,
-        ...(lambda && request.mapping && { mapping: { lambda, uuid: request.mapping } }),
-        timeouts: {
-          mappingMs: (options.mappingTimeout ?? 300) * 1000,
-          groupMs: (options.groupTimeout ?? 300) * 1000,
+      return await runReplayRequest({
+        ...replayRequest,
+        execution: {
+          timeouts: {
+            mappingMs: (options.mappingTimeout ?? 300) * 1000,
+            groupMs: (options.groupTimeout ?? 300) * 1000,
+          },
+          signal: abort.signal,
+          onProgress: (p) => progress(`${p.step}: ${p.message}`),
         },
-        signal: abort.signal,
-        onProgress: (p) => progress(`${p.step}: ${p.message}`),
       });
-      return {
-        ok: true,
-        executed: true,
-        groupId,
-        topic,
-        mapping: result.mapping,
-        plan: result.plan,
-        steps: result.steps,
-      };
     } finally {
       process.off('SIGINT', onSignal);
     }
