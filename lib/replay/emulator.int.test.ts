@@ -3,8 +3,8 @@
 // Enabled; after a replay to offset N, the emulator re-delivers exactly from N on each replayed partition.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/kafka.ts';
-import { createLocalEventSourceMapping, type LocalEventSourceMapping } from '../emulator/index.ts';
-import type { KafkaEvent } from '../kafka-event/types.ts';
+import type { LocalEventSourceMapping } from '../emulator/index.ts';
+import { recordingEventSourceMapping } from '../emulator/recording.ts';
 import { connectReplayKafka, type ReplayKafka } from './connection.ts';
 import { executeReplay } from './execute.ts';
 import { modelEventSourceMapping } from './testing/esm-model.ts';
@@ -26,20 +26,7 @@ describe('replay with the emulator as the trigger', () => {
 
     const delivered: string[] = [];
     const emulator = (): LocalEventSourceMapping =>
-      createLocalEventSourceMapping({
-        brokers: testBrokers(),
-        topic,
-        consumerGroupId: groupId,
-        maximumBatchingWindowInSeconds: 0,
-        function: {
-          handler: async (event: KafkaEvent) => {
-            for (const records of Object.values(event.records)) {
-              for (const record of records) delivered.push(`${record.partition}:${record.offset}`);
-            }
-            return { batchItemFailures: [] };
-          },
-        },
-      });
+      recordingEventSourceMapping({ brokers: testBrokers(), topic, consumerGroupId: groupId }, delivered);
 
     let trigger: LocalEventSourceMapping | undefined = emulator();
     await trigger.start();

@@ -3,8 +3,7 @@ import { text } from 'node:stream/consumers';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import Table from 'cli-table3';
 import { type Command, Option } from 'commander';
-import { createLocalEventSourceMapping } from '../../emulator/index.ts';
-import type { KafkaEvent } from '../../kafka-event/types.ts';
+import { recordingEventSourceMapping } from '../../emulator/recording.ts';
 import {
   connectReplayKafka,
   describeReplayError,
@@ -459,20 +458,7 @@ export async function runReplayDemo(
   }
 
   const redelivered: string[] = [];
-  const trigger = createLocalEventSourceMapping({
-    brokers,
-    topic,
-    consumerGroupId: groupId,
-    maximumBatchingWindowInSeconds: 0,
-    function: {
-      handler: async (event: KafkaEvent) => {
-        for (const records of Object.values(event.records)) {
-          for (const record of records) redelivered.push(`${record.partition}:${record.offset}`);
-        }
-        return { batchItemFailures: [] };
-      },
-    },
-  });
+  const trigger = recordingEventSourceMapping({ brokers, topic, consumerGroupId: groupId }, redelivered);
   await trigger.start();
   try {
     await trigger.idle();
