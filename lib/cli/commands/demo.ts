@@ -13,6 +13,7 @@ import { describeEvent } from '../../emulator/progress.ts';
 import type { KafkaEvent } from '../../kafka-event/types.ts';
 import { loadHandler } from '../../local/load-handler.ts';
 import { partitionForKey } from '../../testing/partitioner.ts';
+import { redirectConsole } from '../console.ts';
 import { runReplayDemo } from './replay.ts';
 
 /**
@@ -188,29 +189,20 @@ async function readDeadLetters(kafka: Kafka, topic: string, count: number): Prom
  * its warnings and errors in one short line each and drops the rest, so the demo's story stays readable.
  */
 function captureConsole(show: (line: string) => void): { restore: () => void } {
-  const saved = {
-    log: console.log,
-    info: console.info,
-    warn: console.warn,
-    error: console.error,
-    debug: console.debug,
-  };
-  for (const name of Object.keys(saved) as Array<keyof typeof saved>) {
-    console[name] = (...args: unknown[]) => {
-      const text = format(...args);
-      try {
-        const entry = JSON.parse(text) as { level?: string; message?: string; errorMessage?: string };
-        if (entry.level === 'ERROR' || entry.level === 'WARN') {
-          show(
-            `function log: ${entry.level} ${entry.message}${entry.errorMessage ? ` — ${entry.errorMessage}` : ''}`,
-          );
-        }
-      } catch {
-        show(`function log: ${text}`);
+  const restore = redirectConsole(() => (...args) => {
+    const text = format(...args);
+    try {
+      const entry = JSON.parse(text) as { level?: string; message?: string; errorMessage?: string };
+      if (entry.level === 'ERROR' || entry.level === 'WARN') {
+        show(
+          `function log: ${entry.level} ${entry.message}${entry.errorMessage ? ` — ${entry.errorMessage}` : ''}`,
+        );
       }
-    };
-  }
-  return { restore: () => Object.assign(console, saved) };
+    } catch {
+      show(`function log: ${text}`);
+    }
+  });
+  return { restore };
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 } from '../../emulator/index.ts';
 import { describeEvent, formatProgress, type ProgressSample } from '../../emulator/progress.ts';
 import { HandlerNotFoundError, loadHandler } from '../../local/load-handler.ts';
+import { redirectConsole } from '../console.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 
 interface DevOptions {
@@ -132,26 +133,19 @@ function createDisplay(mapping: () => LocalEventSourceMapping | undefined) {
   };
   const timer = setInterval(draw, tty ? 500 : 5_000);
   // The handler's own logs (console.*) go above the live line rather than through it.
-  const saved = {
-    log: console.log,
-    info: console.info,
-    warn: console.warn,
-    error: console.error,
-    debug: console.debug,
-  };
-  if (tty) {
-    for (const name of Object.keys(saved) as Array<keyof typeof saved>) {
-      console[name] = (...args: unknown[]) => {
-        const redraw = drawn;
-        clear();
-        saved[name](...args);
-        if (redraw) {
-          process.stderr.write(lastLine);
-          drawn = true;
+  const restoreConsole = redirectConsole((original) =>
+    tty
+      ? (...args) => {
+          const redraw = drawn;
+          clear();
+          original(...args);
+          if (redraw) {
+            process.stderr.write(lastLine);
+            drawn = true;
+          }
         }
-      };
-    }
-  }
+      : original,
+  );
   return {
     event(event: MappingEvent) {
       const line = describeEvent(event);
@@ -166,7 +160,7 @@ function createDisplay(mapping: () => LocalEventSourceMapping | undefined) {
     },
     close() {
       clearInterval(timer);
-      Object.assign(console, saved);
+      restoreConsole();
       draw();
       if (tty) process.stderr.write('\n');
     },
