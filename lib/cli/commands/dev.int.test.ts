@@ -5,6 +5,10 @@ import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/k
 const kafka = testKafka('dev-cli');
 const handler = 'functions/orders/handler.ts';
 
+/** `kafka-lambda dev <orders handler> --topic <topic> --brokers <test broker> …rest`. */
+const runDev = (topic: string, rest: string[] = [], env: Record<string, string> = {}) =>
+  runCli(['dev', handler, '--topic', topic, '--brokers', testBrokers().join(','), ...rest], { env });
+
 describe('kafka-lambda dev', () => {
   it('runs the orders function against a topic: progress lines, the poison order to the destination, final offsets', async () => {
     const topic = uniqueName('dev-orders');
@@ -35,14 +39,9 @@ describe('kafka-lambda dev', () => {
     });
     await producer.disconnect();
 
-    const run = await runCli(
+    const run = await runDev(
+      topic,
       [
-        'dev',
-        handler,
-        '--topic',
-        topic,
-        '--brokers',
-        testBrokers().join(','),
         '--report-batch-item-failures',
         '--retries',
         '1',
@@ -52,7 +51,7 @@ describe('kafka-lambda dev', () => {
         '0',
         '--exit-when-idle',
       ],
-      { env: { RESERVATIONS_FAILURE_RATE: '0' } },
+      { RESERVATIONS_FAILURE_RATE: '0' },
     );
     expect(run.code).toBe(0);
     expect(run.stderr).toContain(`dev: ${handler} ← topic ${topic} (group kafka-lambda-dev-${topic})`);
@@ -72,28 +71,13 @@ describe('kafka-lambda dev', () => {
   ])('refuses %j with exit code 2', async (args, message) => {
     const topic = uniqueName('dev-usage');
     await createTopic(kafka, topic, 1);
-    const run = await runCli([
-      'dev',
-      handler,
-      '--topic',
-      topic,
-      '--brokers',
-      testBrokers().join(','),
-      ...args,
-    ]);
+    const run = await runDev(topic, args);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
   });
 
   it('refuses a topic missing on a cluster it does not own', async () => {
-    const run = await runCli([
-      'dev',
-      handler,
-      '--topic',
-      uniqueName('nope'),
-      '--brokers',
-      testBrokers().join(','),
-    ]);
+    const run = await runDev(uniqueName('nope'));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/topic nope-\w+ does not exist/);
   });
