@@ -1,15 +1,9 @@
 import type { Context } from 'aws-lambda';
 import { expect, it } from 'vitest';
-import {
-  committedOffsetsByKafkaTool,
-  createTopic,
-  testBrokers,
-  testKafka,
-  uniqueName,
-} from '../../test/kafka.ts';
+import { committedOffsetsByKafkaTool, testBrokers, testKafka } from '../../test/kafka.ts';
 import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
 import { createLocalEventSourceMapping, type LocalEventSourceMapping, type Redelivery } from './index.ts';
-import { produceSequence, recordId } from './test-support.ts';
+import { recordId, seededTopic } from './test-support.ts';
 
 const PARTITIONS = 16;
 const PER_PARTITION = 6_250;
@@ -26,10 +20,7 @@ it.each<Redelivery>(['from-lowest', 'listed'])(
   'processes every one of 100,000 records at least once across abandoned stops (redelivery: %s)',
   { timeout: 240_000 },
   async (redelivery) => {
-    const topic = uniqueName('chaos');
-    const group = uniqueName('chaos-group');
-    await createTopic(kafka, topic, PARTITIONS);
-    await produceSequence(kafka, topic, PARTITIONS, PER_PARTITION);
+    const { topic, group } = await seededTopic(kafka, 'chaos', PARTITIONS, PER_PARTITION);
 
     const processed = new Set<string>();
     let failedRecords = 0;

@@ -15,16 +15,9 @@ import {
   type MappingEvent,
   type Redelivery,
 } from './index.ts';
-import { decodeValue, eventRecords, produceSequence, recordId } from './test-support.ts';
+import { decodeValue, eventRecords, produceSequence, recordId, seededTopic } from './test-support.ts';
 
 const kafka = testKafka('emulator-int');
-
-async function setUp(partitions: number, perPartition: number, value?: (p: number, seq: number) => object) {
-  const topic = uniqueName('esm');
-  await createTopic(kafka, topic, partitions);
-  await produceSequence(kafka, topic, partitions, perPartition, value);
-  return { topic, group: uniqueName('esm-group') };
-}
 
 function mapping(options: Omit<LocalEventSourceMappingOptions, 'brokers'>) {
   return createLocalEventSourceMapping({
@@ -58,7 +51,10 @@ async function readTopic(topic: string, count: number) {
 
 describe.each<Redelivery>(['from-lowest', 'listed'])('emulator (redelivery: %s)', (redelivery) => {
   it('sends a poison record to the kafka:// destination with Lambda envelope after the retries; the partition moves on', async () => {
-    const { topic, group } = await setUp(2, 30, (p, seq) => ({ seq, poison: p === 0 && seq === 7 }));
+    const { topic, group } = await seededTopic(kafka, 'esm', 2, 30, (p, seq) => ({
+      seq,
+      poison: p === 0 && seq === 7,
+    }));
     const dlq = `${topic}-dlq`;
     await createTopic(kafka, dlq, 1);
     const attemptsOfPoison: number[] = [];
@@ -121,7 +117,7 @@ describe.each<Redelivery>(['from-lowest', 'listed'])('emulator (redelivery: %s)'
   });
 
   it('retries the whole batch after invalid partial responses and commits nothing meanwhile', async () => {
-    const { topic, group } = await setUp(1, 5);
+    const { topic, group } = await seededTopic(kafka, 'esm', 1, 5);
     const invalid: unknown[] = [
       { batchItemFailures: [{ itemIdentifier: `${topic}-0-2` }] }, // Kinesis/SQS-style string
       { batchItemFailures: [{ itemIdentifier: { partition: `${topic}-0`, offset: 99 } }] }, // not in the batch
@@ -159,7 +155,7 @@ describe.each<Redelivery>(['from-lowest', 'listed'])('emulator (redelivery: %s)'
   it('keeps per-partition order of first successful processing with a partition-mode handler, one batch in flight per partition', async () => {
     const partitions = 4;
     const perPartition = 1_500;
-    const { topic, group } = await setUp(partitions, perPartition);
+    const { topic, group } = await seededTopic(kafka, 'esm', partitions, perPartition);
     const firstSuccess = new Map<number, number[]>();
     const seen = new Set<string>();
     const active = new Set<number>();
@@ -218,7 +214,10 @@ describe.each<Redelivery>(['from-lowest', 'listed'])('emulator (redelivery: %s)'
   });
 
   it('bisects a failing batch down to the poison record and sends only it to the destination', async () => {
-    const { topic, group } = await setUp(1, 16, (_p, seq) => ({ seq, poison: seq === 11 }));
+    const { topic, group } = await seededTopic(kafka, 'esm', 1, 16, (_p, seq) => ({
+      seq,
+      poison: seq === 11,
+    }));
     const envelopes: FailureEnvelope[] = [];
     const processed: number[] = [];
     const esm = mapping({
@@ -260,7 +259,10 @@ describe.each<Redelivery>(['from-lowest', 'listed'])('emulator (redelivery: %s)'
 
 describe('emulator', () => {
   it('from the lowest offset: only the record the partition is held at goes to the destination; later reported records get a fresh batch', async () => {
-    const { topic, group } = await setUp(1, 12, (_p, seq) => ({ seq, poison: seq === 4 }));
+    const { topic, group } = await seededTopic(kafka, 'esm', 1, 12, (_p, seq) => ({
+      seq,
+      poison: seq === 4,
+    }));
     const envelopes: FailureEnvelope[] = [];
     const succeeded: number[] = [];
     const esm = mapping({
@@ -340,7 +342,7 @@ describe('emulator', () => {
   });
 
   it('treats a handler running past its timeout as a function error and retries the batch', async () => {
-    const { topic, group } = await setUp(1, 3);
+    const { topic, group } = await seededTopic(kafka, 'esm', 1, 3);
     let calls = 0;
     const events: MappingEvent[] = [];
     const esm = mapping({
@@ -363,7 +365,7 @@ describe('emulator', () => {
   });
 
   it('resumes from the committed offsets, using the starting position only for a group without them', async () => {
-    const { topic, group } = await setUp(1, 10);
+    const { topic, group } = await seededTopic(kafka, 'esm', 1, 10);
     const seen: number[] = [];
     const handler = async (event: KafkaEvent) => {
       seen.push(...eventRecords(event).map((r) => r.offset));
@@ -386,7 +388,7 @@ describe('emulator', () => {
   });
 
   it('starts AT_TIMESTAMP for a new group and builds self-managed events', async () => {
-    const { topic, group } = await setUp(1, 4);
+    const { topic, group } = await seededTopic(kafka, 'esm', 1, 4);
     await new Promise((r) => setTimeout(r, 1_100));
     const since = Math.floor(Date.now() / 1000);
     await new Promise((r) => setTimeout(r, 1_100));

@@ -1,16 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  committedOffsetsByKafkaTool,
-  createTopic,
-  testBrokers,
-  testKafka,
-  uniqueName,
-} from '../../test/kafka.ts';
+import { committedOffsetsByKafkaTool, testBrokers, testKafka } from '../../test/kafka.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { createLocalEventSourceMapping, InvokeRequestError, type MappingEvent } from './index.ts';
-import { eventRecords, produceSequence } from './test-support.ts';
+import { eventRecords, seededTopic } from './test-support.ts';
 
 interface Call {
   path: string;
@@ -50,10 +44,7 @@ afterAll(async () => {
 
 it('drives a function through the Lambda Invoke API: function errors, partial responses, request failures', async () => {
   const kafka = testKafka('emulator-invoke-api');
-  const topic = uniqueName('invoke-api');
-  const group = uniqueName('invoke-api-group');
-  await createTopic(kafka, topic, 1);
-  await produceSequence(kafka, topic, 1, 6);
+  const { topic, group } = await seededTopic(kafka, 'invoke-api', 1, 6);
   const { port } = server.address() as AddressInfo;
   replies = [
     {

@@ -1,4 +1,5 @@
 import type { Kafka } from 'kafkajs';
+import { createTopic, uniqueName } from '../../test/kafka.ts';
 import type { KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
 
 /** Produces `perPartition` JSON records `{ seq }` to each partition, keys `k-<partition>-<seq>`. */
@@ -31,6 +32,23 @@ export async function produceSequence(
   } finally {
     await producer.disconnect();
   }
+}
+
+/**
+ * A new topic `<prefix>-…` of `partitions` partitions holding {@link produceSequence}'s records, and a
+ * fresh consumer group name `<prefix>-group-…` to read it with.
+ */
+export async function seededTopic(
+  kafka: Kafka,
+  prefix: string,
+  partitions: number,
+  perPartition: number,
+  value?: (partition: number, seq: number) => object,
+): Promise<{ topic: string; group: string }> {
+  const topic = uniqueName(prefix);
+  await createTopic(kafka, topic, partitions);
+  await produceSequence(kafka, topic, partitions, perPartition, value);
+  return { topic, group: uniqueName(`${prefix}-group`) };
 }
 
 /** Every record of an event, in event order. */
