@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { BrokerStartError } from './errors.ts';
 import { assertJava17, DEFAULT_KAFKA_VERSION, resolveBrokerJars, usesLog4j2 } from './jars.ts';
-import { freePort, isAlive, packageRoot, waitForExit } from './process.ts';
+import { freePort, isAlive, packageRoot, processOutput, waitForExit } from './process.ts';
 
 /** Options of {@link startBroker}. */
 export interface StartBrokerOptions {
@@ -292,25 +292,11 @@ export async function runKafkaTool(
 ): Promise<KafkaToolResult> {
   const version = options.version ?? process.env.KAFKA_VERSION ?? DEFAULT_KAFKA_VERSION;
   const libs = options.libs ?? (await resolveBrokerJars(version));
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      'java',
-      [...loggingFlags(version, 'tools'), '-cp', join(libs, '*'), className, ...args],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return processOutput(
+    spawn('java', [...loggingFlags(version, 'tools'), '-cp', join(libs, '*'), className, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
 }
 
 function loggingFlags(version: string, kind: 'broker' | 'tools'): string[] {

@@ -1,5 +1,6 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { createServer } from 'node:net';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 /** The folder holding this package's package.json. */
@@ -11,6 +12,31 @@ export function commandOutput(command: string, args: string[]): Promise<string |
     execFile(command, args, { timeout: 30_000 }, (error, stdout, stderr) => {
       resolve(error ? undefined : `${stdout}${stderr}`);
     });
+  });
+}
+
+/**
+ * What a spawned process (with piped stdout and stderr) wrote, and its exit code, once it has closed.
+ *
+ * @example
+ * ```ts
+ * const { code, stdout } = await processOutput(spawn('java', ['-version'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+ * ```
+ */
+export function processOutput(
+  child: ChildProcess & { stdout: Readable; stderr: Readable },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
