@@ -41,12 +41,10 @@ import {
   parseReplayRequest,
   ReplayInputError,
   type ReplayOutcome,
-  type RequestMapping,
-  readRequestMapping,
   requestTarget,
   requestTopic,
-  runReplayRequest,
 } from '../../lib/replay/index.ts';
+import { type RequestMapping, readRequestMapping, runReplayRequest } from '../../lib/replay/run-request.ts';
 import { type ReplayFunctionConfig, ReplayNotAllowedError, replayConfigFromEnv } from './config.ts';
 
 /**

@@ -37,7 +37,6 @@ export {
   requestTopic,
   TARGET_FIELDS,
 } from './request.ts';
-export { type RequestMapping, readRequestMapping, runReplayRequest } from './run-request.ts';
 export {
   type PlanFileEntry,
   parseDuration,

@@ -20,12 +20,10 @@ import {
   type ReplayOutcome,
   type ReplayPlan,
   type ReplayRequest,
-  type RequestMapping,
-  readRequestMapping,
   requestTarget,
   requestTopic,
-  runReplayRequest,
 } from '../../replay/index.ts';
+import { type RequestMapping, readRequestMapping, runReplayRequest } from '../../replay/run-request.ts';
 import { exitWithUsageCode, integerOption } from '../usage.ts';
 
 interface ReplayOptions {
