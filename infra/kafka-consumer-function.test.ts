@@ -69,18 +69,24 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
       id: 'AwsSolutions-SQS3',
       reason: 'The queue is a dead-letter destination.',
     });
-    new KafkaConsumerFunction(stack, 'Private', {
+    const privateSource: KafkaSource = {
+      kind: 'self-managed',
+      bootstrapServers: ['k1.internal:9096', 'k2.internal:9096'],
+      auth: { type: 'sasl-scram-256', secret },
+      rootCaCertificate: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Ca', CA_ARN),
+      network,
+    };
+    const privateConsumer = new KafkaConsumerFunction(stack, 'Private', {
       entry: ENTRY,
-      source: {
-        kind: 'self-managed',
-        bootstrapServers: ['k1.internal:9096', 'k2.internal:9096'],
-        auth: { type: 'sasl-scram-256', secret },
-        rootCaCertificate: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Ca', CA_ARN),
-        network,
-      },
+      source: privateSource,
       topic: 'payments',
       consumerGroupId: 'payments-consumer',
       onFailure: { type: 'sqs', queue: sharedDlq },
+    });
+    new KafkaReplayFunction(stack, 'PrivateReplay', {
+      entry: ENTRY,
+      source: privateSource,
+      target: privateConsumer,
     });
     const publicSource: KafkaSource = {
       kind: 'self-managed',
@@ -261,6 +267,24 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
       },
       VpcConfig: Match.absent(),
     });
+  });
+
+  it('gives the replay function of a privately signed cluster the root CA the trigger uses', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          REPLAY_CONSUMER_GROUP_ID: 'payments-consumer',
+          KAFKA_BOOTSTRAP_SERVERS: 'k1.internal:9096,k2.internal:9096',
+          KAFKA_SECRET_ARN: SECRET_ARN,
+          KAFKA_ROOT_CA_SECRET_ARN: CA_ARN,
+        }),
+      },
+    });
+    const readable = roleStatements(template, 'PrivateReplayRole')
+      .filter((statement) => [statement.Action].flat().includes('secretsmanager:GetSecretValue'))
+      .map((statement) => statement.Resource)
+      .sort();
+    expect(readable).toEqual([CA_ARN, SECRET_ARN]);
   });
 
   it('passes cdk-nag AwsSolutions with only the acknowledged, explained wildcards', () => {

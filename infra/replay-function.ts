@@ -130,6 +130,7 @@ export class KafkaReplayFunction extends Construct {
       for (const statement of statements) role.addToPrincipalPolicy(statement);
     }
     sourceSecret(source)?.grantRead(role);
+    if (source.kind === 'self-managed') source.rootCaCertificate?.grantRead(role);
     if (network) {
       for (const statement of networkInterfaceStatements(this)) role.addToPrincipalPolicy(statement);
       acknowledgeNetworkInterfaceWildcards(role);
@@ -158,5 +159,7 @@ export function replayEnvironment(
       ? { KAFKA_CLUSTER_ARN: source.clusterArn }
       : { KAFKA_BOOTSTRAP_SERVERS: source.bootstrapServers.join(',') }),
     ...(secret && { KAFKA_SECRET_ARN: secret.secretArn }),
+    ...(source.kind === 'self-managed' &&
+      source.rootCaCertificate && { KAFKA_ROOT_CA_SECRET_ARN: source.rootCaCertificate.secretArn }),
   };
 }
