@@ -206,11 +206,6 @@ interface PartitionState {
   highWatermark: number | undefined;
 }
 
-interface Part extends BatchPart {
-  /** Reported failed offsets of the last attempt (partial failures). */
-  failed?: number[];
-}
-
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 function sleep(ms: number): Promise<void> {
@@ -514,7 +509,7 @@ class Mapping implements LocalEventSourceMapping {
     const state = this.#partition(record.partition);
     state.queue.records.shift();
     state.bytes -= record.bytes;
-    const part: Part = { partition: record.partition, records: [record], end: record.offset + 1 };
+    const part: BatchPart = { partition: record.partition, records: [record], end: record.offset + 1 };
     state.holds++;
     if (!this.#settings.destination) {
       // Never released: the partition stays blocked at this record, as nothing can deliver it.
@@ -538,7 +533,7 @@ class Mapping implements LocalEventSourceMapping {
    * function errors when enabled), and on exhaustion send failures to the destination and commit past.
    * `failedAttempts` counts the batch's earlier failed attempts (retries are counted per batch).
    */
-  async #process(batch: Part[], failedAttempts: number): Promise<void> {
+  async #process(batch: BatchPart[], failedAttempts: number): Promise<void> {
     let parts = batch;
     let attempts = failedAttempts;
     let requestFailures = 0;
@@ -594,10 +589,12 @@ class Mapping implements LocalEventSourceMapping {
           await this.#exhaustAtLowest(parts, failure);
           return;
         }
-        const failed = parts.flatMap((part) =>
-          part.failed ? part.records.filter((r) => part.failed!.includes(r.offset)) : part.records,
+        // Every record still held failed in the last attempt: all of them after a whole-batch failure,
+        // the reported ones after a partial failure (redelivery 'listed' keeps only those).
+        const sent = await this.#sendToDestination(
+          parts.flatMap((part) => part.records),
+          failure,
         );
-        const sent = await this.#sendToDestination(failed, failure);
         for (const part of parts) this.#finish(part, sent);
         return;
       }
@@ -611,7 +608,7 @@ class Mapping implements LocalEventSourceMapping {
    * reported offset, so that record is the one that failed; it goes to the destination and the
    * partition moves on past it. The later records (reported or not) get a fresh batch and retry count.
    */
-  async #exhaustAtLowest(parts: Part[], failure: FailureContext): Promise<void> {
+  async #exhaustAtLowest(parts: BatchPart[], failure: FailureContext): Promise<void> {
     const sent = await this.#sendToDestination(
       parts.map((part) => part.records[0]!),
       failure,
@@ -633,8 +630,8 @@ class Mapping implements LocalEventSourceMapping {
   }
 
   /** After a partial failure: commit what succeeded, keep per partition what is redelivered. */
-  #keepFailed(parts: Part[], failed: Map<number, number[]>): Part[] {
-    const next: Part[] = [];
+  #keepFailed(parts: BatchPart[], failed: Map<number, number[]>): BatchPart[] {
+    const next: BatchPart[] = [];
     for (const part of parts) {
       const offsets = failed.get(part.partition);
       if (!offsets) {
@@ -648,13 +645,13 @@ class Mapping implements LocalEventSourceMapping {
         this.#redelivery === 'from-lowest'
           ? part.records.filter((r) => r.offset >= lowest)
           : part.records.filter((r) => listed.has(r.offset));
-      next.push({ partition: part.partition, records, end: part.end, failed: offsets });
+      next.push({ partition: part.partition, records, end: part.end });
     }
     return next;
   }
 
   /** Records older than `maximumRecordAgeInSeconds` are not invoked: destination (or skipped), then committed past. */
-  async #dropAged(parts: Part[], attempts: number): Promise<Part[]> {
+  async #dropAged(parts: BatchPart[], attempts: number): Promise<BatchPart[]> {
     if (this.#settings.maximumRecordAgeMs === Number.POSITIVE_INFINITY) return parts;
     const oldest = Date.now() - this.#settings.maximumRecordAgeMs;
     const aged = parts.flatMap((part) => part.records.filter((r) => r.timestamp < oldest));
@@ -670,7 +667,7 @@ class Mapping implements LocalEventSourceMapping {
       this.#release(parts);
       return [];
     }
-    const kept: Part[] = [];
+    const kept: BatchPart[] = [];
     for (const part of parts) {
       const records = part.records.filter((r) => r.timestamp >= oldest);
       if (records.length === 0) this.#finish(part, true);
@@ -720,7 +717,7 @@ class Mapping implements LocalEventSourceMapping {
 
   #record(
     outcome: BatchOutcome,
-    parts: Part[],
+    parts: BatchPart[],
     requestId: string,
     attempt: number,
     durationMs: number,
@@ -758,7 +755,7 @@ class Mapping implements LocalEventSourceMapping {
   }
 
   #retried(
-    parts: Part[],
+    parts: BatchPart[],
     attempt: number,
     reason: 'function-error' | 'invalid-response' | 'partial' | 'bisect',
   ): void {
@@ -775,12 +772,12 @@ class Mapping implements LocalEventSourceMapping {
   }
 
   /** A part is done: commit past it (when `commit`), release its hold on the partition. */
-  #finish(part: Part, commit: boolean): void {
+  #finish(part: BatchPart, commit: boolean): void {
     if (commit) this.#commit(part.partition, part.end);
     this.#release([part]);
   }
 
-  #release(parts: Part[]): void {
+  #release(parts: BatchPart[]): void {
     for (const part of parts) {
       const state = this.#partition(part.partition);
       state.holds--;
