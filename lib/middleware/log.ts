@@ -48,3 +48,72 @@ export const jsonLogger: KafkaBatchLogger = {
 function line(level: string, message: string, attributes: Record<string, unknown>): string {
   return JSON.stringify({ level, message, ...attributes });
 }
+
+/**
+ * Name and message of anything thrown, for a log line, without ever throwing itself: handlers may
+ * throw `undefined`, symbols, null-prototype objects, proxies, or errors whose getters throw. Never
+ * calls a thrown object's own `toString`.
+ *
+ * @example
+ * ```ts
+ * describeError(Object.create(null)); // { errorName: 'object', errorMessage: '[object Object]' }
+ * ```
+ */
+export function describeError(error: unknown): { errorName: string; errorMessage: string } {
+  if (error === null) return { errorName: 'null', errorMessage: 'null' };
+  if (typeof error !== 'object' && typeof error !== 'function')
+    return { errorName: typeof error, errorMessage: String(error) };
+  return {
+    errorName: stringField(error, 'name') || typeof error,
+    errorMessage: stringField(error, 'message') ?? objectTag(error),
+  };
+}
+
+function stringField(error: object, field: 'name' | 'message'): string | undefined {
+  try {
+    const value: unknown = (error as Record<string, unknown>)[field];
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function objectTag(error: object): string {
+  try {
+    return Object.prototype.toString.call(error);
+  } catch {
+    return 'unprintable';
+  }
+}
+
+/**
+ * Wraps a logger so that logging can never fail a record or the batch: a method that throws (or
+ * returns a rejected promise) is reported on the console instead, as one JSON line naming the
+ * message it could not log.
+ *
+ * @example
+ * ```ts
+ * const logger = safeLogger(options.logger ?? jsonLogger);
+ * ```
+ */
+export function safeLogger(logger: KafkaBatchLogger): KafkaBatchLogger {
+  const guarded =
+    (level: 'info' | 'warn' | 'error') =>
+    (message: string, attributes: Record<string, unknown>): void => {
+      try {
+        const result: unknown = logger[level](message, attributes);
+        if (result instanceof Promise) result.catch((error: unknown) => loggerFailed(message, error));
+      } catch (error) {
+        loggerFailed(message, error);
+      }
+    };
+  return { info: guarded('info'), warn: guarded('warn'), error: guarded('error') };
+}
+
+function loggerFailed(loggedMessage: string, error: unknown): void {
+  try {
+    console.error(line('ERROR', 'Kafka batch logger failed', { loggedMessage, ...describeError(error) }));
+  } catch {
+    // The console was the last place left to report to.
+  }
+}

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { encodeEventRecord } from '../kafka-event/encode.ts';
 import type { KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
 import { createLambdaContext, failedOffsets } from '../testing/index.ts';
@@ -158,6 +158,98 @@ describe('kafkaBatch fuzz: well-formed events', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('kafkaBatch fuzz: anything thrown', () => {
+  const revokedProxy = () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    return proxy;
+  };
+  const REVOKED = Symbol('a revoked proxy');
+  const thrownArb = fc.oneof(
+    fc.anything({
+      withNullPrototype: true,
+      withBigInt: true,
+      withMap: true,
+      withSet: true,
+      withBoxedValues: true,
+    }),
+    fc.constantFrom<unknown>(undefined, null, Symbol('boom'), Object.create(null), 10n),
+    fc.string().map((description) => Symbol(description)),
+    // fast-check cannot hold a revoked proxy: the handler builds one when it draws this.
+    fc.constant(REVOKED),
+  );
+
+  it('is a failure of its record, in any ordering, logger or not: the batch returns, nothing runs after', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        batchArb,
+        optionsArb,
+        fc.array(fc.tuple(thrownArb, fc.boolean()), { minLength: 1, maxLength: 8 }),
+        fc.boolean(),
+        async (records, { ordering, concurrency, poison }, throws, loggerThrows) => {
+          const thrownBy = new Map<string, [unknown, boolean]>();
+          records.forEach((r, i) => {
+            const spec = throws[i % throws.length]!;
+            if (r.outcome === 'throw' || r.outcome === 'reject')
+              thrownBy.set(`${r.partition}@${r.offset}`, spec);
+          });
+          const done = new Set<string>();
+          let startedAfterReturn = 0;
+          let returned = false;
+          const raise = (value: unknown) => {
+            throw value;
+          };
+          const logger: KafkaBatchLogger = loggerThrows
+            ? {
+                info: () => raise(Object.create(null)),
+                warn: () => raise(undefined),
+                error: () => raise(revokedProxy()),
+              }
+            : quiet;
+          const event = toEvent(records, 'aws:kafka');
+          const handler = middy().use(
+            kafkaBatch({
+              logger,
+              ordering,
+              concurrency,
+              onPoison: poison === 'deadLetterFails' ? () => raise(Symbol('dlq down')) : 'report',
+              onRecord: async (record) => {
+                if (returned) startedAfterReturn++;
+                const id = `${record.partition}@${record.offset}`;
+                record.json();
+                const spec = thrownBy.get(id);
+                if (spec !== undefined) {
+                  if (spec[1]) await tick();
+                  throw spec[0] === REVOKED ? revokedProxy() : spec[0];
+                }
+                done.add(id);
+              },
+            }),
+          );
+          const consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
+          let response: unknown;
+          try {
+            response = await handler(event, createLambdaContext());
+            returned = true;
+            await tick();
+          } finally {
+            consoleError.mockRestore();
+          }
+          expect(startedAfterReturn).toBe(0);
+          const reported = failedOffsets(response, event);
+          for (const r of records) {
+            const id = `${r.partition}@${r.offset}`;
+            const isReported = (reported[`${TOPIC}-${r.partition}`] ?? []).includes(r.offset);
+            expect(done.has(id) !== isReported, id).toBe(true);
+            if (thrownBy.has(id)) expect(isReported, id).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 });

@@ -298,6 +298,171 @@ describe('kafkaBatch: whole-batch outcomes', () => {
   });
 });
 
+describe('kafkaBatch: anything a handler throws is a failure of its record', () => {
+  const revokedProxy = () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    return proxy;
+  };
+  const thrown: [string, () => unknown, { errorName: string; errorMessage: string }][] = [
+    [
+      'a null-prototype object',
+      () => Object.create(null),
+      { errorName: 'object', errorMessage: '[object Object]' },
+    ],
+    ['undefined', () => undefined, { errorName: 'undefined', errorMessage: 'undefined' }],
+    ['null', () => null, { errorName: 'null', errorMessage: 'null' }],
+    ['a symbol', () => Symbol('boom'), { errorName: 'symbol', errorMessage: 'Symbol(boom)' }],
+    ['a bigint', () => 10n, { errorName: 'bigint', errorMessage: '10' }],
+    ['a string', () => 'boom', { errorName: 'string', errorMessage: 'boom' }],
+    [
+      'an error-like object from another realm or library',
+      () => ({ name: 'AxiosError', message: 'socket hang up' }),
+      { errorName: 'AxiosError', errorMessage: 'socket hang up' },
+    ],
+    [
+      'an object whose toString throws',
+      () => ({
+        toString() {
+          throw new Error('no');
+        },
+      }),
+      { errorName: 'object', errorMessage: '[object Object]' },
+    ],
+    [
+      'an Error whose message getter throws',
+      () =>
+        Object.defineProperty(new TypeError(), 'message', {
+          get() {
+            throw new Error('no');
+          },
+        }),
+      { errorName: 'TypeError', errorMessage: '[object Error]' },
+    ],
+    ['a revoked proxy', revokedProxy, { errorName: 'object', errorMessage: 'unprintable' }],
+  ];
+
+  it.each(thrown)(
+    '%s, thrown or rejected: the record is reported and logged, the batch goes on',
+    async (_, value, described) => {
+      for (const mode of ['throw', 'reject'] as const) {
+        const { logger, lines } = captureLogger();
+        const event = numbered(2, 4);
+        const started: string[] = [];
+        const response = await run(
+          {
+            logger,
+            onRecord: async (record) => {
+              started.push(id(record));
+              if (mode === 'reject') await sleep(1);
+              if (id(record) === '0@1') throw value();
+            },
+          },
+          event,
+        );
+        expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [1, 2, 3] });
+        expect(started.sort()).toEqual(['0@0', '0@1', '1@0', '1@1', '1@2', '1@3']);
+        expect(lines.filter((l) => l.level === 'error')).toEqual([
+          {
+            level: 'error',
+            message: 'Kafka record failed',
+            topic: 'order-events',
+            partition: 0,
+            offset: 1,
+            ...described,
+          },
+        ]);
+      }
+    },
+  );
+
+  it('in every ordering and with partition runs, and when onPoison throws anything', async () => {
+    const event = numbered(2, 3, (p) => `customer-${p}`);
+    for (const ordering of ['partition', 'key', 'none'] as const) {
+      const response = await run(
+        {
+          logger: captureLogger().logger,
+          ordering,
+          onRecord: (record) => {
+            if (id(record) === '1@0') throw Object.create(null);
+          },
+        },
+        event,
+      );
+      expect(failedOffsets(response, event), ordering).toEqual({ 'order-events-1': [0, 1, 2] });
+    }
+    const runs = await run(
+      {
+        logger: captureLogger().logger,
+        onPartition: (records) => {
+          if (records[0]!.partition === 1) throw revokedProxy();
+        },
+      },
+      event,
+    );
+    expect(failedOffsets(runs, event)).toEqual({ 'order-events-1': [0, 1, 2] });
+    const poisoned = kafkaEvent({ topic: 't', records: [{ value: '{bad' }, { value: {} }] });
+    const handedOver = await run(
+      {
+        logger: captureLogger().logger,
+        onPoison: () => {
+          throw Symbol('dead letter queue down');
+        },
+        onRecord: (record) => void record.json(),
+      },
+      poisoned,
+    );
+    expect(failedOffsets(handedOver, poisoned)).toEqual({ 't-0': [0, 1] });
+  });
+
+  it('a logger that throws or rejects fails nothing: the failure goes to the console', async () => {
+    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const event = numbered(2, 3);
+      for (const broken of [
+        () => {
+          throw Object.create(null);
+        },
+        () => Promise.reject(new Error('log shipper down')),
+      ]) {
+        consoleError.mockClear();
+        const logger = { info: broken, warn: broken, error: broken } as unknown as KafkaBatchLogger;
+        const metrics = {
+          addMetric: () => {
+            throw new RangeError('bad unit');
+          },
+        };
+        const started: string[] = [];
+        const response = await run(
+          {
+            logger,
+            metrics,
+            onRecord: async (record) => {
+              started.push(id(record));
+              await sleep(1);
+              if (id(record) === '0@1') throw new Error('down');
+            },
+          },
+          event,
+        );
+        await sleep(5);
+        expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [1, 2] });
+        expect(started.sort()).toEqual(['0@0', '0@1', '1@0', '1@1', '1@2']);
+        const fallback = consoleError.mock.calls.map((call) => JSON.parse(call[0] as string));
+        // The record failure, the metrics failure and the summary: each logged, each failing.
+        expect(fallback.map((line) => line.loggedMessage)).toEqual([
+          'Kafka record failed',
+          'Kafka batch processed',
+          'Kafka batch metrics not added',
+        ]);
+        expect(fallback[0]).toMatchObject({ level: 'ERROR', message: 'Kafka batch logger failed' });
+      }
+    } finally {
+      consoleError.mockRestore();
+    }
+  });
+});
+
 describe('kafkaBatch: schemas and poison records', () => {
   const Order = v.object({ id: v.string(), total: v.number() });
   const orders = (values: RecordPayload[]) =>

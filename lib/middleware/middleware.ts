@@ -3,7 +3,7 @@ import type { Context } from 'aws-lambda';
 import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
 import { KafkaBatchOptionsError, KafkaEventError } from './errors.ts';
 import { parseKafkaEvent } from './event.ts';
-import { jsonLogger } from './log.ts';
+import { jsonLogger, safeLogger } from './log.ts';
 import type { KafkaBatchOptions, KafkaPartitionHandler, KafkaRecordHandler } from './options.ts';
 import { type BatchConfig, BatchRun } from './run.ts';
 
@@ -113,7 +113,7 @@ function configure(options: KafkaBatchOptions<unknown, unknown>): BatchConfig {
     onPoison,
     timeoutReserveMs,
     throwOnBatchFailure: options.throwOnBatchFailure ?? false,
-    logger: logger ?? jsonLogger,
+    logger: safeLogger(logger ?? jsonLogger),
     metrics,
   };
 }

@@ -3,7 +3,7 @@ import type { Context } from 'aws-lambda';
 import type { KafkaBatchItemFailure, KafkaBatchResponse, KafkaEventRecord } from '../kafka-event/types.ts';
 import { KafkaBatchFailedError, KafkaPoisonRecordError, KafkaSchemaError } from './errors.ts';
 import type { ParsedKafkaEvent } from './event.ts';
-import type { KafkaBatchLogger, KafkaBatchMetrics } from './log.ts';
+import { describeError, type KafkaBatchLogger, type KafkaBatchMetrics } from './log.ts';
 import type {
   KafkaBatchContext,
   KafkaOrdering,
@@ -24,6 +24,7 @@ export interface BatchConfig {
   onPoison: KafkaPoisonPolicy;
   timeoutReserveMs: number;
   throwOnBatchFailure: boolean;
+  /** Never throws (see `safeLogger`): a failing logger must not fail records. */
   logger: KafkaBatchLogger;
   metrics: KafkaBatchMetrics | undefined;
 }
@@ -92,6 +93,8 @@ export class BatchRun {
   #lastCheck = 0;
   #onExpire: (() => void) | undefined;
   #pending: PromiseLike<unknown> | undefined;
+  /** Set when a worker failed unexpectedly (a bug of the middleware): `execute()` rethrows it. */
+  #failure: { error: unknown } | undefined;
 
   constructor(config: BatchConfig, event: ParsedKafkaEvent, context: Context) {
     this.#config = config;
@@ -112,7 +115,10 @@ export class BatchRun {
     this.#batch = { signal: this.#abort.signal, context };
   }
 
-  /** Runs the batch until every record settled or the deadline passed. Never rejects for a record. */
+  /**
+   * Runs the batch until every record settled or the deadline passed. Never rejects for a record;
+   * rejects only if the middleware itself failed, after stopping the run (see {@link #halt}).
+   */
   async execute(): Promise<void> {
     if (this.#deadline <= Date.now()) {
       this.#expire();
@@ -130,34 +136,32 @@ export class BatchRun {
     const workers: Promise<void>[] = [];
     const count = Math.min(config.concurrency, laneCount);
     for (let i = 0; i < count && !this.#stopped; i++) {
-      workers.push(
+      const worker =
         config.onPartition !== undefined
           ? this.#workRuns(config.onPartition)
           : config.ordering === 'none'
             ? this.#workUnordered()
-            : this.#workLanes(),
-      );
+            : this.#workLanes();
+      workers.push(worker.catch((error: unknown) => this.#halt(error)));
     }
+    // Workers never reject (see above): `all` settles once each has finished its record in flight.
     const all = Promise.all(workers);
-    if (this.#stopped) {
-      // The deadline passed while synchronous records ran: a worker may still await a handler that
-      // never settles, so do not wait for the workers (nor let a late failure of theirs go unhandled).
-      all.catch(() => {});
-      return;
+    // The deadline passed while synchronous records ran: a worker may still await a handler that
+    // never settles, so do not wait for the workers.
+    if (this.#stopped) return;
+    if (this.#deadline === Number.POSITIVE_INFINITY) await all;
+    else {
+      const expired = new Promise<void>((resolve) => {
+        this.#onExpire = resolve;
+      });
+      const timer = setTimeout(() => this.#expire(), Math.max(0, this.#deadline - Date.now()));
+      try {
+        await Promise.race([all, expired]);
+      } finally {
+        clearTimeout(timer);
+      }
     }
-    if (this.#deadline === Number.POSITIVE_INFINITY) {
-      await all;
-      return;
-    }
-    const expired = new Promise<void>((resolve) => {
-      this.#onExpire = resolve;
-    });
-    const timer = setTimeout(() => this.#expire(), Math.max(0, this.#deadline - Date.now()));
-    try {
-      await Promise.race([all, expired]);
-    } finally {
-      clearTimeout(timer);
-    }
+    if (this.#failure !== undefined) throw this.#failure.error;
   }
 
   /** Builds the response, logs the summary line and adds the metrics. */
@@ -202,14 +206,19 @@ export class BatchRun {
     const { logger, metrics } = this.#config;
     logger.info('Kafka batch processed', summary);
     if (metrics !== undefined) {
-      metrics.addMetric('KafkaRecords', 'Count', summary.records);
-      metrics.addMetric('KafkaRecordsProcessed', 'Count', processed);
-      metrics.addMetric('KafkaRecordsFailed', 'Count', failed);
-      metrics.addMetric('KafkaRecordsSkipped', 'Count', skipped);
-      metrics.addMetric('KafkaRecordsReported', 'Count', summary.reported);
-      if (summary.oldestRecordAgeMs !== null)
-        metrics.addMetric('KafkaOldestRecordAge', 'Milliseconds', summary.oldestRecordAgeMs);
-      metrics.addMetric('KafkaBatchDuration', 'Milliseconds', summary.durationMs);
+      // The records are done: failing the invocation now would only run them all again.
+      try {
+        metrics.addMetric('KafkaRecords', 'Count', summary.records);
+        metrics.addMetric('KafkaRecordsProcessed', 'Count', processed);
+        metrics.addMetric('KafkaRecordsFailed', 'Count', failed);
+        metrics.addMetric('KafkaRecordsSkipped', 'Count', skipped);
+        metrics.addMetric('KafkaRecordsReported', 'Count', summary.reported);
+        if (summary.oldestRecordAgeMs !== null)
+          metrics.addMetric('KafkaOldestRecordAge', 'Milliseconds', summary.oldestRecordAgeMs);
+        metrics.addMetric('KafkaBatchDuration', 'Milliseconds', summary.durationMs);
+      } catch (error) {
+        logger.warn('Kafka batch metrics not added', describeError(error));
+      }
     }
     if (this.#config.throwOnBatchFailure && this.#recordCount > 0 && processed + skipped === 0)
       throw new KafkaBatchFailedError(this.#recordCount);
@@ -217,11 +226,26 @@ export class BatchRun {
   }
 
   #expire(): void {
+    if (!this.#stopped) {
+      this.#stopped = true;
+      this.#timedOut = true;
+      this.#abort.abort(new DOMException('The Lambda invocation is about to time out', 'TimeoutError'));
+    }
+    // Also after a halt: execute() waits for the records in flight only until the deadline.
+    this.#onExpire?.();
+  }
+
+  /**
+   * A worker failed outside any record (a bug of the middleware, never a handler's error): stop
+   * starting records and abort the signal at once. Otherwise the other workers would go on starting
+   * records of an invocation that has failed — in Lambda after the next thaw, alongside the retry of
+   * the same records.
+   */
+  #halt(error: unknown): void {
+    this.#failure ??= { error };
     if (this.#stopped) return;
     this.#stopped = true;
-    this.#timedOut = true;
-    this.#abort.abort(new DOMException('The Lambda invocation is about to time out', 'TimeoutError'));
-    this.#onExpire?.();
+    this.#abort.abort(new DOMException('The Kafka batch failed and will be retried', 'AbortError'));
   }
 
   /**
@@ -461,7 +485,7 @@ export class BatchRun {
   /** Decides a failed record's outcome: poison records follow `onPoison`, others are reported. */
   #fail(record: Record_, error: unknown): Outcome | Promise<Outcome> {
     if (this.#stopped) return FAILED;
-    if (!(error instanceof KafkaPoisonRecordError)) {
+    if (!isPoison(error)) {
       this.#logFailure(record, error, 'Kafka record failed');
       return FAILED;
     }
@@ -495,14 +519,21 @@ export class BatchRun {
 
   #logFailure(record: Record_, error: unknown, message: string, level: 'warn' | 'error' = 'error'): void {
     if (this.#stopped) return;
-    const named = error instanceof Error ? error : undefined;
     this.#config.logger[level](message, {
       topic: record.topic,
       partition: record.partition,
       offset: record.offset,
-      errorName: named?.name ?? typeof error,
-      errorMessage: named?.message ?? String(error),
+      ...describeError(error),
     });
+  }
+}
+
+/** `instanceof` itself throws for some thrown values (a revoked proxy): those are not poison. */
+function isPoison(error: unknown): error is KafkaPoisonRecordError {
+  try {
+    return error instanceof KafkaPoisonRecordError;
+  } catch {
+    return false;
   }
 }
 
