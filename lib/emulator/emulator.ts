@@ -206,6 +206,19 @@ interface PartitionState {
   highWatermark: number | undefined;
 }
 
+/** A batch, or a piece of one, with the failed attempts it has had (retries count per batch). */
+interface Work {
+  parts: BatchPart[];
+  attempts: number;
+}
+
+/** How a piece of work ended: done, the mapping stopped, bisected, or exhausted with records left for a fresh batch. */
+type Ending =
+  | { kind: 'done' }
+  | { kind: 'stopped' }
+  | { kind: 'bisect'; halves: Work[] }
+  | { kind: 'leftovers'; parts: BatchPart[] };
+
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 function sleep(ms: number): Promise<void> {
@@ -486,7 +499,7 @@ class Mapping implements LocalEventSourceMapping {
         this.#track(this.#oversized(taken.oversized));
         continue;
       }
-      this.#track(this.#process(taken.parts, 0));
+      this.#track(this.#process(taken.parts));
     }
   }
 
@@ -509,7 +522,6 @@ class Mapping implements LocalEventSourceMapping {
     const state = this.#partition(record.partition);
     state.queue.records.shift();
     state.bytes -= record.bytes;
-    const part: BatchPart = { partition: record.partition, records: [record], end: record.offset + 1 };
     state.holds++;
     if (!this.#settings.destination) {
       // Never released: the partition stays blocked at this record, as nothing can deliver it.
@@ -525,22 +537,59 @@ class Mapping implements LocalEventSourceMapping {
       functionArn: this.#invoker.functionArn,
       invokeCount: 0,
     });
-    this.#finish(part, sent);
+    if (sent) this.#commit(record.partition, record.offset + 1);
+    this.#release(record.partition);
   }
 
   /**
-   * Runs one batch to its end: invoke, interpret, commit what succeeded, retry the rest (bisecting on
-   * function errors when enabled), and on exhaustion send failures to the destination and commit past.
-   * `failedAttempts` counts the batch's earlier failed attempts (retries are counted per batch).
+   * Runs one taken batch to its end. Its work runs one piece at a time, in offset order per
+   * partition: bisected halves in turn, and the records left after an exhausted partial failure
+   * before anything later of their partition, so no commit passes a record that has not run. The
+   * batch holds each of its partitions until no piece left holds records of it.
    */
-  async #process(batch: BatchPart[], failedAttempts: number): Promise<void> {
-    let parts = batch;
+  async #process(batch: BatchPart[]): Promise<void> {
+    const work: Work[] = [{ parts: batch, attempts: 0 }];
+    const held = new Set(batch.map((part) => part.partition));
+    const pending = () => new Set(work.flatMap((piece) => piece.parts.map((part) => part.partition)));
+    try {
+      for (let piece = work.shift(); piece; piece = work.shift()) {
+        const ending = await this.#run(piece);
+        if (ending.kind === 'stopped') return;
+        if (ending.kind === 'bisect') work.unshift(...ending.halves);
+        if (ending.kind === 'leftovers') {
+          // A fresh batch: ahead of later work of the partition, else back at the head of its queue.
+          const later = pending();
+          for (const part of ending.parts) if (!later.has(part.partition)) this.#putBack(part.records);
+          const first = ending.parts.filter((part) => later.has(part.partition));
+          if (first.length > 0) work.unshift({ parts: first, attempts: 0 });
+        }
+        const still = pending();
+        for (const partition of held) {
+          if (still.has(partition)) continue;
+          held.delete(partition);
+          this.#release(partition);
+        }
+      }
+    } finally {
+      for (const partition of held) this.#release(partition);
+    }
+  }
+
+  /**
+   * Runs one piece of work until it is done or ends otherwise: invoke, interpret, commit what
+   * succeeded, retry the rest (or bisect on function errors when enabled), and on exhaustion send
+   * failures to the destination and commit past them.
+   */
+  async #run({ parts: initial, attempts: failedAttempts }: Work): Promise<Ending> {
+    let parts = initial;
     let attempts = failedAttempts;
     let requestFailures = 0;
     for (;;) {
-      if (this.#state !== 'running') return this.#release(parts);
-      parts = await this.#dropAged(parts, attempts);
-      if (parts.length === 0) return;
+      if (this.#state !== 'running') return { kind: 'stopped' };
+      const kept = await this.#dropAged(parts, attempts);
+      if (!kept) return { kind: 'stopped' };
+      parts = kept;
+      if (parts.length === 0) return { kind: 'done' };
       const requestId = newRequestId();
       const payload = serializeEvent(this.#header, this.topic, parts);
       const started = Date.now();
@@ -553,12 +602,12 @@ class Mapping implements LocalEventSourceMapping {
         await this.#sleep(this.#backoff(++requestFailures));
         continue;
       }
-      if (this.#abandoned) return this.#release(parts);
+      if (this.#abandoned) return { kind: 'stopped' };
       const outcome = interpretResult(result, this.topic, parts, this.#settings.reportBatchItemFailures);
       this.#record(outcome, parts, requestId, attempts + 1, Date.now() - started);
       if (outcome.kind === 'success') {
-        for (const part of parts) this.#finish(part, true);
-        return;
+        for (const part of parts) this.#commit(part.partition, part.end);
+        return { kind: 'done' };
       }
       if (outcome.kind === 'partial') parts = this.#keepFailed(parts, outcome.failed);
       attempts++;
@@ -571,11 +620,8 @@ class Mapping implements LocalEventSourceMapping {
       ) {
         const halves = bisectBatch(parts);
         this.#retried(halves.flat(), attempts, 'bisect');
-        for (const part of halves.flat()) this.#partition(part.partition).holds++;
-        this.#release(parts);
         await this.#sleep(this.#backoff(attempts));
-        for (const half of halves) await this.#process(half, attempts);
-        return;
+        return { kind: 'bisect', halves: halves.map((half) => ({ parts: half, attempts })) };
       }
       if (exhausted) {
         const failure: FailureContext = {
@@ -586,8 +632,7 @@ class Mapping implements LocalEventSourceMapping {
           response: outcome.kind === 'function-error' ? { functionError: 'Unhandled' } : {},
         };
         if (outcome.kind === 'partial' && this.#redelivery === 'from-lowest') {
-          await this.#exhaustAtLowest(parts, failure);
-          return;
+          return this.#exhaustAtLowest(parts, failure);
         }
         // Every record still held failed in the last attempt: all of them after a whole-batch failure,
         // the reported ones after a partial failure (redelivery 'listed' keeps only those).
@@ -595,8 +640,9 @@ class Mapping implements LocalEventSourceMapping {
           parts.flatMap((part) => part.records),
           failure,
         );
-        for (const part of parts) this.#finish(part, sent);
-        return;
+        if (!sent) return { kind: 'stopped' };
+        for (const part of parts) this.#commit(part.partition, part.end);
+        return { kind: 'done' };
       }
       this.#retried(parts, attempts, outcome.kind);
       await this.#sleep(this.#backoff(attempts));
@@ -606,27 +652,28 @@ class Mapping implements LocalEventSourceMapping {
   /**
    * Retries exhausted after a partial failure, Kafka reading: each partition is held at its lowest
    * reported offset, so that record is the one that failed; it goes to the destination and the
-   * partition moves on past it. The later records (reported or not) get a fresh batch and retry count.
+   * partition moves on past it. The later records (reported or not) are left for a fresh batch.
    */
-  async #exhaustAtLowest(parts: BatchPart[], failure: FailureContext): Promise<void> {
-    const sent = await this.#sendToDestination(
-      parts.map((part) => part.records[0]!),
-      failure,
-    );
-    for (const part of parts) {
-      const [head, ...rest] = part.records;
-      if (!sent || !head) {
-        this.#release([part]);
-        continue;
-      }
+  async #exhaustAtLowest(parts: BatchPart[], failure: FailureContext): Promise<Ending> {
+    const heads = parts.map((part) => part.records[0]!);
+    if (!(await this.#sendToDestination(heads, failure))) return { kind: 'stopped' };
+    const leftovers: BatchPart[] = [];
+    for (const [i, part] of parts.entries()) {
+      const head = heads[i]!;
       this.#commit(part.partition, head.offset + 1);
-      if (this.#state === 'running' && rest.length > 0) {
-        const state = this.#partition(part.partition);
-        state.queue.records.unshift(...rest);
-        for (const record of rest) state.bytes += record.bytes;
-      }
-      this.#release([part]);
+      const records = part.records.filter((r) => r.offset > head.offset);
+      if (records.length > 0) leftovers.push({ partition: part.partition, records, end: part.end });
     }
+    return { kind: 'leftovers', parts: leftovers };
+  }
+
+  /** Puts records back at the head of their partition's queue. */
+  #putBack(records: PendingRecord[]): void {
+    const first = records[0];
+    if (!first || this.#state !== 'running') return;
+    const state = this.#partition(first.partition);
+    state.queue.records.unshift(...records);
+    for (const record of records) state.bytes += record.bytes;
   }
 
   /** After a partial failure: commit what succeeded, keep per partition what is redelivered. */
@@ -635,7 +682,7 @@ class Mapping implements LocalEventSourceMapping {
     for (const part of parts) {
       const offsets = failed.get(part.partition);
       if (!offsets) {
-        this.#finish(part, true);
+        this.#commit(part.partition, part.end);
         continue;
       }
       const lowest = offsets[0]!;
@@ -650,8 +697,11 @@ class Mapping implements LocalEventSourceMapping {
     return next;
   }
 
-  /** Records older than `maximumRecordAgeInSeconds` are not invoked: destination (or skipped), then committed past. */
-  async #dropAged(parts: BatchPart[], attempts: number): Promise<BatchPart[]> {
+  /**
+   * Records older than `maximumRecordAgeInSeconds` are not invoked: destination (or skipped), then
+   * committed past. Returns the parts left to invoke, `undefined` when the mapping stopped first.
+   */
+  async #dropAged(parts: BatchPart[], attempts: number): Promise<BatchPart[] | undefined> {
     if (this.#settings.maximumRecordAgeMs === Number.POSITIVE_INFINITY) return parts;
     const oldest = Date.now() - this.#settings.maximumRecordAgeMs;
     const aged = parts.flatMap((part) => part.records.filter((r) => r.timestamp < oldest));
@@ -663,14 +713,11 @@ class Mapping implements LocalEventSourceMapping {
       invokeCount: attempts,
       ...(attempts > 0 ? { response: {} } : {}),
     });
-    if (!sent) {
-      this.#release(parts);
-      return [];
-    }
+    if (!sent) return undefined;
     const kept: BatchPart[] = [];
     for (const part of parts) {
       const records = part.records.filter((r) => r.timestamp >= oldest);
-      if (records.length === 0) this.#finish(part, true);
+      if (records.length === 0) this.#commit(part.partition, part.end);
       else kept.push({ ...part, records });
     }
     return kept;
@@ -771,20 +818,10 @@ class Mapping implements LocalEventSourceMapping {
     return Math.min(initialMs * 2 ** Math.max(attempt - 1, 0), maxMs);
   }
 
-  /** A part is done: commit past it (when `commit`), release its hold on the partition. */
-  #finish(part: BatchPart, commit: boolean): void {
-    if (commit) this.#commit(part.partition, part.end);
-    this.#release([part]);
-  }
-
-  #release(parts: BatchPart[]): void {
-    for (const part of parts) {
-      const state = this.#partition(part.partition);
-      state.holds--;
-    }
-    if (parts.length > 0) {
-      queueMicrotask(() => this.#schedule());
-    }
+  /** Ends a batch's hold on a partition; its queue may form the next batch. */
+  #release(partition: number): void {
+    this.#partition(partition).holds--;
+    queueMicrotask(() => this.#schedule());
   }
 
   #commit(partition: number, offset: number): void {

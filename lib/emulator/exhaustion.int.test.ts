@@ -53,3 +53,48 @@ it('a retry that fails as a whole after a partial failure sends every record it 
     { topic, partition: 0, currentOffset: 10, logEndOffset: 10 },
   ]);
 });
+
+it('bisect: records left after the first half exhausts its retries run before the second half, and no commit passes them', async () => {
+  const { topic, group } = await seededTopic(kafka, 'exhaust-bisect', 1, 10);
+  const timeline: Array<{ invoked: number[] } | { committed: number }> = [];
+  const envelopes: FailureEnvelope[] = [];
+  const esm = mapping({
+    topic,
+    consumerGroupId: group,
+    maximumRetryAttempts: 3,
+    bisectBatchOnFunctionError: true,
+    onFailure: (envelope) => void envelopes.push(envelope),
+    onEvent: (event) => {
+      if (event.type === 'commit') timeline.push({ committed: event.offsets[`${topic}-0`]! });
+    },
+    function: {
+      handler: async (event: KafkaEvent) => {
+        const offsets = eventRecords(event).map((r) => r.offset);
+        timeline.push({ invoked: offsets });
+        if (offsets.length > 5) throw new Error('batch too large');
+        return failures(topic, offsets.includes(2) ? [2] : []);
+      },
+    },
+  });
+  await esm.start();
+  await esm.idle();
+  await esm.stop();
+  const invoked = timeline.flatMap((entry) => ('invoked' in entry ? [entry.invoked] : []));
+  expect(invoked).toEqual([
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [0, 1, 2, 3, 4],
+    [2, 3, 4],
+    [2, 3, 4],
+    [3, 4],
+    [5, 6, 7, 8, 9],
+  ]);
+  let committed = 0;
+  for (const entry of timeline) {
+    if ('committed' in entry) committed = entry.committed;
+    else expect(committed).toBeLessThanOrEqual(entry.invoked[0]!);
+  }
+  expect(envelopes.map((e) => e.KafkaBatchInfo.recordInfo.offset)).toEqual(['2']);
+  expect(await committedOffsetsByKafkaTool(group)).toEqual([
+    { topic, partition: 0, currentOffset: 10, logEndOffset: 10 },
+  ]);
+});
