@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ReplayConfigError, replayConfigFromEnv } from './config.ts';
 
 describe('replayConfigFromEnv', () => {
@@ -54,5 +56,65 @@ describe('replayConfigFromEnv', () => {
       expect(() => replayConfigFromEnv(env)).toThrow(ReplayConfigError);
       expect(() => replayConfigFromEnv(env)).toThrow(message);
     }
+  });
+});
+
+describe('the Kafka secret (never quoted back)', () => {
+  const secrets = mockClient(SecretsManagerClient);
+  afterEach(() => secrets.reset());
+  const ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:AmazonMSK_orders';
+  const env = (auth: string) => ({
+    AWS_REGION: 'eu-west-1',
+    KAFKA_AUTH: auth,
+    KAFKA_BOOTSTRAP_SERVERS: 'b-1:9096',
+    KAFKA_SECRET_ARN: ARN,
+    REPLAY_MAPPING_UUID: 'esm-1',
+  });
+  const SECRET = 'S3cr3t-Passw0rd!';
+  const cases: [string, string, { SecretString?: string; SecretBinary?: Uint8Array }, RegExp][] = [
+    ['a plain password', 'sasl-scram-512', { SecretString: SECRET }, /is not JSON/],
+    ['a JSON string', 'basic', { SecretString: JSON.stringify(SECRET) }, /is not a JSON object/],
+    [
+      'a password that is not a string',
+      'sasl-scram-256',
+      { SecretString: JSON.stringify({ username: SECRET, password: 42 }) },
+      /needs "username" and "password"/,
+    ],
+    [
+      'an mTLS secret without its key',
+      'mtls',
+      { SecretString: JSON.stringify({ certificate: SECRET, privateKey: '' }) },
+      /needs "certificate" and "privateKey"/,
+    ],
+    ['a binary secret', 'mtls', { SecretBinary: new TextEncoder().encode(SECRET) }, /has no SecretString/],
+  ];
+  for (const [what, auth, value, message] of cases) {
+    it(`${what}: a ReplayConfigError naming the secret, without its value`, async () => {
+      secrets.on(GetSecretValueCommand, { SecretId: ARN }).resolves(value);
+      const error = await replayConfigFromEnv(env(auth))
+        .connection()
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ReplayConfigError);
+      expect((error as Error).message).toMatch(message);
+      expect((error as Error).message).toContain(ARN);
+      expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain('S3cr3t');
+      expect((error as Error).cause).toBeUndefined();
+    });
+  }
+
+  it('reads the mTLS secret in the trigger’s format, with the root CA of a self-managed cluster', async () => {
+    const caArn = `${ARN}-ca`;
+    secrets.on(GetSecretValueCommand, { SecretId: ARN }).resolves({
+      SecretString: JSON.stringify({ certificate: 'CERT', privateKey: 'KEY', privateKeyPassword: 'PW' }),
+    });
+    secrets.on(GetSecretValueCommand, { SecretId: caArn }).resolves({ SecretString: '{"certificate":"CA"}' });
+    const config = replayConfigFromEnv({ ...env('mtls'), KAFKA_ROOT_CA_SECRET_ARN: caArn });
+    expect((await config.connection()).auth).toEqual({
+      mechanism: 'tls',
+      cert: 'CERT',
+      key: 'KEY',
+      passphrase: 'PW',
+      ca: 'CA',
+    });
   });
 });

@@ -3,6 +3,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import {
   type KafkaAuth,
   type KafkaConnection,
+  ReplayError,
   ReplayRefusedError,
   type ReplayTimeouts,
 } from '../../lib/replay/index.ts';
@@ -15,7 +16,7 @@ import {
  * replayConfigFromEnv({}); // throws ReplayConfigError: KAFKA_BOOTSTRAP_SERVERS or KAFKA_CLUSTER_ARN is required
  * ```
  */
-export class ReplayConfigError extends Error {
+export class ReplayConfigError extends ReplayError {
   override name = 'ReplayConfigError';
 }
 
@@ -151,21 +152,47 @@ async function discoverBrokers(clusterArn: string, auth: string, region: string)
   return list(found);
 }
 
+/**
+ * Reads a JSON secret's string fields, requiring `required`. Its errors name the secret and the fields but
+ * never quote the value: JSON.parse's own message would (`"S3cr3t" is not valid JSON`).
+ */
 async function readSecret(
-  secretArn: string | undefined,
+  secretArn: string,
   region: string,
+  what: string,
+  required: readonly string[],
 ): Promise<Record<string, string | undefined>> {
   const { SecretString } = await new SecretsManagerClient({ region }).send(
     new GetSecretValueCommand({ SecretId: secretArn }),
   );
-  return JSON.parse(SecretString ?? '{}') as Record<string, string | undefined>;
+  if (SecretString === undefined) {
+    throw new ReplayConfigError(`secret ${secretArn} has no SecretString (${what} is JSON text)`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(SecretString);
+  } catch {
+    throw new ReplayConfigError(`secret ${secretArn} is not JSON`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ReplayConfigError(`secret ${secretArn} is not a JSON object`);
+  }
+  const fields = Object.fromEntries(
+    Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+  const missing = required.filter((field) => !fields[field]);
+  if (missing.length > 0) {
+    throw new ReplayConfigError(
+      `secret ${secretArn}: ${what} needs ${required.map((f) => `"${f}"`).join(' and ')} (missing or not a string: ${missing.map((f) => `"${f}"`).join(', ')})`,
+    );
+  }
+  return fields;
 }
 
 // Lambda's root CA secret for self-managed clusters: {"certificate": "-----BEGIN CERTIFICATE-----…"}.
 async function rootCa(secretArn: string, region: string): Promise<string> {
-  const { certificate } = await readSecret(secretArn, region);
-  if (!certificate) throw new ReplayConfigError('the root CA secret needs "certificate"');
-  return certificate;
+  const { certificate } = await readSecret(secretArn, region, 'the root CA secret', ['certificate']);
+  return certificate!;
 }
 
 async function kafkaAuth(
@@ -178,21 +205,18 @@ async function kafkaAuth(
   if (auth === 'tls') return { mechanism: 'tls', ca };
   if (auth === 'none') return { mechanism: 'plaintext' };
   // The secret formats Lambda's Kafka triggers use: {username, password} or {certificate, privateKey[, privateKeyPassword]}.
-  const secret = await readSecret(secretArn, region);
   if (auth === 'mtls') {
-    if (!secret.certificate || !secret.privateKey) {
-      throw new ReplayConfigError('the mTLS secret needs "certificate" and "privateKey"');
-    }
+    const secret = await readSecret(secretArn!, region, 'the mTLS secret', ['certificate', 'privateKey']);
     return {
       mechanism: 'tls',
       cert: secret.certificate,
       key: secret.privateKey,
       passphrase: secret.privateKeyPassword,
+      ca,
     };
   }
-  if (!secret.username || !secret.password)
-    throw new ReplayConfigError('the SASL secret needs "username" and "password"');
+  const secret = await readSecret(secretArn!, region, 'the SASL secret', ['username', 'password']);
   const mechanism =
     auth === 'basic' ? 'plain' : auth === 'sasl-scram-256' ? 'scram-sha-256' : 'scram-sha-512';
-  return { mechanism, username: secret.username, password: secret.password, ca };
+  return { mechanism, username: secret.username!, password: secret.password!, ca };
 }

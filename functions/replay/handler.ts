@@ -7,7 +7,9 @@
  *   { "mapping": "<uuid>", "topic": "orders", "partitions": [0, 3], "shiftBy": -100 }
  *   { "group": "reports", "topic": "orders", "fromFile": "orders,0,1041\norders,1,977" }
  * Output: { ok: true, executed, groupId, topic, mapping, plan, steps? } or { ok: false, error: { name, kind,
- * message, issues?, report? } } — `kind` is invalid | refused | failed | failed-unrestored | error.
+ * message, issues?, report? } } — `kind` is invalid | refused | failed | failed-unrestored | error. Messages
+ * of the replay's own errors and of AWS service errors are passed on; any other error is answered (and
+ * logged) by its name and error code only, as its message may quote a secret.
  *
  * Environment variables:
  * - REPLAY_MAPPING_UUID       allowed event source mapping UUIDs (comma-separated); the first is the default
@@ -18,11 +20,12 @@
  * - KAFKA_BOOTSTRAP_SERVERS   brokers (comma-separated), or
  * - KAFKA_CLUSTER_ARN         an MSK cluster whose brokers are looked up (kafka:GetBootstrapBrokers).
  * - KAFKA_AUTH                iam | sasl-scram-512 | sasl-scram-256 | basic | mtls | tls | none (default none).
- * - KAFKA_SECRET_ARN          Secrets Manager secret for sasl-* / basic ({username, password}) and mtls
- *                             ({certificate, privateKey, privateKeyPassword?}), the formats Lambda's Kafka
- *                             triggers use.
+ * - KAFKA_SECRET_ARN          Secrets Manager secret (JSON text) for sasl-* / basic ({username, password})
+ *                             and mtls ({certificate, privateKey, privateKeyPassword?}), the formats Lambda's
+ *                             Kafka triggers use.
  * - KAFKA_ROOT_CA_SECRET_ARN  optional Secrets Manager secret {certificate} with the root CA of a
- *                             self-managed cluster's TLS certificates (as the trigger's SERVER_ROOT_CA_CERTIFICATE).
+ *                             self-managed cluster's TLS certificates (as the trigger's SERVER_ROOT_CA_CERTIFICATE;
+ *                             also with mtls).
  * - REPLAY_MAPPING_TIMEOUT_MS, REPLAY_GROUP_TIMEOUT_MS, REPLAY_RESTORE_TIMEOUT_MS, REPLAY_POLL_INTERVAL_MS
  *                             optional bounds (defaults 300000, 300000, 300000, 2000); the function's own
  *                             remaining time always caps them, keeping REPLAY_RESTORE_TIMEOUT_MS for restoring.

@@ -7,6 +7,20 @@ import type { FailureReport } from './types.ts';
  */
 
 /**
+ * Base of the replay's typed errors: their messages are written to be shown (no secrets, no payloads),
+ * so {@link describeReplayError} passes them on; any other error's message is withheld. Extend it for
+ * errors of your own that a replay answer should spell out.
+ *
+ * @example
+ * ```ts
+ * class ReplayConfigError extends ReplayError { override name = 'ReplayConfigError'; }
+ * ```
+ */
+export class ReplayError extends Error {
+  override name = 'ReplayError';
+}
+
+/**
  * A replay request that cannot be understood: a malformed target, duration, timestamp or plan file.
  *
  * @example
@@ -14,7 +28,7 @@ import type { FailureReport } from './types.ts';
  * try { parseDuration('PT1X'); } catch (e) { if (e instanceof ReplayInputError) console.error(e.message); }
  * ```
  */
-export class ReplayInputError extends Error {
+export class ReplayInputError extends ReplayError {
   override name = 'ReplayInputError';
 }
 
@@ -26,7 +40,7 @@ export class ReplayInputError extends Error {
  * if (error instanceof ReplayRefusedError) process.exitCode = 3; // nothing changed
  * ```
  */
-export class ReplayRefusedError extends Error {
+export class ReplayRefusedError extends ReplayError {
   override name = 'ReplayRefusedError';
 }
 
@@ -161,7 +175,7 @@ export class MappingRefusedError extends ReplayRefusedError {
  * catch (e) { if (e instanceof ReplayTimeoutError) console.error(e.waitingFor); }
  * ```
  */
-export class ReplayTimeoutError extends Error {
+export class ReplayTimeoutError extends ReplayError {
   override name = 'ReplayTimeoutError';
   readonly waitingFor: string;
   constructor(waitingFor: string, ms: number, last?: string) {
@@ -178,7 +192,7 @@ export class ReplayTimeoutError extends Error {
  * const controller = new AbortController(); process.once('SIGINT', () => controller.abort());
  * ```
  */
-export class ReplayAbortedError extends Error {
+export class ReplayAbortedError extends ReplayError {
   override name = 'ReplayAbortedError';
 }
 
@@ -190,7 +204,7 @@ export class ReplayAbortedError extends Error {
  * catch (e) { if (e instanceof ReplayExecutionError && e.cause instanceof OffsetVerificationError) … }
  * ```
  */
-export class OffsetVerificationError extends Error {
+export class OffsetVerificationError extends ReplayError {
   override name = 'OffsetVerificationError';
   readonly mismatches: { partition: number; expected: number; actual: number | null }[];
   constructor(mismatches: OffsetVerificationError['mismatches']) {
@@ -214,7 +228,7 @@ export class OffsetVerificationError extends Error {
  * }
  * ```
  */
-export class ReplayExecutionError extends Error {
+export class ReplayExecutionError extends ReplayError {
   override name = 'ReplayExecutionError';
   readonly report: FailureReport;
   constructor(report: FailureReport, cause: unknown) {

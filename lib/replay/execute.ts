@@ -15,6 +15,7 @@ import {
   waitForMappingState,
 } from './mapping.ts';
 import { formatReplayMetadata } from './metadata.ts';
+import { summarizeError } from './outcome.ts';
 import { planReplay } from './plan.ts';
 import type { FailureReport, PlanRequest, ReplayPlan, ReplayProgress, ReplayStep } from './types.ts';
 import { pollUntil, throwIfAborted } from './wait.ts';
@@ -300,7 +301,7 @@ async function failureReport(input: {
     try {
       await restoreEnabled(mapping.lambda, mapping.uuid, timeouts, input.progress);
     } catch (error) {
-      restoreError = describeError(error);
+      restoreError = summarizeError(error);
     }
   }
   let offsetsNow: FailureReport['offsetsNow'] = null;
@@ -326,12 +327,12 @@ async function failureReport(input: {
         await readMapping({ ...mapping, deadline: Date.now() + timeouts.pollIntervalMs * 5 })
       ).state;
     } catch (error) {
-      restoreError ??= describeError(error);
+      restoreError ??= summarizeError(error);
     }
   }
   return {
     failedStep: input.failedStep,
-    error: describeError(input.error),
+    error: summarizeError(input.error),
     offsets,
     offsetsNow,
     mappingStateBefore: mapping?.before ?? null,
@@ -359,10 +360,4 @@ async function restoreEnabled(
     },
     (seen, ms) => progress(`mapping ${uuid}: ${seen} (${Math.round(ms / 1000)} s, restoring to Enabled)`),
   );
-}
-
-function describeError(error: unknown): { name: string; message: string } {
-  return error instanceof Error
-    ? { name: error.name, message: error.message }
-    : { name: 'Error', message: String(error) };
 }

@@ -1,4 +1,4 @@
-import { ReplayExecutionError, ReplayInputError, ReplayRefusedError } from './errors.ts';
+import { ReplayError, ReplayExecutionError, ReplayInputError, ReplayRefusedError } from './errors.ts';
 import type { ReplayResult } from './execute.ts';
 import type { FailureReport, ReplayPlan } from './types.ts';
 
@@ -50,7 +50,9 @@ export const REPLAY_EXIT_CODES: Record<ReplayErrorKind, number> = {
 };
 
 /**
- * Classifies and serialises any error a replay can throw (never includes stack traces or secrets).
+ * Classifies and serialises any error a replay can throw. Never includes stack traces or secrets: the
+ * messages of the replay's typed errors ({@link ReplayError}) and of AWS service errors are passed on,
+ * any other error is summarised by its name and error code ({@link summarizeError}).
  *
  * @example
  * ```ts
@@ -58,18 +60,58 @@ export const REPLAY_EXIT_CODES: Record<ReplayErrorKind, number> = {
  * ```
  */
 export function describeReplayError(error: unknown): SerializedReplayError {
-  const name = error instanceof Error ? error.name : 'Error';
-  const message = error instanceof Error ? error.message : String(error);
-  const issues = (error as { issues?: unknown }).issues;
+  const { name, message } = summarizeError(error);
   if (error instanceof ReplayExecutionError) {
     const kind = error.report.mappingRestored ? 'failed' : 'failed-unrestored';
     return { name, kind, message, report: error.report };
   }
   const kind: ReplayErrorKind =
     error instanceof ReplayInputError ? 'invalid' : error instanceof ReplayRefusedError ? 'refused' : 'error';
+  const issues = error instanceof ReplayError ? (error as { issues?: unknown }).issues : undefined;
   return Array.isArray(issues)
     ? { name, kind, message, issues: issues.map(String) }
     : { name, kind, message };
+}
+
+/**
+ * An error's name and a message safe to show and log. Messages of unknown errors are withheld: they can
+ * quote their input verbatim (Node's `JSON.parse` quotes a secret that is not JSON; kafkajs and Node wrap
+ * such messages in theirs), so only their name and error codes (`ECONNREFUSED`, Kafka's
+ * `TOPIC_AUTHORIZATION_FAILED`, …) are kept. The replay's typed errors and AWS service errors (written by
+ * the service, e.g. "not authorized to perform …") keep their messages.
+ *
+ * @example
+ * ```ts
+ * summarizeError(new SyntaxError('Unexpected token …')); // { name: 'SyntaxError', message: 'unexpected SyntaxError (…withheld…)' }
+ * ```
+ */
+export function summarizeError(error: unknown): { name: string; message: string } {
+  const name = error instanceof Error ? error.name : 'Error';
+  if (error instanceof ReplayError || isAwsServiceError(error)) return { name, message: error.message };
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
+  const clues = [
+    errorCode(error),
+    cause && `caused by ${cause.name}${errorCode(cause) ? ` ${errorCode(cause)}` : ''}`,
+  ].filter(Boolean);
+  return {
+    name,
+    message: `unexpected ${name}${clues.length > 0 ? ` (${clues.join(', ')})` : ''}; its message is withheld as it may quote a secret`,
+  };
+}
+
+function isAwsServiceError(error: unknown): error is Error {
+  if (!(error instanceof Error)) return false;
+  const { $fault, $metadata } = error as { $fault?: unknown; $metadata?: unknown };
+  return ($fault === 'client' || $fault === 'server') && typeof $metadata === 'object';
+}
+
+// kafkajs protocol errors carry Kafka's error name in `type`; Node and kafkajs connection errors a `code`.
+function errorCode(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { type, code } = error as { type?: unknown; code?: unknown };
+  return [type, code].find(
+    (value): value is string => typeof value === 'string' && /^[A-Z][A-Z0-9_]{1,63}$/.test(value),
+  );
 }
 
 /**

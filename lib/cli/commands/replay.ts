@@ -280,7 +280,12 @@ async function replayDirectly(request: ReplayRequest, options: ReplayOptions): P
 
 async function connection(options: ReplayOptions): Promise<KafkaConnection> {
   const brokers = (options.brokers ?? '').split(',');
-  const pem = async (file: string | undefined) => (file === undefined ? undefined : readFile(file, 'utf8'));
+  const pem = async (file: string | undefined) =>
+    file === undefined
+      ? undefined
+      : readFile(file, 'utf8').catch((error: Error) => {
+          throw new ReplayInputError(`cannot read ${file}: ${error.message}`);
+        });
   const ca = await pem(options.caFile);
   switch (options.auth) {
     case 'plaintext':

@@ -1,0 +1,90 @@
+import { ResourceNotFoundException } from '@aws-sdk/client-lambda';
+import { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError } from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import { GroupNotEmptyError, ReplayError, ReplayInputError, ReplayTimeoutError } from './errors.ts';
+import { describeReplayError } from './outcome.ts';
+
+const SECRET = 'S3cr3t-Passw0rd!';
+// What Node's JSON.parse says about a secret that is not JSON: it quotes the input.
+const parseError = (() => {
+  try {
+    JSON.parse(SECRET);
+  } catch (error) {
+    return error;
+  }
+})();
+
+describe('describeReplayError', () => {
+  it('keeps the messages of the replay’s typed errors', () => {
+    expect(describeReplayError(new ReplayInputError('bad target'))).toEqual({
+      name: 'ReplayInputError',
+      kind: 'invalid',
+      message: 'bad target',
+    });
+    expect(describeReplayError(new GroupNotEmptyError('g', 'Stable', 2))).toMatchObject({
+      name: 'GroupNotEmptyError',
+      kind: 'refused',
+      message: expect.stringContaining('consumer group "g" is Stable with 2 member(s)'),
+    });
+    expect(describeReplayError(new ReplayTimeoutError('x', 5))).toMatchObject({
+      kind: 'error',
+      message: 'timed out after 5 ms waiting for x',
+    });
+  });
+
+  it('a subclass of ReplayError defined elsewhere (the function’s config errors) keeps its message', () => {
+    class ConfigError extends ReplayError {
+      override name = 'ConfigError';
+    }
+    expect(describeReplayError(new ConfigError('KAFKA_AUTH is wrong'))).toEqual({
+      name: 'ConfigError',
+      kind: 'error',
+      message: 'KAFKA_AUTH is wrong',
+    });
+  });
+
+  it('withholds the message of any other error: it may quote a secret', () => {
+    expect(String(parseError)).toContain(SECRET); // the premise: Node quotes the input
+    for (const error of [
+      parseError,
+      new TypeError(`cannot read ${SECRET}`),
+      SECRET,
+      { message: SECRET },
+      new KafkaJSNumberOfRetriesExceeded(new Error(SECRET), { retryCount: 5, retryTime: 100 }),
+    ]) {
+      const described = describeReplayError(error);
+      expect(JSON.stringify(described)).not.toContain('S3cr3t');
+      expect(described.kind).toBe('error');
+      expect(described.message).toMatch(/withheld/);
+    }
+    expect(describeReplayError(parseError)).toMatchObject({ name: 'SyntaxError' });
+  });
+
+  it('names the error codes of Kafka and Node errors instead of their messages', () => {
+    const denied = new KafkaJSProtocolError({
+      message: 'Not authorized to access topics',
+      type: 'TOPIC_AUTHORIZATION_FAILED',
+      code: 29,
+      retriable: false,
+    } as unknown as string);
+    expect(describeReplayError(denied)).toMatchObject({
+      name: 'KafkaJSProtocolError',
+      message: expect.stringContaining('TOPIC_AUTHORIZATION_FAILED'),
+    });
+    const refused = new KafkaJSConnectionError(`Connection error: ${SECRET}`, { code: 'ECONNREFUSED' });
+    expect(describeReplayError(refused).message).toContain('ECONNREFUSED');
+    expect(describeReplayError(refused).message).not.toContain('S3cr3t');
+  });
+
+  it('keeps the messages of AWS service errors (written by the service, e.g. access denied)', () => {
+    const error = new ResourceNotFoundException({
+      message: 'Function not found: arn:aws:lambda:eu-west-1:111122223333:function:replay',
+      $metadata: {},
+    });
+    expect(describeReplayError(error)).toEqual({
+      name: 'ResourceNotFoundException',
+      kind: 'error',
+      message: 'Function not found: arn:aws:lambda:eu-west-1:111122223333:function:replay',
+    });
+  });
+});
