@@ -632,7 +632,7 @@ class Mapping implements LocalEventSourceMapping {
           response: outcome.kind === 'function-error' ? { functionError: 'Unhandled' } : {},
         };
         if (outcome.kind === 'partial' && this.#redelivery === 'from-lowest') {
-          return this.#exhaustAtLowest(parts, failure);
+          return this.#exhaustAtLowest(parts, outcome.failed, failure);
         }
         // Every record still held failed in the last attempt: all of them after a whole-batch failure,
         // the reported ones after a partial failure (redelivery 'listed' keeps only those).
@@ -654,8 +654,15 @@ class Mapping implements LocalEventSourceMapping {
    * reported offset, so that record is the one that failed; it goes to the destination and the
    * partition moves on past it. The later records (reported or not) are left for a fresh batch.
    */
-  async #exhaustAtLowest(parts: BatchPart[], failure: FailureContext): Promise<Ending> {
-    const heads = parts.map((part) => part.records[0]!);
+  async #exhaustAtLowest(
+    parts: BatchPart[],
+    failed: Map<number, number[]>,
+    failure: FailureContext,
+  ): Promise<Ending> {
+    const heads = parts.map((part) => {
+      const lowest = failed.get(part.partition)![0]!;
+      return part.records.find((r) => r.offset === lowest)!;
+    });
     if (!(await this.#sendToDestination(heads, failure))) return { kind: 'stopped' };
     const leftovers: BatchPart[] = [];
     for (const [i, part] of parts.entries()) {
@@ -667,13 +674,13 @@ class Mapping implements LocalEventSourceMapping {
     return { kind: 'leftovers', parts: leftovers };
   }
 
-  /** Puts records back at the head of their partition's queue. */
+  /** Puts records back at the head of their partition's queue, dropping queued copies of them (refetched after a rejoin). */
   #putBack(records: PendingRecord[]): void {
-    const first = records[0];
-    if (!first || this.#state !== 'running') return;
-    const state = this.#partition(first.partition);
-    state.queue.records.unshift(...records);
-    for (const record of records) state.bytes += record.bytes;
+    const last = records.at(-1);
+    if (!last || this.#state !== 'running') return;
+    const state = this.#partition(last.partition);
+    state.queue.records = [...records, ...state.queue.records.filter((r) => r.offset > last.offset)];
+    state.bytes = state.queue.records.reduce((n, r) => n + r.bytes, 0);
   }
 
   /** After a partial failure: commit what succeeded, keep per partition what is redelivered. */

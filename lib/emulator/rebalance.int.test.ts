@@ -1,0 +1,87 @@
+import { type Consumer, Kafka, logLevel } from 'kafkajs';
+import { afterEach, expect, it } from 'vitest';
+import { committedOffsetsByKafkaTool, testBrokers, testKafka } from '../../test/kafka.ts';
+import type { KafkaEvent } from '../kafka-event/types.ts';
+import type { FailureEnvelope } from './destination.ts';
+import { createLocalEventSourceMapping, type LocalEventSourceMappingOptions } from './index.ts';
+import { eventRecords, seededTopic } from './test-support.ts';
+
+const kafka = testKafka('emulator-rebalance');
+const members: Consumer[] = [];
+
+afterEach(async () => {
+  await Promise.all(members.splice(0).map((member) => member.disconnect()));
+});
+
+function mapping(options: Omit<LocalEventSourceMappingOptions, 'brokers'>) {
+  return createLocalEventSourceMapping({
+    brokers: testBrokers(),
+    maximumBatchingWindowInSeconds: 0,
+    reportBatchItemFailures: true,
+    retryBackoff: { initialMs: 5, maxMs: 20 },
+    ...options,
+  });
+}
+
+/**
+ * Another member joins the group (subscribed to the same topic), so the mapping rejoins. kafkajs'
+ * round-robin assignor hands partitions out in member-id order and member ids start with the client
+ * id, so `clientId` decides who keeps them: one sorting after the mapping's (`kafka-lambda-esm`)
+ * leaves the mapping its partitions. Resolves once the new member has joined.
+ */
+async function joinMember(topic: string, group: string, clientId: string): Promise<Consumer> {
+  const member = new Kafka({ clientId, brokers: testBrokers(), logLevel: logLevel.NOTHING }).consumer({
+    groupId: group,
+  });
+  members.push(member);
+  const joined = new Promise<void>((resolve) => member.on(member.events.GROUP_JOIN, () => resolve()));
+  await member.connect();
+  await member.subscribe({ topic, fromBeginning: true });
+  await member.run({ eachMessage: async () => {} });
+  await joined;
+  return member;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+it('a rejoin while a partial failure is retried: after exhaustion the rest runs once, in order, and only the failed record goes to the destination', async () => {
+  const { topic, group } = await seededTopic(kafka, 'rebalance-exhaust', 1, 10);
+  const invoked: number[][] = [];
+  const envelopes: FailureEnvelope[] = [];
+  const esm = mapping({
+    topic,
+    consumerGroupId: group,
+    maximumRetryAttempts: 1,
+    onFailure: (envelope) => void envelopes.push(envelope),
+    function: {
+      timeoutSeconds: 60,
+      handler: async (event: KafkaEvent) => {
+        const offsets = eventRecords(event).map((r) => r.offset);
+        invoked.push(offsets);
+        if (invoked.length === 2) {
+          // The retry: the group rebalances meanwhile and the mapping refetches from the committed offset.
+          await joinMember(topic, group, 'zz-member');
+          await sleep(1_500);
+        }
+        // Record 5 always fails.
+        return {
+          batchItemFailures: offsets.includes(5)
+            ? [{ itemIdentifier: { partition: `${topic}-0`, offset: 5 } }]
+            : [],
+        };
+      },
+    },
+  });
+  await esm.start();
+  await esm.idle();
+  await esm.stop();
+  expect(invoked).toEqual([
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [5, 6, 7, 8, 9],
+    [6, 7, 8, 9],
+  ]);
+  expect(envelopes.map((e) => e.KafkaBatchInfo.recordInfo.offset)).toEqual(['5']);
+  expect(await committedOffsetsByKafkaTool(group)).toEqual([
+    { topic, partition: 0, currentOffset: 10, logEndOffset: 10 },
+  ]);
+});
