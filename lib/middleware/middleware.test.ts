@@ -160,11 +160,11 @@ describe('kafkaBatch: partition ordering (default)', () => {
 });
 
 describe('kafkaBatch: key ordering', () => {
-  it('keeps one key in order, runs keys in parallel, and stops only the failed key', async () => {
+  it('keeps one key in order and runs keys in parallel', async () => {
     const { logger } = captureLogger();
     const tracker = inFlight();
     const byKey = new Map<string | null, number[]>();
-    // One partition, keys a/b/c interleaved: a at offsets 0,3,6…, b at 1,4,7…, c at 2,5,8.
+    // One partition, keys a/b/c interleaved: a at offsets 0,3,6, b at 1,4,7, c at 2,5,8.
     const event = kafkaEvent({
       topic: 'order-events',
       records: Array.from({ length: 9 }, (_, i) => ({ partition: 0, key: 'abc'[i % 3]!, value: { i } })),
@@ -176,16 +176,69 @@ describe('kafkaBatch: key ordering', () => {
         onRecord: async (record) => {
           byKey.set(record.keyData, [...(byKey.get(record.keyData) ?? []), record.offset]);
           await tracker.around(record, 2);
-          if (record.offset === 4) throw new Error('b fails at 4');
         },
       },
       event,
     );
-    expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [4, 7] });
+    expect(response).toEqual({ batchItemFailures: [] });
     expect(byKey.get('a')).toEqual([0, 3, 6]);
-    expect(byKey.get('b')).toEqual([1, 4]);
+    expect(byKey.get('b')).toEqual([1, 4, 7]);
     expect(byKey.get('c')).toEqual([2, 5, 8]);
     expect(tracker.max).toBe(3);
+  });
+
+  it('once a record fails, starts no later record of its partition, whatever the key, and reports them', async () => {
+    const { logger } = captureLogger();
+    // Two partitions, keys a/b/c interleaved at offsets 0..5; 0@1 (key b) fails while 0@0 (a) and
+    // 0@2 (c) are still running: those two complete, but neither a@3 nor c@5 starts. Lambda resumes
+    // partition 0 from offset 1, so they come back anyway; running them now would repeat them on
+    // every retry. Partition 1 goes on.
+    const records = [];
+    for (let i = 0; i < 6; i++)
+      for (let p = 0; p < 2; p++) records.push({ partition: p, key: 'abc'[i % 3]!, value: { i } });
+    const event = kafkaEvent({ topic: 'order-events', partitions: 2, records });
+    const started: string[] = [];
+    const completed: string[] = [];
+    const response = await run(
+      {
+        logger,
+        ordering: 'key',
+        onRecord: async (record) => {
+          started.push(id(record));
+          if (id(record) === '0@1') {
+            await sleep(1);
+            throw new Error('b fails at 1');
+          }
+          await sleep(record.partition === 0 ? 20 : 1);
+          completed.push(id(record));
+        },
+      },
+      event,
+    );
+    expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [1, 3, 4, 5] });
+    expect(started.filter((s) => s.startsWith('0@')).sort()).toEqual(['0@0', '0@1', '0@2']);
+    expect(completed.filter((s) => s.startsWith('0@')).sort()).toEqual(['0@0', '0@2']);
+    expect(completed.filter((s) => s.startsWith('1@'))).toHaveLength(6);
+  });
+
+  it('a failure of a keyless record stops its partition too', async () => {
+    const { logger } = captureLogger();
+    const event = numbered(2, 4, () => null);
+    const started: string[] = [];
+    const response = await run(
+      {
+        logger,
+        ordering: 'key',
+        concurrency: 1,
+        onRecord: (record) => {
+          started.push(id(record));
+          if (id(record) === '1@1') throw new Error('down');
+        },
+      },
+      event,
+    );
+    expect(failedOffsets(response, event)).toEqual({ 'order-events-1': [1, 2, 3] });
+    expect(started).toEqual(['0@0', '0@1', '0@2', '0@3', '1@0', '1@1']);
   });
 
   it('treats keyless records as independent', async () => {
@@ -614,18 +667,27 @@ describe('kafkaBatch: schemas and poison records', () => {
     expect(failedOffsets(reported, broken)).toEqual({ 'order-events-0': [1] });
   });
 
-  it('in key ordering, a poison record stops only its key', async () => {
+  it('in key ordering, a reported poison record stops its partition from there; a skipped one stops nothing', async () => {
     const { logger } = captureLogger();
     const event = kafkaEvent({
       topic: 't',
+      partitions: 2,
       records: [
         { partition: 0, key: 'a', value: 'oops' },
         { partition: 0, key: 'b', value: { id: 'b', total: 1 } },
         { partition: 0, key: 'a', value: { id: 'a', total: 2 } },
+        { partition: 1, key: 'a', value: { id: 'a', total: 3 } },
       ],
     });
-    const response = await run({ logger, ordering: 'key', value: Order, onRecord: () => {} }, event);
-    expect(failedOffsets(response, event)).toEqual({ 't-0': [0, 2] });
+    const handled: string[] = [];
+    const onRecord = (record: KafkaRecord<unknown, unknown>) => void handled.push(id(record));
+    const response = await run({ logger, ordering: 'key', value: Order, onRecord }, event);
+    expect(failedOffsets(response, event)).toEqual({ 't-0': [0, 1, 2] });
+    expect(handled).toEqual(['1@0']);
+    handled.length = 0;
+    const skipped = await run({ logger, ordering: 'key', value: Order, onPoison: 'skip', onRecord }, event);
+    expect(skipped).toEqual({ batchItemFailures: [] });
+    expect(handled.sort()).toEqual(['0@1', '0@2', '1@0']);
   });
 });
 

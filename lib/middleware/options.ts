@@ -8,8 +8,15 @@ import type { KafkaRecord } from './record.ts';
  * How records may run in parallel:
  * - `'partition'` (default): one record at a time per partition, in offset order; partitions in parallel.
  * - `'key'`: records with the same key in offset order, different keys in parallel (records without
- *   a key are independent of each other).
- * - `'none'`: any record may run alongside any other.
+ *   a key are independent of each other), until a record fails (see below).
+ * - `'none'`: any record may run alongside any other, until a record fails (see below).
+ *
+ * In every ordering, once a record fails no record of its partition at a later offset starts,
+ * whatever its key: they are reported. Lambda resumes the partition from the lowest reported offset,
+ * so they come back anyway; running them now would repeat their side effects on every retry (with
+ * a poison record and unlimited retries, until it ages out of the topic) and run them before the
+ * failed record. Records of the partition already running when the failure happens complete
+ * normally (a success is redelivered with the rest; at-least-once). Other partitions go on.
  *
  * @example
  * ```ts
@@ -33,8 +40,9 @@ export interface KafkaBatchContext {
 }
 
 /**
- * Processes one record. Returning (or resolving) means success; throwing (or rejecting) means the
- * record failed: it and the records that depend on it (see {@link KafkaOrdering}) are reported.
+ * Processes one record. Returning (or resolving) means success; throwing (or rejecting) anything,
+ * `Error` or not, means the record failed: it and the later records of its partition that did not
+ * complete are reported (see {@link KafkaOrdering}).
  *
  * @example
  * ```ts
@@ -73,12 +81,10 @@ export type KafkaPartitionHandler<TValue = unknown, TKey = string | null> = (
 
 /**
  * What to do with a poison record (its key, value or headers cannot be decoded or fail the schema).
- * A poison record fails alone: never the batch, never another partition (or, in `'key'` ordering,
- * another key). Policies:
+ * A poison record never fails the batch or another partition. Policies:
  * - `'report'` (default): report it like any failure; Lambda retries it (until it ages out of the
- *   topic). In `'partition'` ordering the partition stops there, as after any failure: Lambda resumes
- *   the partition from the lowest reported offset, so the records after it come back anyway, and
- *   running them now would only repeat their side effects and break the order;
+ *   topic). Its partition stops there, as after any failure and in every ordering (see
+ *   {@link KafkaOrdering}): the later records of the partition are reported too, and come back with it;
  * - `'skip'`: count and log it, then treat it as done (it is not retried);
  * - a function: hand it over (e.g. to your own dead-letter topic or queue), then treat it as done; if
  *   the function throws, the record is reported instead.
@@ -128,7 +134,7 @@ interface KafkaBatchCommonOptions<TValue, TKey> {
  * ```
  */
 export interface KafkaRecordOptions<TValue, TKey> extends KafkaBatchCommonOptions<TValue, TKey> {
-  /** Default `'partition'`. */
+  /** Default `'partition'`; see {@link KafkaOrdering}. */
   ordering?: KafkaOrdering;
   onRecord: KafkaRecordHandler<TValue, TKey>;
   onPartition?: never;

@@ -49,7 +49,12 @@ interface Partition {
   records: KafkaEventRecord[];
   offsets: number[];
   status: Uint8Array;
-  failed: boolean;
+  /**
+   * Lowest offset that failed so far (+∞ while none did). No record above it starts: Lambda resumes
+   * the partition from the lowest reported offset, so those records come back anyway, and running
+   * them now would only repeat their side effects (on every retry) and run them before the failed one.
+   */
+  failedOffset: number;
 }
 
 /** Records that must run one after another: a partition, or one key of a partition. */
@@ -103,7 +108,7 @@ export class BatchRun {
     this.#partitions = event.partitions.map((p) => ({
       ...p,
       status: new Uint8Array(p.records.length),
-      failed: false,
+      failedOffset: Number.POSITIVE_INFINITY,
     }));
     const remaining =
       typeof context?.getRemainingTimeInMillis === 'function'
@@ -276,8 +281,10 @@ export class BatchRun {
       const { records, offsets, status, topic } = partition;
       const length = positions === undefined ? records.length : positions.length;
       for (let j = 0; j < length; j++) {
-        if (this.#pastDeadline()) return;
         const i = positions === undefined ? j : positions[j]!;
+        // In 'key' ordering another key of the partition may have failed (see Partition.failedOffset).
+        if (offsets[i]! > partition.failedOffset) break;
+        if (this.#pastDeadline()) return;
         status[i] = RUNNING;
         const record = new KafkaRecord(records[i]!, topic, partition.partition, offsets[i]!);
         let outcome = this.#start(record, onRecord);
@@ -294,7 +301,10 @@ export class BatchRun {
         if (typeof outcome !== 'number') outcome = await outcome;
         if (this.#stopped) return;
         status[i] = outcome;
-        if (outcome === FAILED) break;
+        if (outcome === FAILED) {
+          failedAt(partition, i);
+          break;
+        }
       }
     }
   }
@@ -310,9 +320,7 @@ export class BatchRun {
       }
       if (partition === undefined) return;
       const i = this.#nextPosition++;
-      // A failed record stops its partition: later records come back anyway if Lambda resumes
-      // from the lowest reported offset, so running them now would only duplicate side effects.
-      if (partition.failed) continue;
+      if (partition.offsets[i]! > partition.failedOffset) continue;
       if (this.#pastDeadline()) return;
       partition.status[i] = RUNNING;
       const record = new KafkaRecord(
@@ -334,7 +342,7 @@ export class BatchRun {
       if (typeof outcome !== 'number') outcome = await outcome;
       if (this.#stopped) return;
       partition.status[i] = outcome;
-      if (outcome === FAILED) partition.failed = true;
+      if (outcome === FAILED) failedAt(partition, i);
     }
   }
 
@@ -535,6 +543,12 @@ function isPoison(error: unknown): error is KafkaPoisonRecordError {
   } catch {
     return false;
   }
+}
+
+/** Notes the failure of the record at position `i`: see {@link Partition.failedOffset}. */
+function failedAt(partition: Partition, i: number): void {
+  const offset = partition.offsets[i]!;
+  if (offset < partition.failedOffset) partition.failedOffset = offset;
 }
 
 /** Groups each partition's records by key, in order of first appearance; keyless records stand alone. */
