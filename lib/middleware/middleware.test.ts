@@ -768,13 +768,29 @@ describe('kafkaBatch: deadline', () => {
     expect(reported['order-events-1']!.length).toBeGreaterThan(10);
   });
 
-  it('starts nothing when the reserve is already used up', async () => {
-    const { logger } = captureLogger();
+  it('starts nothing when the reserve is already used up, and says so in one warning', async () => {
+    const { logger, lines } = captureLogger();
     const onRecord = vi.fn();
     const event = numbered(2, 2);
     const response = await run({ logger, timeoutReserveMs: 5000, onRecord }, event, 3000);
     expect(onRecord).not.toHaveBeenCalled();
     expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [0, 1], 'order-events-1': [0, 1] });
+    const warnings = lines.filter((l) => l.level === 'warn');
+    expect(warnings).toEqual([
+      {
+        level: 'warn',
+        message: 'Kafka batch not started: the invocation has no time left beyond timeoutReserveMs',
+        remainingTimeMs: expect.any(Number),
+        timeoutReserveMs: 5000,
+      },
+    ]);
+    expect(warnings[0]!.remainingTimeMs).toBeGreaterThan(2500);
+    expect(warnings[0]!.remainingTimeMs).toBeLessThanOrEqual(3000);
+    // With time left (however little), no warning: the reserve is not misconfigured.
+    const { logger: enough, lines: enoughLines } = captureLogger();
+    await run({ logger: enough, timeoutReserveMs: 2900, onRecord }, event, 3000);
+    expect(onRecord).toHaveBeenCalled();
+    expect(enoughLines.filter((l) => l.level === 'warn')).toEqual([]);
   });
 
   it('hands every record the same signal and the invocation’s Lambda context', async () => {

@@ -115,6 +115,12 @@ interface KafkaBatchCommonOptions<TValue, TKey> {
   /**
    * Stop starting records, abort the signal and return when this much of the invocation's time is left
    * (from `context.getRemainingTimeInMillis()`); whatever did not complete is reported. Default 1000 ms.
+   *
+   * Keep it well below the function timeout: if no more than this is left when the middleware starts,
+   * no record starts, every record is reported, and a warning line (`Kafka batch not started…`) is
+   * logged. With a timeout ≤ the reserve that happens on every invocation, so the partitions never
+   * advance. It is not an error, because a slow outer middleware (a cold secret fetch) can cause it
+   * once; set `throwOnBatchFailure` to fail such invocations instead.
    */
   timeoutReserveMs?: number;
   /** Throw {@link KafkaBatchFailedError} instead of returning when no record succeeded. Default false. */

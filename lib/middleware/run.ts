@@ -83,6 +83,8 @@ export class BatchRun {
   readonly #recordCount: number;
   readonly #oldestTimestamp: number;
   readonly #startedAt = Date.now();
+  /** From the context; `NaN` without one (no deadline). */
+  readonly #remainingAtStart: number;
   readonly #deadline: number;
   readonly #abort = new AbortController();
   readonly #batch: KafkaBatchContext;
@@ -114,6 +116,7 @@ export class BatchRun {
       typeof context?.getRemainingTimeInMillis === 'function'
         ? context.getRemainingTimeInMillis()
         : Number.NaN;
+    this.#remainingAtStart = remaining;
     this.#deadline = Number.isFinite(remaining)
       ? this.#startedAt + remaining - config.timeoutReserveMs
       : Number.POSITIVE_INFINITY;
@@ -125,11 +128,21 @@ export class BatchRun {
    * rejects only if the middleware itself failed, after stopping the run (see {@link #halt}).
    */
   async execute(): Promise<void> {
+    const config = this.#config;
     if (this.#deadline <= Date.now()) {
+      // Otherwise only `timedOut` in the summary would hint that no record can ever be processed
+      // (function timeout ≤ reserve); a slow outer middleware can cause it too, so it is no error.
+      if (this.#remainingAtStart <= config.timeoutReserveMs)
+        config.logger.warn(
+          'Kafka batch not started: the invocation has no time left beyond timeoutReserveMs',
+          {
+            remainingTimeMs: this.#remainingAtStart,
+            timeoutReserveMs: config.timeoutReserveMs,
+          },
+        );
       this.#expire();
       return;
     }
-    const config = this.#config;
     let laneCount: number;
     if (config.onPartition !== undefined || config.ordering === 'partition') {
       this.#lanes = this.#partitions.map((partition) => ({ partition, positions: undefined }));
