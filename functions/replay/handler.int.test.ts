@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectReplayKafka, type ReplayKafka } from '../../lib/replay/index.ts';
-import { modelEventSourceMapping } from '../../lib/replay/testing/esm-model.ts';
+import { type EsmModelOptions, modelEventSourceMapping } from '../../lib/replay/testing/esm-model.ts';
 import { seedTopic } from '../../lib/replay/testing/seed.ts';
 import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/kafka.ts';
 import type { ReplayFunctionConfig } from './config.ts';
@@ -27,8 +27,19 @@ async function commit(group: string, offsets: number[]) {
   });
 }
 
-function setup(overrides: Partial<ReplayFunctionConfig> = {}, state = 'Enabled') {
-  const model = modelEventSourceMapping({ uuid: 'esm-1', topic, groupId, state, transitionPolls: 2 });
+function setup(
+  overrides: Partial<ReplayFunctionConfig> = {},
+  state = 'Enabled',
+  mapping: Partial<EsmModelOptions> = {},
+) {
+  const model = modelEventSourceMapping({
+    uuid: 'esm-1',
+    topic,
+    groupId,
+    state,
+    transitionPolls: 2,
+    ...mapping,
+  });
   const config: ReplayFunctionConfig = {
     mappings: ['esm-1'],
     groups: [],
@@ -109,6 +120,12 @@ describe('the replay function', () => {
       /consumer group "payments" is not allowed/,
     ],
     [
+      'a group other than the mapping’s',
+      { mapping: 'esm-1', group: otherGroup, toEarliest: true, execute: true },
+      'refused',
+      /uses consumer group "replay-fn-group-\w+", not "replay-fn-other-\w+"/,
+    ],
+    [
       'a partition the topic does not have',
       { toOffset: 1, partitions: [5], execute: true },
       'invalid',
@@ -151,5 +168,47 @@ describe('the replay function', () => {
     const result = await handle({ toEarliest: true, execute: true }, context);
     expect(result).toMatchObject({ ok: false, error: { name: 'ReplayNotAllowedError', kind: 'refused' } });
     expect(model.updates).toEqual([]);
+  });
+
+  describe('a mapping whose GetEventSourceMapping returns no ConsumerGroupId', () => {
+    for (const execute of [false, true]) {
+      it(`refuses another application’s group unless allowed (${execute ? 'execute' : 'dry run'}), changing nothing`, async () => {
+        await commit(otherGroup, [9, 9]);
+        const { model, handle } = setup({}, 'Enabled', { groupId: undefined });
+        const result = await handle(
+          { group: otherGroup, mapping: 'esm-1', toEarliest: true, execute },
+          context,
+        );
+        expect(result).toMatchObject({
+          ok: false,
+          error: {
+            name: 'ReplayNotAllowedError',
+            kind: 'refused',
+            message: expect.stringContaining(`consumer group "${otherGroup}" is not allowed`),
+          },
+        });
+        expect(model.updates).toEqual([]);
+        expect(await current(otherGroup)).toEqual([9, 9]);
+      });
+    }
+
+    it('needs the group in the request', async () => {
+      const { model, handle } = setup({ groups: [otherGroup] }, 'Enabled', { groupId: undefined });
+      const result = await handle({ toEarliest: true, execute: true }, context);
+      expect(result).toMatchObject({ ok: false, error: { name: 'MappingRefusedError', kind: 'refused' } });
+      expect(model.updates).toEqual([]);
+    });
+
+    it('replays a group on REPLAY_CONSUMER_GROUP_ID', async () => {
+      await commit(otherGroup, [9, 9]);
+      const { model, handle } = setup({ groups: [otherGroup] }, 'Enabled', { groupId: undefined });
+      const result = await handle(
+        { mapping: 'esm-1', group: otherGroup, toOffset: 3, execute: true },
+        context,
+      );
+      expect(result).toMatchObject({ ok: true, executed: true, groupId: otherGroup });
+      expect(model.history).toEqual(['Enabled', 'Disabling', 'Disabled', 'Enabling', 'Enabled']);
+      expect(await current(otherGroup)).toEqual([3, 3]);
+    });
   });
 });

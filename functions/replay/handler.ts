@@ -14,8 +14,11 @@
  * Environment variables:
  * - REPLAY_MAPPING_UUID       allowed event source mapping UUIDs (comma-separated); the first is the default
  *                             when a request names neither mapping nor group.
- * - REPLAY_CONSUMER_GROUP_ID  allowed consumer group ids (comma-separated). Optional with a mapping (then it
- *                             must contain the mapping's group); required for requests without a mapping.
+ * - REPLAY_CONSUMER_GROUP_ID  allowed consumer group ids (comma-separated). Optional with a mapping (if set,
+ *                             it must contain the mapping's group); required for requests without a mapping,
+ *                             and for a mapping whose GetEventSourceMapping reports no ConsumerGroupId (the
+ *                             request's "group" must then be on it). A request's "group" must equal the
+ *                             group its mapping reports.
  * - REPLAY_ALLOWED_TOPICS     allowed topics (comma-separated); same rule as the groups.
  * - KAFKA_BOOTSTRAP_SERVERS   brokers (comma-separated), or
  * - KAFKA_CLUSTER_ARN         an MSK cluster whose brokers are looked up (kafka:GetBootstrapBrokers).
@@ -95,15 +98,30 @@ export function createReplayHandler({
       let groupId = request.group;
       let topic = requestTopic(request);
       let mapping: RequestMapping | undefined;
+      // A group the mapping does not report is only the request's word: it must be on the allow-list.
+      let groupFromMapping = false;
       if (uuid !== undefined) {
         if (!config.mappings.includes(uuid))
           throw new ReplayNotAllowedError(`mapping ${uuid} is not allowed here`);
-        ({ groupId, topic, mapping } = await readRequestMapping({ lambda, uuid, request, topic }));
+        ({ groupId, topic, groupFromMapping, mapping } = await readRequestMapping({
+          lambda,
+          uuid,
+          request,
+          topic,
+        }));
       }
       if (groupId === undefined || topic === undefined) {
         throw new ReplayInputError('a request without a mapping needs "group" and "topic"');
       }
-      allow(config.groups, groupId, 'consumer group', uuid === undefined);
+      allow(
+        config.groups,
+        groupId,
+        'consumer group',
+        !groupFromMapping,
+        uuid === undefined
+          ? undefined
+          : `mapping ${uuid} reports no ConsumerGroupId, so the group must be on REPLAY_CONSUMER_GROUP_ID`,
+      );
       allow(config.topics, topic, 'topic', uuid === undefined);
       const { target, partitions } = requestTarget(request, topic);
 
@@ -137,9 +155,9 @@ export function createReplayHandler({
   };
 }
 
-function allow(allowed: string[], value: string, what: string, required: boolean): void {
+function allow(allowed: string[], value: string, what: string, required: boolean, why?: string): void {
   if ((required || allowed.length > 0) && !allowed.includes(value)) {
-    throw new ReplayNotAllowedError(`${what} "${value}" is not allowed here`);
+    throw new ReplayNotAllowedError(`${what} "${value}" is not allowed here${why ? ` (${why})` : ''}`);
   }
 }
 

@@ -104,7 +104,9 @@ export async function readMapping({
 /**
  * Checks that a mapping can be replayed: a Kafka mapping, at rest (`Enabled` or `Disabled`; a dry run may
  * pass `atRest: false` to plan while it is in transition), on the expected topic and group; returns the
- * group id and topic to use.
+ * group id and topic to use. `groupFromMapping` is false when the mapping reports no group id and the
+ * expected one is used instead: nothing ties that group to the mapping, so a caller enforcing an
+ * allow-list must check it there.
  *
  * @throws {MappingRefusedError}
  * @example
@@ -115,7 +117,7 @@ export async function readMapping({
 export function checkMapping(
   mapping: MappingInfo,
   expected: { groupId?: string; topic?: string; atRest?: boolean },
-): { groupId: string; topic: string } {
+): { groupId: string; topic: string; groupFromMapping: boolean } {
   const refuse = (message: string) => new MappingRefusedError(mapping.uuid, mapping.state, message);
   if (!mapping.topic) throw refuse('is not a Kafka event source mapping with one topic');
   if (expected.atRest !== false && mapping.state !== 'Enabled' && mapping.state !== 'Disabled') {
@@ -133,7 +135,7 @@ export function checkMapping(
       'returns no ConsumerGroupId; give the group id explicitly (set it on the mapping to be safe)',
     );
   }
-  return { groupId, topic: mapping.topic };
+  return { groupId, topic: mapping.topic, groupFromMapping: groupId === mapping.groupId };
 }
 
 /**

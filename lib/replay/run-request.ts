@@ -28,7 +28,9 @@ export interface RequestMapping {
 
 /**
  * Reads the mapping a request names and checks it ({@link checkMapping}; at rest unless a dry run):
- * the group and topic to replay, the mapping's (any the request gives must match them).
+ * the group and topic to replay, the mapping's (any the request gives must match them). When the mapping
+ * reports no group id the request's is used and `groupFromMapping` is false: check it against an
+ * allow-list before using it.
  *
  * @throws {MappingRefusedError}
  * @example
@@ -47,7 +49,7 @@ export async function readRequestMapping({
   request: ReplayRequest;
   /** The topic the request names, if any (see requestTopic). */
   topic: string | undefined;
-}): Promise<{ groupId: string; topic: string; mapping: RequestMapping }> {
+}): Promise<{ groupId: string; topic: string; groupFromMapping: boolean; mapping: RequestMapping }> {
   const info = await readMapping({ lambda, uuid, deadline: Date.now() + READ_MAPPING_MS });
   const checked = checkMapping(info, { groupId: request.group, topic, atRest: request.execute });
   return { ...checked, mapping: { lambda, uuid: info.uuid, state: info.state } };
