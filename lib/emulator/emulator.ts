@@ -399,15 +399,19 @@ class Mapping implements LocalEventSourceMapping {
   /**
    * After a (re)join kafkajs fetches from the committed offsets again: drop what was buffered. A batch
    * still in flight keeps its partition held, so the refetched records wait for it (at-least-once).
+   * kafkajs keeps a partition paused across a rejoin: with the buffer gone, resume it.
    */
   #onJoin(assigned: number[]): void {
+    const paused: number[] = [];
     for (const state of this.#partitions.values()) {
       state.queue.records = [];
       state.bytes = 0;
       state.expected = undefined;
+      if (state.paused) paused.push(state.partition);
       state.paused = false;
       state.base = undefined;
     }
+    if (paused.length > 0) this.#consumer?.resume([{ topic: this.topic, partitions: paused }]);
     for (const partition of assigned) this.#partition(partition);
   }
 

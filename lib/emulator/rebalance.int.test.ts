@@ -27,7 +27,7 @@ function mapping(options: Omit<LocalEventSourceMappingOptions, 'brokers'>) {
  * Another member joins the group (subscribed to the same topic), so the mapping rejoins. kafkajs'
  * round-robin assignor hands partitions out in member-id order and member ids start with the client
  * id, so `clientId` decides who keeps them: one sorting after the mapping's (`kafka-lambda-esm`)
- * leaves the mapping its partitions. Resolves once the new member has joined.
+ * leaves the mapping its partitions. Resolves once both members are in the new generation.
  */
 async function joinMember(topic: string, group: string, clientId: string): Promise<Consumer> {
   const member = new Kafka({ clientId, brokers: testBrokers(), logLevel: logLevel.NOTHING }).consumer({
@@ -39,6 +39,17 @@ async function joinMember(topic: string, group: string, clientId: string): Promi
   await member.subscribe({ topic, fromBeginning: true });
   await member.run({ eachMessage: async () => {} });
   await joined;
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    for (;;) {
+      const { groups } = await admin.describeGroups([group]);
+      if (groups[0]?.state === 'Stable' && groups[0].members.length === 2) break;
+      await sleep(50);
+    }
+  } finally {
+    await admin.disconnect();
+  }
   return member;
 }
 
@@ -84,4 +95,35 @@ it('a rejoin while a partial failure is retried: after exhaustion the rest runs 
   expect(await committedOffsetsByKafkaTool(group)).toEqual([
     { topic, partition: 0, currentOffset: 10, logEndOffset: 10 },
   ]);
+});
+
+it('a partition paused for back-pressure resumes after a rejoin', { timeout: 60_000 }, async () => {
+  const total = 3_000; // well past the 1,000 buffered records that pause fetching
+  const { topic, group } = await seededTopic(kafka, 'rebalance-paused', 1, total);
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let started!: () => void;
+  const firstStarted = new Promise<void>((resolve) => (started = resolve));
+  let invocations = 0;
+  const esm = mapping({
+    topic,
+    consumerGroupId: group,
+    function: {
+      timeoutSeconds: 60,
+      handler: async () => {
+        if (++invocations > 1) return;
+        started();
+        await released;
+      },
+    },
+  });
+  await esm.start();
+  await firstStarted;
+  await sleep(1_500); // the mapping buffers what it fetched and pauses the partition
+  await joinMember(topic, group, 'zz-member');
+  release();
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && esm.stats().partitions[0]?.committed !== total) await sleep(100);
+  await esm.stop();
+  expect(esm.stats().partitions[0]?.committed).toBe(total);
 });
