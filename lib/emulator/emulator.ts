@@ -193,7 +193,7 @@ interface PartitionState {
   key: string;
   queue: PartitionQueue;
   bytes: number;
-  /** The offset the next fetched batch must start at; `undefined` accepts any (after a (re)join). */
+  /** The next offset to queue: records below it are queued or done; `undefined` after a (re)join. */
   expected: number | undefined;
   /** Batch parts holding this partition; at most one batch is in flight per partition. */
   holds: number;
@@ -420,16 +420,18 @@ class Mapping implements LocalEventSourceMapping {
     const state = this.#partition(batch.partition);
     state.highWatermark = Number(batch.highWatermark);
     const fetchedOffset = Number((batch as unknown as { fetchedOffset: string }).fetchedOffset);
-    if (state.expected !== undefined && fetchedOffset !== state.expected) return;
-    // Records put back after an exhausted batch may overlap a refetch after a rejoin.
-    const after = state.queue.records.at(-1)?.offset ?? -1;
+    // Records below `from` are queued or done already (a refetch after a rejoin overlaps records put
+    // back after an exhausted batch). A fetch starting past `expected` is taken as is: no batch is
+    // refused here, so kafkajs moved past only records it never hands out (aborted transactions,
+    // control records) or records no longer in the topic (an offset reset).
+    const from = Math.max(state.expected ?? 0, (state.queue.records.at(-1)?.offset ?? -1) + 1);
     for (const message of batch.messages) {
-      if (Number(message.offset) <= after) continue;
+      if (Number(message.offset) < from) continue;
       const record = toPendingRecord(this.topic, batch.partition, message);
       state.queue.records.push(record);
       state.bytes += record.bytes;
     }
-    state.expected = Number(batch.lastOffset()) + 1;
+    state.expected = Math.max(from, Number(batch.lastOffset()) + 1);
     if (
       !state.paused &&
       (state.bytes > MAX_BUFFERED_BYTES ||
