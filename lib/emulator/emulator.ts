@@ -202,6 +202,11 @@ interface PartitionState {
   base: number | undefined;
   /** The last offset this mapping committed. */
   committed: number | undefined;
+  /**
+   * The partition was revoked while a batch held it: that batch's commits are dropped, as the
+   * member that owns the partition now may be ahead (its records come back: at-least-once).
+   */
+  revoked: boolean;
   wantCommit: number | undefined;
   highWatermark: number | undefined;
 }
@@ -388,6 +393,7 @@ class Mapping implements LocalEventSourceMapping {
         paused: false,
         base: undefined,
         committed: undefined,
+        revoked: false,
         wantCommit: undefined,
         highWatermark: undefined,
       };
@@ -403,7 +409,13 @@ class Mapping implements LocalEventSourceMapping {
    */
   #onJoin(assigned: number[]): void {
     const paused: number[] = [];
+    const kept = new Set(assigned);
     for (const state of this.#partitions.values()) {
+      if (!kept.has(state.partition)) {
+        state.revoked ||= state.holds > 0;
+        state.wantCommit = undefined;
+        state.committed = undefined;
+      }
       state.queue.records = [];
       state.bytes = 0;
       state.expected = undefined;
@@ -833,13 +845,14 @@ class Mapping implements LocalEventSourceMapping {
 
   /** Ends a batch's hold on a partition; its queue may form the next batch. */
   #release(partition: number): void {
-    this.#partition(partition).holds--;
+    const state = this.#partition(partition);
+    if (--state.holds === 0) state.revoked = false;
     queueMicrotask(() => this.#schedule());
   }
 
   #commit(partition: number, offset: number): void {
-    if (this.#abandoned) return;
     const state = this.#partition(partition);
+    if (this.#abandoned || state.revoked) return;
     if (state.wantCommit !== undefined && offset <= state.wantCommit) return;
     state.wantCommit = offset;
     void this.#flush();

@@ -127,3 +127,41 @@ it('a partition paused for back-pressure resumes after a rejoin', { timeout: 60_
   await esm.stop();
   expect(esm.stats().partitions[0]?.committed).toBe(total);
 });
+
+it('a batch that finishes after its partition moved to another member does not commit over the new owner', async () => {
+  const total = 200;
+  const { topic, group } = await seededTopic(kafka, 'rebalance-moved', 1, total);
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let started!: () => void;
+  const firstStarted = new Promise<void>((resolve) => (started = resolve));
+  const esm = mapping({
+    topic,
+    consumerGroupId: group,
+    function: {
+      timeoutSeconds: 60,
+      handler: async () => {
+        started();
+        await released;
+      },
+    },
+  });
+  await esm.start();
+  await firstStarted;
+  // Sorting before the mapping's client id, the new member takes the partition, reads it all and commits.
+  await joinMember(topic, group, 'aa-member');
+  const admin = kafka.admin();
+  await admin.connect();
+  const committed = async () =>
+    Number((await admin.fetchOffsets({ groupId: group, topics: [topic] }))[0]?.partitions[0]?.offset);
+  try {
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline && (await committed()) !== total) await sleep(100);
+    expect(await committed()).toBe(total);
+    release();
+    await esm.stop(); // waits for the batch in flight and flushes its commits
+    expect(await committed()).toBe(total);
+  } finally {
+    await admin.disconnect();
+  }
+});
