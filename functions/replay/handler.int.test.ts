@@ -211,4 +211,18 @@ describe('the replay function', () => {
       expect(await current(otherGroup)).toEqual([3, 3]);
     });
   });
+
+  it('refuses, touching nothing, when the function’s remaining time cannot fit the waits and the restore', async () => {
+    await commit(groupId, [7, 8]);
+    // A 5-minute function timeout with the default bounds (REPLAY_RESTORE_TIMEOUT_MS 300000).
+    const { model, handle } = setup({ timeouts: { pollIntervalMs: 10 } });
+    const started = Date.now();
+    const result = await handle(
+      { toEarliest: true, execute: true },
+      { getRemainingTimeInMillis: () => 300_000 - (Date.now() - started) },
+    );
+    expect(result).toMatchObject({ ok: false, error: { name: 'NotEnoughTimeError', kind: 'refused' } });
+    expect(model.updates).toEqual([]);
+    expect(await current(groupId)).toEqual([7, 8]);
+  });
 });

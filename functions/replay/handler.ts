@@ -30,15 +30,20 @@
  *                             self-managed cluster's TLS certificates (as the trigger's SERVER_ROOT_CA_CERTIFICATE;
  *                             also with mtls).
  * - REPLAY_MAPPING_TIMEOUT_MS, REPLAY_GROUP_TIMEOUT_MS, REPLAY_RESTORE_TIMEOUT_MS, REPLAY_POLL_INTERVAL_MS
- *                             optional bounds (defaults 300000, 300000, 300000, 2000); the function's own
- *                             remaining time always caps them, keeping REPLAY_RESTORE_TIMEOUT_MS for restoring.
+ *                             optional bounds (defaults 300000, 300000, 300000, 2000). The function's remaining
+ *                             time (less 15 s to answer) caps every step, Kafka requests included, keeping
+ *                             REPLAY_RESTORE_TIMEOUT_MS (and 5 s for the failure report) to restore the mapping;
+ *                             the restore itself ends by then too. An execution whose waits would get less than
+ *                             min(60 s, REPLAY_MAPPING_TIMEOUT_MS) is refused (NotEnoughTimeError) before the
+ *                             mapping is touched: e.g. a 5-minute timeout with the default bounds.
  * - AWS_REGION                set by Lambda.
  *
  * Role: lambda:GetEventSourceMapping + lambda:UpdateEventSourceMapping on the mapping; with MSK IAM
  * kafka-cluster:Connect (cluster), DescribeTopic + ReadData (topics), DescribeGroup + AlterGroup (group);
  * kafka:GetBootstrapBrokers with KAFKA_CLUSTER_ARN; secretsmanager:GetSecretValue (+ kms:Decrypt for a
  * customer key) on KAFKA_SECRET_ARN and KAFKA_ROOT_CA_SECRET_ARN.
- * Timeout: long enough for a mapping to disable and re-enable (10-15 minutes).
+ * Timeout: long enough for a mapping to disable and re-enable plus REPLAY_RESTORE_TIMEOUT_MS (15 minutes with
+ * the default bounds).
  */
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import {

@@ -168,6 +168,28 @@ export class MappingRefusedError extends ReplayRefusedError {
 }
 
 /**
+ * Too little time is left before the deadline (a Lambda's remaining time) to disable the mapping, wait for
+ * it and the group, and re-enable it, after keeping the restore's share: refused before touching anything.
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof NotEnoughTimeError) console.error(`${e.availableMs} ms < ${e.neededMs} ms`); }
+ * ```
+ */
+export class NotEnoughTimeError extends ReplayRefusedError {
+  override name = 'NotEnoughTimeError';
+  readonly availableMs: number;
+  readonly neededMs: number;
+  constructor(availableMs: number, neededMs: number, restoreMs: number) {
+    super(
+      `only ${Math.max(0, availableMs)} ms would be left to disable the mapping, wait and re-enable it after keeping ${restoreMs} ms to restore it (at least ${neededMs} ms needed): allow more time (the function's timeout) or a shorter restore timeout (REPLAY_RESTORE_TIMEOUT_MS)`,
+    );
+    this.availableMs = availableMs;
+    this.neededMs = neededMs;
+  }
+}
+
+/**
  * A bounded wait ran out (mapping state, group emptiness, Lambda API retries).
  *
  * @example

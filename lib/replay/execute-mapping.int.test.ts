@@ -5,7 +5,12 @@ import type { Consumer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/kafka.ts';
 import { connectReplayKafka, type ReplayKafka } from './connection.ts';
-import { MappingRefusedError, ReplayAbortedError, ReplayExecutionError } from './errors.ts';
+import {
+  MappingRefusedError,
+  NotEnoughTimeError,
+  ReplayAbortedError,
+  ReplayExecutionError,
+} from './errors.ts';
 import { type ExecuteRequest, executeReplay } from './execute.ts';
 import { describeGroup } from './group.ts';
 import { type EsmModelOptions, modelEventSourceMapping } from './testing/esm-model.ts';
@@ -284,5 +289,82 @@ describe('executeReplay with an event source mapping', () => {
         });
       }
     });
+  }
+});
+
+// A Lambda's remaining time: what cannot fit is refused before the mapping is touched, and a broker that
+// stops answering cannot keep the mapping Disabled past the deadline.
+describe('executeReplay against a deadline', () => {
+  it('refuses, touching nothing, when the waits would get less than their minimum after the restore’s share', async () => {
+    const groupId = await group();
+    const { model, request } = setup(groupId);
+    const restoreMs = 60_000;
+    const error = await executeReplay({
+      ...request,
+      timeouts: { ...fast, restoreMs },
+      deadline: Date.now() + restoreMs + 2_000,
+    }).catch((e) => e);
+    expect(error).toBeInstanceOf(NotEnoughTimeError);
+    expect(error.message).toMatch(/keeping 60000 ms to restore/);
+    expect(model.updates).toEqual([]);
+    expect(await committed(groupId)).toEqual([7, 8, 9]);
+  });
+
+  it('a Disabled mapping needs no restore: the same deadline is enough', async () => {
+    const groupId = await group();
+    const { model, request } = setup(groupId, { state: 'Disabled' });
+    await executeReplay({
+      ...request,
+      timeouts: { ...fast, restoreMs: 60_000 },
+      deadline: Date.now() + 62_000,
+    });
+    expect(model.updates).toEqual([]);
+    expect(await committed(groupId)).toEqual([2, 2, 2]);
+  });
+
+  /** The real connection, except that the broker stops answering from the given moment on. */
+  function hangingKafka(from: 'commit' | 'after-commit'): ReplayKafka {
+    let hung = false;
+    const never = new Promise<never>(() => {});
+    const admin = new Proxy(kafka.admin, {
+      get: (target, key, receiver) =>
+        key === 'fetchOffsets' && hung ? () => never : Reflect.get(target, key, receiver),
+    });
+    return {
+      ...kafka,
+      admin,
+      commitOffsets: async (input) => {
+        if (from === 'commit') return never;
+        await kafka.commitOffsets(input);
+        hung = true;
+      },
+    };
+  }
+
+  for (const [from, failedStep, offsets] of [
+    ['commit', 'commit-offsets', 'unknown'],
+    ['after-commit', 'verify-offsets', 'unknown'],
+  ] as const) {
+    it(`a broker that stops answering (${from}): the step times out before the deadline and the mapping is restored`, async () => {
+      const groupId = await group();
+      const { model, request } = setup(groupId);
+      const started = Date.now();
+      const deadline = started + 12_000;
+      const error = await executeReplay({ ...request, kafka: hangingKafka(from), deadline }).catch((e) => e);
+      expect(error).toBeInstanceOf(ReplayExecutionError);
+      expect(error.report).toMatchObject({
+        failedStep,
+        error: { name: 'ReplayTimeoutError' },
+        offsets,
+        // An unanswered commit's report shows what was read; a broker that stopped answering gives nothing.
+        offsetsNow: from === 'commit' ? [7, 8, 9].map((offset, partition) => ({ partition, offset })) : null,
+        mappingStateBefore: 'Enabled',
+        mappingStateNow: 'Enabled',
+        mappingRestored: true,
+      });
+      expect(model.state()).toBe('Enabled');
+      expect(Date.now()).toBeLessThan(deadline);
+      expect(await committed(groupId)).toEqual(from === 'commit' ? [7, 8, 9] : [2, 2, 2]);
+    }, 30_000);
   }
 });

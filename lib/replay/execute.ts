@@ -2,6 +2,7 @@ import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { ReplayKafka } from './connection.ts';
 import {
   GroupNotEmptyError,
+  NotEnoughTimeError,
   OffsetVerificationError,
   ReplayExecutionError,
   ReplayInputError,
@@ -18,7 +19,7 @@ import { formatReplayMetadata } from './metadata.ts';
 import { summarizeError } from './outcome.ts';
 import { planReplay } from './plan.ts';
 import type { FailureReport, PlanRequest, ReplayPlan, ReplayProgress, ReplayStep } from './types.ts';
-import { pollUntil, throwIfAborted } from './wait.ts';
+import { beforeDeadline, pollUntil, throwIfAborted } from './wait.ts';
 
 /**
  * Bounds of an execution's waits, in milliseconds.
@@ -33,7 +34,7 @@ export interface ReplayTimeouts {
   mappingMs: number;
   /** The wait for the group to lose its members after the mapping is disabled. */
   groupMs: number;
-  /** Reserved for putting the mapping back after a failure (kept free of `deadline`). */
+  /** Reserved for putting the mapping back after a failure: kept back from `deadline`, and capped by it. */
   restoreMs: number;
   pollIntervalMs: number;
 }
@@ -54,6 +55,16 @@ export const DEFAULT_REPLAY_TIMEOUTS: ReplayTimeouts = {
   pollIntervalMs: 2_000,
 };
 
+/** Kept back from `deadline` for reading the offsets and the mapping's state into a failure report. */
+const FAILURE_REPORT_MS = 5_000;
+
+/**
+ * Least time the waits must have (after the restore's share) for a mapping to be disabled: below it the
+ * replay is refused, as a mapping toggled off and on with no chance to settle helps no one. Bounds set
+ * shorter (`mappingMs`) lower it.
+ */
+const MIN_WAIT_BUDGET_MS = 60_000;
+
 /**
  * Request for {@link executeReplay}. With `mapping`, the group and topic come from the event source
  * mapping (when given here too they must match it).
@@ -71,7 +82,11 @@ export interface ExecuteRequest extends Omit<PlanRequest, 'groupId' | 'topic'> {
   /** Stored in the audit metadata of every committed offset. */
   reason?: string;
   timeouts?: Partial<ReplayTimeouts>;
-  /** Absolute deadline (epoch ms) for everything but restoring, e.g. a Lambda's remaining time. */
+  /**
+   * Absolute deadline (epoch ms) for everything, e.g. a Lambda's remaining time: the steps end by it less
+   * `restoreMs` (and a few seconds for the failure report), so that a failure can still restore the mapping,
+   * and an enabled mapping is not touched unless the waits get at least a minute (or `mappingMs`).
+   */
   deadline?: number;
   /** Aborting stops at the next step or wait, and the mapping is restored. */
   signal?: AbortSignal;
@@ -103,7 +118,9 @@ export interface ReplayResult {
  * - without a mapping: refuses while the group has members (and Kafka itself refuses the commit should a
  *   member join meanwhile).
  *
- * Refusals before anything changed throw the typed {@link ReplayRefusedError}/{@link ReplayInputError}.
+ * Refusals before anything changed throw the typed {@link ReplayRefusedError}/{@link ReplayInputError},
+ * {@link NotEnoughTimeError} among them when the `deadline` leaves too little time to disable and re-enable
+ * the mapping. Every step, Kafka requests included, ends by the deadline less the restore's share.
  * A failure after that restores the mapping to its original state and throws
  * {@link ReplayExecutionError} whose `report` names the failed step, the mapping's state and the offsets.
  * Throttling and conflicts of the Lambda API are retried with back-off within the timeouts.
@@ -120,11 +137,11 @@ export interface ReplayResult {
 export async function executeReplay(request: ExecuteRequest): Promise<ReplayResult> {
   const { kafka, mapping, signal } = request;
   const timeouts = { ...DEFAULT_REPLAY_TIMEOUTS, ...request.timeouts };
-  const budget = (ms: number) =>
-    Math.max(
-      0,
-      Math.min(ms, (request.deadline ?? Number.POSITIVE_INFINITY) - timeouts.restoreMs - Date.now()),
-    );
+  const deadline = request.deadline ?? Number.POSITIVE_INFINITY;
+  // Time kept back from the deadline: the failure report's, and the restore's once the mapping may be disabled.
+  let reserve = FAILURE_REPORT_MS;
+  const stepsDeadline = () => deadline - reserve;
+  const budget = (ms: number) => Math.max(0, Math.min(ms, stepsDeadline() - Date.now()));
   const steps: ReplayResult['steps'] = [];
   let step: ReplayStep = 'read-mapping';
   const progress = (message: string) => request.onProgress?.({ step, message });
@@ -134,7 +151,7 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
     progress(message);
     throwIfAborted(signal);
     const started = Date.now();
-    const result = await action();
+    const result = await beforeDeadline(`step ${next} to finish`, stepsDeadline(), action());
     steps.push({ step: next, ms: Date.now() - started });
     return result;
   };
@@ -158,8 +175,15 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
   }
 
   const wasEnabled = info?.state === 'Enabled';
+  if (mapping && wasEnabled) {
+    reserve += timeouts.restoreMs;
+    const available = stepsDeadline() - Date.now();
+    const needed = Math.min(MIN_WAIT_BUDGET_MS, timeouts.mappingMs);
+    if (available < needed) throw new NotEnoughTimeError(available, needed, timeouts.restoreMs);
+  }
   let mappingTouched = false;
-  let commitSent = false;
+  // An unanswered commit (its step timed out) may still be applied later: its outcome stays unknown.
+  let commit: CommitState = 'none';
   try {
     if (mapping && wasEnabled) {
       await run('disable-mapping', `disabling mapping ${mapping.uuid}`, async () => {
@@ -205,8 +229,12 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
       metadata: formatReplayMetadata({ at, previous: p.committed, reason: request.reason ?? '' }),
     }));
     await run('commit-offsets', `committing ${offsets.length} offset(s) in one request`, async () => {
-      commitSent = true;
-      await kafka.commitOffsets({ groupId, topic, offsets });
+      commit = 'unanswered';
+      try {
+        await kafka.commitOffsets({ groupId, topic, offsets });
+      } finally {
+        commit = 'answered';
+      }
     });
     await run('verify-offsets', 'reading the committed offsets back', async () => {
       const now = await committedOffsets(kafka, groupId, topic);
@@ -248,7 +276,7 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
     };
   } catch (error) {
     // Nothing changed (the broker refuses a member-less commit whole): the error speaks for itself.
-    if (!mappingTouched && (!commitSent || error instanceof GroupNotEmptyError)) throw error;
+    if (!mappingTouched && (commit === 'none' || error instanceof GroupNotEmptyError)) throw error;
     const report = await failureReport({
       error,
       failedStep: step,
@@ -256,17 +284,21 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
       groupId,
       topic,
       plan,
-      commitSent: commitSent && !(error instanceof GroupNotEmptyError),
+      commit: error instanceof GroupNotEmptyError ? 'none' : commit,
       mapping:
         mapping && info
           ? { ...mapping, before: info.state, restore: mappingTouched && wasEnabled }
           : undefined,
       timeouts,
+      deadline,
       progress,
     });
     throw new ReplayExecutionError(report, error);
   }
 }
+
+/** The commit's progress: none (not sent, or refused whole), sent but unanswered, answered. */
+type CommitState = 'none' | 'unanswered' | 'answered';
 
 async function committedOffsets(
   kafka: ReplayKafka,
@@ -289,47 +321,58 @@ async function failureReport(input: {
   groupId: string;
   topic: string;
   plan: ReplayPlan;
-  commitSent: boolean;
+  commit: CommitState;
   mapping: { lambda: LambdaClient; uuid: string; before: string; restore: boolean } | undefined;
   timeouts: ReplayTimeouts;
+  /** The execution's deadline: the restore ends by it less the report's share. */
+  deadline: number;
   progress: (message: string) => void;
 }): Promise<FailureReport> {
   const { mapping, timeouts } = input;
   let restoreError: FailureReport['restoreError'];
   if (mapping?.restore) {
     input.progress(`restoring mapping ${mapping.uuid} to Enabled`);
+    const until = Math.min(Date.now() + timeouts.restoreMs, input.deadline - FAILURE_REPORT_MS);
     try {
-      await restoreEnabled(mapping.lambda, mapping.uuid, timeouts, input.progress);
+      await beforeDeadline(
+        `mapping ${mapping.uuid} to be Enabled again`,
+        until,
+        restoreEnabled(mapping.lambda, mapping.uuid, until, timeouts.pollIntervalMs, input.progress),
+      );
     } catch (error) {
       restoreError = summarizeError(error);
     }
   }
+  // Both reads are bounded: a broker or API that stopped answering must not hold the answer back.
+  const reportBy = Date.now() + FAILURE_REPORT_MS;
+  const [now, state] = await Promise.allSettled([
+    beforeDeadline(
+      'the committed offsets',
+      reportBy,
+      committedOffsets(input.kafka, input.groupId, input.topic),
+    ),
+    mapping &&
+      beforeDeadline(`mapping ${mapping.uuid}`, reportBy, readMapping({ ...mapping, deadline: reportBy })),
+  ]);
   let offsetsNow: FailureReport['offsetsNow'] = null;
-  let offsets: FailureReport['offsets'] = input.commitSent ? 'unknown' : 'untouched';
-  try {
-    const now = await committedOffsets(input.kafka, input.groupId, input.topic);
+  let offsets: FailureReport['offsets'] = input.commit === 'none' ? 'untouched' : 'unknown';
+  // Unread offsets stay "unknown"/null in the report.
+  if (now.status === 'fulfilled') {
+    const read = now.value;
     offsetsNow = input.plan.partitions.map((p) => ({
       partition: p.partition,
-      offset: now.get(p.partition)?.offset ?? null,
+      offset: read.get(p.partition)?.offset ?? null,
     }));
-    if (input.commitSent) {
+    if (input.commit !== 'none') {
       const at = (pick: (p: ReplayPlan['partitions'][number]) => number | null) =>
-        input.plan.partitions.every((p) => (now.get(p.partition)?.offset ?? null) === pick(p));
-      offsets = at((p) => p.target) ? 'set' : at((p) => p.committed) ? 'untouched' : 'unknown';
+        input.plan.partitions.every((p) => (read.get(p.partition)?.offset ?? null) === pick(p));
+      if (at((p) => p.target)) offsets = 'set';
+      else if (input.commit === 'answered' && at((p) => p.committed)) offsets = 'untouched';
     }
-  } catch {
-    // The report says "unknown"/null: the cluster could not be read.
   }
   let mappingStateNow: string | null = null;
-  if (mapping) {
-    try {
-      mappingStateNow = (
-        await readMapping({ ...mapping, deadline: Date.now() + timeouts.pollIntervalMs * 5 })
-      ).state;
-    } catch (error) {
-      restoreError ??= summarizeError(error);
-    }
-  }
+  if (state.status === 'fulfilled') mappingStateNow = state.value?.state ?? null;
+  else restoreError ??= summarizeError(state.reason);
   return {
     failedStep: input.failedStep,
     error: summarizeError(input.error),
@@ -342,17 +385,17 @@ async function failureReport(input: {
   };
 }
 
-/** Puts a mapping that was Enabled back to Enabled, whatever transition it is in, within `restoreMs`. */
+/** Puts a mapping that was Enabled back to Enabled, whatever transition it is in, by `deadline`. */
 async function restoreEnabled(
   lambda: LambdaClient,
   uuid: string,
-  timeouts: ReplayTimeouts,
+  deadline: number,
+  intervalMs: number,
   progress: (message: string) => void,
 ): Promise<void> {
-  const deadline = Date.now() + timeouts.restoreMs;
   await pollUntil(
     `mapping ${uuid} to be Enabled again`,
-    { timeoutMs: timeouts.restoreMs, intervalMs: timeouts.pollIntervalMs },
+    { timeoutMs: Math.max(0, deadline - Date.now()), intervalMs },
     async () => {
       const { state } = await readMapping({ lambda, uuid, deadline });
       if (state === 'Disabled') await setMappingEnabled({ lambda, uuid, enabled: true, deadline });

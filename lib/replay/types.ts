@@ -156,7 +156,8 @@ export interface FailureReport {
   failedStep: ReplayStep;
   error: { name: string; message: string };
   /** `untouched`: no commit was sent or Kafka refused it whole; `set`: all planned offsets are committed;
-   * `unknown`: the commit's outcome could not be read back. */
+   * `unknown`: the commit's outcome could not be read back, or the commit went unanswered (a broker that
+   * stopped answering may still apply it, whole, later; `offsetsNow` shows what was read). */
   offsets: 'untouched' | 'set' | 'unknown';
   /** Committed offsets read back after the failure (partition → offset, null when none). */
   offsetsNow: { partition: number; offset: number | null }[] | null;

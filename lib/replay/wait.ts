@@ -81,3 +81,31 @@ export async function pollUntil(
     await pause(options.intervalMs, options.signal);
   }
 }
+
+/**
+ * Settles with `work`, or throws {@link ReplayTimeoutError} at `deadline` (epoch ms) — for calls that do
+ * not bound themselves (a kafkajs request may take its 30 s timeout and retries). The abandoned work runs
+ * on; a late failure of it is ignored.
+ *
+ * @example
+ * ```ts
+ * const offsets = await beforeDeadline('the committed offsets', Date.now() + 5_000, admin.fetchOffsets({ groupId, topics }));
+ * ```
+ */
+export async function beforeDeadline<T>(what: string, deadline: number, work: Promise<T>): Promise<T> {
+  if (deadline === Number.POSITIVE_INFINITY) return work;
+  const started = Date.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new ReplayTimeoutError(what, Date.now() - started)),
+      Math.max(0, deadline - started),
+    );
+  });
+  work.catch(() => {});
+  try {
+    return await Promise.race([work, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
