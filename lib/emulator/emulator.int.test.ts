@@ -413,3 +413,28 @@ describe('emulator', () => {
     });
   });
 });
+
+it('becomes idle when a partition has never held a record', async () => {
+  const topic = uniqueName('esm-empty');
+  await createTopic(kafka, topic, 2);
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({ topic, messages: [{ partition: 0, value: '{}' }] });
+  await producer.disconnect();
+  const seen: number[] = [];
+  const esm = mapping({
+    topic,
+    consumerGroupId: uniqueName('esm-empty-group'),
+    function: {
+      handler: async (event: KafkaEvent) => void seen.push(...eventRecords(event).map((r) => r.offset)),
+    },
+  });
+  await esm.start();
+  const idle = await Promise.race([
+    esm.idle().then(() => true),
+    new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000)),
+  ]);
+  await esm.stop();
+  expect(idle).toBe(true);
+  expect(seen).toEqual([0]);
+});

@@ -195,7 +195,7 @@ interface PartitionState {
   bytes: number;
   /** The next offset to queue: records below it are queued or done; `undefined` after a (re)join. */
   expected: number | undefined;
-  /** Batch parts holding this partition; at most one batch is in flight per partition. */
+  /** Batches (or an oversized record) holding this partition; at most one is in flight per partition. */
   holds: number;
   paused: boolean;
   /** The first offset fetched since the (re)join: where the group stood, before our first commit. */
@@ -956,11 +956,14 @@ class Mapping implements LocalEventSourceMapping {
         admin.fetchOffsets({ groupId: this.consumerGroupId, topics: [this.topic] }),
       ]);
       const committed = new Map(group?.partitions.map((p) => [p.partition, Number(p.offset)]));
-      targets = ends.map((p) => ({
-        partition: p.partition,
-        end: Number(p.high),
-        committed: committed.get(p.partition) ?? -1,
-      }));
+      // A partition holding no record (never written, or all deleted) has nothing to wait for.
+      targets = ends
+        .filter((p) => Number(p.high) > Number(p.low))
+        .map((p) => ({
+          partition: p.partition,
+          end: Number(p.high),
+          committed: committed.get(p.partition) ?? -1,
+        }));
     } finally {
       await admin.disconnect();
     }
