@@ -203,8 +203,8 @@ interface PartitionState {
   /** The last offset this mapping committed. */
   committed: number | undefined;
   /**
-   * The partition was revoked while a batch held it: that batch's commits are dropped, as the
-   * member that owns the partition now may be ahead (its records come back: at-least-once).
+   * The partition was revoked while a batch held it: that batch commits nothing more for it (the
+   * member that owns it now may be ahead) and stops running its records (they are that member's).
    */
   revoked: boolean;
   wantCommit: number | undefined;
@@ -604,6 +604,8 @@ class Mapping implements LocalEventSourceMapping {
     let requestFailures = 0;
     for (;;) {
       if (this.#state !== 'running') return { kind: 'stopped' };
+      // A revoked partition's records belong to the member that owns it now.
+      parts = parts.filter((part) => !this.#partition(part.partition).revoked);
       const kept = await this.#dropAged(parts, attempts);
       if (!kept) return { kind: 'stopped' };
       parts = kept;

@@ -165,3 +165,27 @@ it('a batch that finishes after its partition moved to another member does not c
     await admin.disconnect();
   }
 });
+
+it('stops retrying a batch whose partition moved to another member', async () => {
+  const { topic, group } = await seededTopic(kafka, 'rebalance-retrying', 1, 10);
+  let invocations = 0;
+  const esm = mapping({
+    topic,
+    consumerGroupId: group,
+    // Retries without end (Lambda's default): only losing the partition ends them.
+    function: {
+      handler: async () => {
+        invocations++;
+        throw new Error('downstream unavailable');
+      },
+    },
+  });
+  await esm.start();
+  while (invocations < 3) await sleep(10);
+  await joinMember(topic, group, 'aa-member');
+  await sleep(500); // an invocation already running when the partition moved may finish
+  const afterMove = invocations;
+  await sleep(2_000);
+  await esm.stop();
+  expect(invocations).toBe(afterMove);
+});
