@@ -107,8 +107,9 @@ export async function connectReplayKafka(connection: KafkaConnection): Promise<R
     }
   };
 
+  // Closing is best effort: a failed disconnect must not replace the outcome of the replay it ends.
   const disconnect = async () => {
-    await Promise.all([admin.disconnect(), cluster?.disconnect()]);
+    await Promise.allSettled([admin.disconnect(), cluster?.disconnect()]);
   };
   return {
     admin,
