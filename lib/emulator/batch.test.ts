@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
+import { encodeEventRecord } from '../kafka-event/encode.ts';
 import {
   type BatchPart,
   bisectBatch,
@@ -64,6 +65,67 @@ describe('toPendingRecord', () => {
     });
     expect(record.json).toBe(JSON.stringify(record.encoded));
     expect(record.bytes).toBe(Buffer.byteLength(record.json));
+  });
+
+  it('writes exactly the JSON of encodeEventRecord, and its exact UTF-8 size, for any record', () => {
+    const bytes = fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b));
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, unit: 'grapheme' }),
+        fc.nat(1_000),
+        fc.maxSafeNat(),
+        fc.option(bytes),
+        fc.option(bytes),
+        fc.array(
+          fc.tuple(fc.string({ unit: 'binary' }), fc.array(fc.option(bytes), { minLength: 1, maxLength: 3 })),
+          {
+            maxLength: 4,
+          },
+        ),
+        fc.constantFrom(0, 1),
+        (topic, partition, offset, key, value, headerList, timestampType) => {
+          const headers: Record<string, Buffer | Buffer[] | undefined> = {};
+          const raw: Array<[string, Uint8Array]> = [];
+          for (const [name, values] of headerList) {
+            if (name in headers || name === '__proto__') continue;
+            headers[name] =
+              values.length === 1 ? (values[0] ?? undefined) : values.map((v) => v ?? Buffer.alloc(0));
+            for (const v of values.length === 1 ? values : values.map((v) => v ?? Buffer.alloc(0))) {
+              raw.push([name, v ?? new Uint8Array()]);
+            }
+          }
+          const record = toPendingRecord(
+            topic,
+            partition,
+            message(offset, null, {
+              key,
+              value,
+              headers,
+              batchContext: { timestampType },
+            } as Partial<KafkaMessage>),
+          );
+          const expected = encodeEventRecord({
+            topic,
+            partition,
+            offset,
+            timestamp: 1764400000000,
+            timestampType: timestampType === 1 ? 'LOG_APPEND_TIME' : 'CREATE_TIME',
+            key,
+            value,
+            headers: raw,
+          });
+          expect(record.json).toBe(JSON.stringify(expected));
+          expect(record.bytes).toBe(Buffer.byteLength(record.json));
+          expect(record.encoded).toEqual(expected);
+          expect([record.partition, record.offset, record.timestamp]).toEqual([
+            partition,
+            offset,
+            1764400000000,
+          ]);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('keeps a null key and a tombstone as null', () => {

@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { Kafka, type KafkaMessage, logLevel } from 'kafkajs';
 import { Bench } from 'tinybench';
 import { type EmbeddedBroker, startBroker } from '../broker/broker.ts';
-import { eventOverhead, type PendingRecord, serializeEvent, takeBatch, toPendingRecord } from './batch.ts';
+import { encodeEventRecord } from '../kafka-event/encode.ts';
+import { eventOverhead, serializeEvent, takeBatch, toPendingRecord } from './batch.ts';
 import { createLocalEventSourceMapping } from './index.ts';
 import { interpretResult } from './response.ts';
 
@@ -130,8 +131,19 @@ const header = {
 };
 const micro = new Bench({ time: 1_000 });
 micro.add('encode 100 records to JSON (baseline)', () => {
-  const records: PendingRecord[] = messages.map((m) => toPendingRecord(topic, 0, m));
-  JSON.stringify(records.map((r) => r.encoded));
+  JSON.stringify(
+    messages.map((m) =>
+      encodeEventRecord({
+        topic,
+        partition: 0,
+        offset: Number(m.offset),
+        timestamp: Number(m.timestamp),
+        key: m.key,
+        value: m.value,
+        headers: Object.entries(m.headers ?? {}).map(([name, value]) => [name, value as Buffer]),
+      }),
+    ),
+  );
 });
 micro.add('emulator batch: encode, take, serialise, parse, interpret', () => {
   const queue = { partition: 0, records: messages.map((m) => toPendingRecord(topic, 0, m)) };
