@@ -359,7 +359,7 @@ export function registerDemoCommand(program: Command): void {
   program
     .command('demo')
     .description(
-      "start a broker, produce sample orders (some poison, some refused once downstream), run the orders function through Lambda's Kafka trigger emulator, show retries by offset, the dead-letter topic and the committed offsets",
+      "start a broker, produce sample orders (some poison, some refused once downstream), run the orders function through Lambda's Kafka trigger emulator, show retries by offset, the dead-letter topic and the committed offsets, then replay part of a partition",
     )
     .action(async () => {
       out("kafka-lambda demo: Lambda's Kafka trigger, locally, against a real broker");
