@@ -1,21 +1,10 @@
 import { expect, it } from 'vitest';
-import { committedOffsetsByKafkaTool, testBrokers, testKafka } from '../../test/kafka.ts';
+import { committedOffsetsByKafkaTool, testKafka } from '../../test/kafka.ts';
 import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
 import type { FailureEnvelope } from './destination.ts';
-import { createLocalEventSourceMapping, type LocalEventSourceMappingOptions } from './index.ts';
-import { eventRecords, seededTopic } from './test-support.ts';
+import { eventRecords, partialResponseMapping as mapping, seededTopic } from './test-support.ts';
 
 const kafka = testKafka('emulator-exhaustion');
-
-function mapping(options: Omit<LocalEventSourceMappingOptions, 'brokers'>) {
-  return createLocalEventSourceMapping({
-    brokers: testBrokers(),
-    maximumBatchingWindowInSeconds: 0,
-    reportBatchItemFailures: true,
-    retryBackoff: { initialMs: 5, maxMs: 20 },
-    ...options,
-  });
-}
 
 function failures(topic: string, offsets: number[]): KafkaBatchResponse {
   return {

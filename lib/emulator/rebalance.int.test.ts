@@ -3,8 +3,7 @@ import { afterEach, expect, it } from 'vitest';
 import { committedOffsetsByKafkaTool, testBrokers, testKafka } from '../../test/kafka.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import type { FailureEnvelope } from './destination.ts';
-import { createLocalEventSourceMapping, type LocalEventSourceMappingOptions } from './index.ts';
-import { eventRecords, seededTopic } from './test-support.ts';
+import { eventRecords, partialResponseMapping as mapping, seededTopic } from './test-support.ts';
 
 const kafka = testKafka('emulator-rebalance');
 const members: Consumer[] = [];
@@ -12,16 +11,6 @@ const members: Consumer[] = [];
 afterEach(async () => {
   await Promise.all(members.splice(0).map((member) => member.disconnect()));
 });
-
-function mapping(options: Omit<LocalEventSourceMappingOptions, 'brokers'>) {
-  return createLocalEventSourceMapping({
-    brokers: testBrokers(),
-    maximumBatchingWindowInSeconds: 0,
-    reportBatchItemFailures: true,
-    retryBackoff: { initialMs: 5, maxMs: 20 },
-    ...options,
-  });
-}
 
 /**
  * Another member joins the group (subscribed to the same topic), so the mapping rejoins. kafkajs'

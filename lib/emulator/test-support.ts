@@ -1,6 +1,7 @@
 import type { Kafka } from 'kafkajs';
-import { createTopic, uniqueName } from '../../test/kafka.ts';
+import { createTopic, testBrokers, uniqueName } from '../../test/kafka.ts';
 import type { KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
+import { createLocalEventSourceMapping, type LocalEventSourceMappingOptions } from './index.ts';
 
 /** Produces `perPartition` JSON records `{ seq }` to each partition, keys `k-<partition>-<seq>`. */
 export async function produceSequence(
@@ -64,4 +65,18 @@ export function recordId(record: { partition: number; offset: number }): string 
 /** Decodes a record's base64 JSON value. */
 export function decodeValue<T>(record: KafkaEventRecord): T {
   return JSON.parse(Buffer.from(record.value ?? '', 'base64').toString('utf8')) as T;
+}
+
+/**
+ * A mapping on the test broker with partial batch responses on, no batching window and quick retries:
+ * what the retry, exhaustion and rebalance tests start from.
+ */
+export function partialResponseMapping(options: Omit<LocalEventSourceMappingOptions, 'brokers'>) {
+  return createLocalEventSourceMapping({
+    brokers: testBrokers(),
+    maximumBatchingWindowInSeconds: 0,
+    reportBatchItemFailures: true,
+    retryBackoff: { initialMs: 5, maxMs: 20 },
+    ...options,
+  });
 }
