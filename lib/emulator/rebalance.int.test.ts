@@ -89,10 +89,8 @@ it('a rejoin while a partial failure is retried: after exhaustion the rest runs 
 it('a partition paused for back-pressure resumes after a rejoin', { timeout: 60_000 }, async () => {
   const total = 3_000; // well past the 1,000 buffered records that pause fetching
   const { topic, group } = await seededTopic(kafka, 'rebalance-paused', 1, total);
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let started!: () => void;
-  const firstStarted = new Promise<void>((resolve) => (started = resolve));
+  const { promise: released, resolve: release } = Promise.withResolvers<void>();
+  const { promise: firstStarted, resolve: started } = Promise.withResolvers<void>();
   let invocations = 0;
   const esm = mapping({
     topic,
@@ -120,10 +118,8 @@ it('a partition paused for back-pressure resumes after a rejoin', { timeout: 60_
 it('a batch that finishes after its partition moved to another member does not commit over the new owner', async () => {
   const total = 200;
   const { topic, group } = await seededTopic(kafka, 'rebalance-moved', 1, total);
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let started!: () => void;
-  const firstStarted = new Promise<void>((resolve) => (started = resolve));
+  const { promise: released, resolve: release } = Promise.withResolvers<void>();
+  const { promise: firstStarted, resolve: started } = Promise.withResolvers<void>();
   const esm = mapping({
     topic,
     consumerGroupId: group,
