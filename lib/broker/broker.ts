@@ -154,9 +154,15 @@ async function startOnce(
 /**
  * Runs the JVM under a small shell watchdog that reads this process's end of a pipe: when this
  * process exits for any reason (even SIGKILL), the pipe closes and the watchdog stops the JVM, so a
- * crashed or interrupted test run leaves no orphan broker.
+ * crashed or interrupted test run leaves no orphan broker. Also used for the local SQS server.
+ *
+ * @example
+ * ```ts
+ * const jvm = await spawnWatched(['-cp', classpath, 'org.elasticmq.server.Main'], logFile);
+ * await jvm.stop(10_000);
+ * ```
  */
-async function spawnWatched(
+export async function spawnWatched(
   javaArgs: string[],
   stdoutLog: string,
 ): Promise<{ pid: number; exited: () => boolean; stop: (timeoutMs: number) => Promise<void> }> {
