@@ -630,19 +630,21 @@ class Mapping implements LocalEventSourceMapping {
         return { kind: 'done' };
       }
       if (outcome.kind === 'partial') parts = this.#keepFailed(parts, outcome.failed);
-      attempts++;
-      const exhausted = attempts > this.#settings.retryLimit;
       if (
-        !exhausted &&
         outcome.kind === 'function-error' &&
         this.#settings.bisectBatchOnFunctionError &&
         recordCount(parts) > 1
       ) {
+        // Splitting does not use up the retry quota (documented for stream sources:
+        // https://docs.aws.amazon.com/lambda/latest/dg/services-kinesis-errors.html): each half keeps
+        // the failed attempts its records had, so a poison record is isolated before retries count.
         const halves = bisectBatch(parts);
         this.#retried(halves.flat(), attempts, 'bisect');
         await this.#sleep(this.#backoff(attempts));
         return { kind: 'bisect', halves: halves.map((half) => ({ parts: half, attempts })) };
       }
+      attempts++;
+      const exhausted = attempts > this.#settings.retryLimit;
       if (exhausted) {
         const failure: FailureContext = {
           condition: 'RetryAttemptsExhausted',

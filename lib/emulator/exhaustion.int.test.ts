@@ -72,6 +72,8 @@ it('bisect: records left after the first half exhausts its retries run before th
   expect(invoked).toEqual([
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
     [0, 1, 2, 3, 4],
+    // The split used none of the 3 retries: the first attempt of [0..4] and 3 retries of [2, 3, 4].
+    [2, 3, 4],
     [2, 3, 4],
     [2, 3, 4],
     [3, 4],
@@ -85,5 +87,42 @@ it('bisect: records left after the first half exhausts its retries run before th
   expect(envelopes.map((e) => e.KafkaBatchInfo.recordInfo.offset)).toEqual(['2']);
   expect(await committedOffsetsByKafkaTool(group)).toEqual([
     { topic, partition: 0, currentOffset: 10, logEndOffset: 10 },
+  ]);
+});
+
+it('bisect does not use up retries: one poison record in a batch of 100 reaches the destination alone (3 retries)', async () => {
+  const poison = 37;
+  const { topic, group } = await seededTopic(kafka, 'exhaust-poison', 1, 100, (_p, seq) => ({ seq }));
+  const envelopes: FailureEnvelope[] = [];
+  const poisonAttempts: number[] = [];
+  const esm = mapping({
+    topic,
+    consumerGroupId: group,
+    batchSize: 100,
+    // Wait for the whole batch: the first invocation holds all 100 records.
+    maximumBatchingWindowInSeconds: 5,
+    maximumRetryAttempts: 3,
+    bisectBatchOnFunctionError: true,
+    // The handler fails the whole batch (no partial response), as a crash or timeout does.
+    reportBatchItemFailures: false,
+    onFailure: (envelope) => void envelopes.push(envelope),
+    function: {
+      handler: async (event: KafkaEvent) => {
+        const offsets = eventRecords(event).map((r) => r.offset);
+        if (!offsets.includes(poison)) return;
+        if (offsets.length === 1) poisonAttempts.push(poison);
+        throw new Error('cannot process the batch');
+      },
+    },
+  });
+  await esm.start();
+  await esm.idle();
+  await esm.stop();
+  expect(envelopes.map((e) => e.KafkaBatchInfo.recordInfo.offset)).toEqual([String(poison)]);
+  // Isolated, then the first attempt and 3 retries of the record alone.
+  expect(poisonAttempts).toHaveLength(4);
+  expect(envelopes[0]?.requestContext.approximateInvokeCount).toBe(4);
+  expect(await committedOffsetsByKafkaTool(group)).toEqual([
+    { topic, partition: 0, currentOffset: 100, logEndOffset: 100 },
   ]);
 });
