@@ -1,4 +1,5 @@
 import middy from '@middy/core';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { encodeEventRecord } from '../kafka-event/encode.ts';
@@ -453,5 +454,172 @@ describe('kafkaBatch fuzz: hanging handlers', () => {
       ),
       { numRuns: 20 },
     );
+  });
+});
+
+describe('kafkaBatch fuzz: onPartition handlers that reorder, mutate and return anything', () => {
+  type Mutation = 'none' | 'sort' | 'reverse' | 'shuffle' | 'empty' | 'splice' | 'refill' | 'fields';
+  type Foreign = 'otherPartition' | 'unknownOffset' | 'otherTopic' | 'index' | 'null' | 'text';
+  interface Action {
+    throws: boolean;
+    /** undefined = the handler returns nothing. */
+    returned:
+      | { picks: number[]; standIns: number[]; foreign: Foreign[]; as: 'array' | 'set' | 'generator' }
+      | undefined;
+    mutation: Mutation;
+    shuffle: number[];
+  }
+  const actionArb = fc.record({
+    throws: fc.constantFrom(false, false, true),
+    returned: fc.option(
+      fc.record({
+        picks: fc.array(fc.nat(), { maxLength: 4 }),
+        standIns: fc.array(fc.nat(), { maxLength: 2 }),
+        foreign: fc.array(
+          fc.constantFrom<Foreign>('otherPartition', 'unknownOffset', 'otherTopic', 'index', 'null', 'text'),
+          { maxLength: 2 },
+        ),
+        as: fc.constantFrom<'array' | 'set' | 'generator'>('array', 'set', 'generator'),
+      }),
+      { nil: undefined },
+    ),
+    mutation: fc.constantFrom<Mutation>(
+      'none',
+      'sort',
+      'reverse',
+      'shuffle',
+      'empty',
+      'splice',
+      'refill',
+      'fields',
+    ),
+    shuffle: fc.array(fc.double({ noNaN: true }), { minLength: 8, maxLength: 8 }),
+  });
+
+  /** Accepts any JSON value: what makes a record that is not JSON a poison record before the run. */
+  const anyJson: StandardSchemaV1<unknown, unknown> = {
+    '~standard': { version: 1, vendor: 'fuzz', validate: (value) => ({ value }) },
+  };
+
+  it('reports exactly the returned records’ lowest offset onward (the whole run for a stranger or a throw), per partition', async () => {
+    let exercised = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        batchArb,
+        fc.array(actionArb, { minLength: 4, maxLength: 4 }),
+        fc.constantFrom<'report' | 'skip'>('report', 'skip'),
+        fc.integer({ min: 1, max: 4 }),
+        async (records, actions, onPoison, concurrency) => {
+          const event = toEvent(records, 'aws:kafka');
+          const partitions = [...new Set(records.map((r) => r.partition))];
+          const expected = new Map<number, Set<number>>();
+          const handedOver = new Map<number, number[]>();
+          const handler = middy().use(
+            kafkaBatch({
+              logger: quiet,
+              concurrency,
+              onPoison,
+              value: anyJson,
+              onPartition: async (run) => {
+                const p = run[0]!.partition;
+                const action = actions[partitions.indexOf(p) % actions.length]!;
+                const original = [...run];
+                handedOver.set(
+                  p,
+                  original.map((r) => r.offset),
+                );
+                await tick();
+                // The handler's own business with its array (and its records' fields).
+                switch (action.mutation) {
+                  case 'sort':
+                    run.sort((a, b) => String(a.keyData).localeCompare(String(b.keyData)));
+                    break;
+                  case 'reverse':
+                    run.reverse();
+                    break;
+                  case 'shuffle':
+                    run.sort((a, b) => action.shuffle[a.offset % 8]! - action.shuffle[b.offset % 8]!);
+                    break;
+                  case 'empty':
+                    run.length = 0;
+                    break;
+                  case 'splice':
+                    run.splice(0, 1);
+                    break;
+                  case 'refill':
+                    run.fill(run[run.length - 1]!);
+                    break;
+                  case 'fields':
+                    for (const r of run) (r as { offset: number }).offset = r.offset + 1_000_000;
+                    break;
+                }
+                // The model: which run positions the middleware must take as failed.
+                const failedAt = new Set<number>();
+                let stranger = false;
+                const returned: unknown[] = [];
+                if (action.returned !== undefined) {
+                  for (const pick of action.returned.picks) {
+                    returned.push(original[pick % original.length]);
+                    failedAt.add(pick % original.length);
+                  }
+                  for (const pick of action.returned.standIns) {
+                    const i = pick % original.length;
+                    returned.push({ topic: TOPIC, partition: p, offset: handedOver.get(p)![i] });
+                    failedAt.add(i);
+                  }
+                  for (const kind of action.returned.foreign) {
+                    stranger = true;
+                    const offset = handedOver.get(p)![0]!;
+                    returned.push(
+                      kind === 'otherPartition'
+                        ? { topic: TOPIC, partition: p + 1, offset }
+                        : kind === 'unknownOffset'
+                          ? { topic: TOPIC, partition: p, offset: offset + 0.5 }
+                          : kind === 'otherTopic'
+                            ? { topic: `${TOPIC}x`, partition: p, offset }
+                            : kind === 'index'
+                              ? offset
+                              : kind === 'null'
+                                ? null
+                                : String(offset),
+                    );
+                  }
+                }
+                const offsets = handedOver.get(p)!;
+                const first = action.throws || stranger ? 0 : Math.min(offsets.length, ...failedAt);
+                expected.set(p, new Set(offsets.slice(first)));
+                if (action.throws) throw new Error('bulk write failed');
+                if (action.returned === undefined) return undefined;
+                if (action.returned.as === 'set') return new Set(returned) as Set<never>;
+                if (action.returned.as === 'generator')
+                  return (function* () {
+                    yield* returned;
+                  })() as Iterable<never>;
+                return returned as never[];
+              },
+            }),
+          );
+          const reported = failedOffsets(await handler(event, createLambdaContext()), event);
+          for (const p of partitions) {
+            const inOrder = records.filter((r) => r.partition === p);
+            const firstPoison = inOrder.findIndex((r) => r.outcome === 'poison');
+            const run = inOrder.filter(
+              (r, i) => r.outcome !== 'poison' && (onPoison === 'skip' || firstPoison < 0 || i < firstPoison),
+            );
+            // The handler got the run in offset order (or was not called for an empty run).
+            expect(handedOver.get(p) ?? [], `run of ${p}`).toEqual(run.map((r) => r.offset));
+            const want = new Set(expected.get(p) ?? []);
+            if (onPoison === 'report' && firstPoison >= 0)
+              for (const r of inOrder.slice(firstPoison)) want.add(r.offset);
+            const got = reported[`${TOPIC}-${p}`] ?? [];
+            // Nothing lost (every expected offset reported), nothing wrongly reported, each once.
+            expect(got, `partition ${p}`).toEqual([...want].sort((a, b) => a - b));
+            if (want.size > 0 && want.size < inOrder.length) exercised++;
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect(exercised).toBeGreaterThan(50);
   });
 });

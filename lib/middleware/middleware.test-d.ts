@@ -63,7 +63,7 @@ describe('kafkaBatch types', () => {
     kafkaBatch({
       value: v.object({ sku: v.string() }),
       onPartition: async (records) => {
-        expectTypeOf(records).toEqualTypeOf<readonly KafkaRecord<{ sku: string }, string | null>[]>();
+        expectTypeOf(records).toEqualTypeOf<KafkaRecord<{ sku: string }, string | null>[]>();
         return records.filter((r) => r.data.sku === '');
       },
     });

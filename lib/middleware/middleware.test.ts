@@ -859,6 +859,83 @@ describe('kafkaBatch: partition runs (onPartition)', () => {
     });
   });
 
+  it('reports the returned record by identity even when the handler sorted its array in place', async () => {
+    // Grouping by customer before a bulk write moves offset 0 (customer c-4) to the end.
+    const event = kafkaEvent({
+      topic: 'orders',
+      records: ['c-4', 'c-1', 'c-2', 'c-3'].map((key) => ({ key, value: { key } })),
+    });
+    const { logger, lines } = captureLogger();
+    const response = await run(
+      {
+        logger,
+        onPartition: (records) => {
+          records.sort((a, b) => String(a.keyData).localeCompare(String(b.keyData)));
+          return [records.find((record) => record.offset === 0)!];
+        },
+      },
+      event,
+    );
+    expect(failedOffsets(response, event)).toEqual({ 'orders-0': [0, 1, 2, 3] });
+    expect(lines.find((l) => l.message === 'Kafka partition run reported failed records')).toMatchObject({
+      offset: 0,
+    });
+  });
+
+  it('gives the handler its own array: emptying or refilling it changes nothing', async () => {
+    const event = numbered(1, 3);
+    const { logger } = captureLogger();
+    const response = await run(
+      {
+        logger,
+        onPartition: (records) => {
+          const failed = records[1]!;
+          records.length = 0;
+          records.push(failed, failed);
+          return records;
+        },
+      },
+      event,
+    );
+    expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [1, 2] });
+  });
+
+  it('matches a returned stand-in by topic, partition and offset', async () => {
+    const event = numbered(1, 3);
+    const { logger } = captureLogger();
+    const response = await run(
+      {
+        logger,
+        onPartition: (records) => [{ ...records[2]! } as KafkaRecord<unknown>],
+      },
+      event,
+    );
+    expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [2] });
+  });
+
+  it('reports the whole run, with an error line, when the handler returns records not in its run', async () => {
+    const event = numbered(2, 3);
+    const { logger, lines } = captureLogger();
+    const response = await run(
+      {
+        logger,
+        onPartition: (records) => {
+          if (records[0]!.partition === 1) return undefined;
+          // A record of partition 1 and an offset partition 0 does not hold, beside a real failure.
+          const stranger = { ...records[2]!, offset: 99 } as KafkaRecord<unknown>;
+          return [records[2]!, stranger, { ...records[0]!, partition: 1 } as KafkaRecord<unknown>];
+        },
+      },
+      event,
+    );
+    expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [0, 1, 2] });
+    expect(lines.find((l) => l.message.includes('not in its run'))).toMatchObject({
+      level: 'error',
+      partition: 'order-events-0',
+      foreignRecords: 2,
+    });
+  });
+
   it('leaves poison records out of the run: skipped ones vanish, reported ones end it', async () => {
     const { logger } = captureLogger();
     const Order = v.object({ id: v.string() });

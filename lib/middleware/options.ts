@@ -57,10 +57,16 @@ export type KafkaRecordHandler<TValue = unknown, TKey = string | null> = (
 ) => unknown;
 
 /**
- * Processes one partition's run of records at once (bulk writes), in offset order. Contract:
- * - return nothing: every record of the run succeeded;
- * - return the records that failed (e.g. a bulk API's rejected items): the middleware reports the
- *   first of them **and every later record of the run** (the partition resumes from there);
+ * Processes one partition's run of records at once (bulk writes), in offset order. The array is the
+ * handler's own copy: sort it (group by customer before a bulk write), filter or empty it as you like.
+ * Contract:
+ * - return nothing (or an empty iterable): every record of the run succeeded;
+ * - return the records that failed (e.g. a bulk API's rejected items), in any order: the middleware
+ *   matches them by identity (or, for a copy, by topic, partition and offset), never by their index,
+ *   and reports the lowest-offset one **and every later record of the run** (the partition resumes
+ *   from there);
+ * - return anything that is not a record of the run (a record of another partition, an index):
+ *   the whole run is reported and an error line names the partition;
  * - throw: the whole run failed and is reported.
  *
  * @example
@@ -72,7 +78,7 @@ export type KafkaRecordHandler<TValue = unknown, TKey = string | null> = (
  * ```
  */
 export type KafkaPartitionHandler<TValue = unknown, TKey = string | null> = (
-  records: readonly KafkaRecord<TValue, TKey>[],
+  records: KafkaRecord<TValue, TKey>[],
   batch: KafkaBatchContext,
 ) =>
   | undefined

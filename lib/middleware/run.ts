@@ -1,7 +1,12 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { Context } from 'aws-lambda';
 import type { KafkaBatchItemFailure, KafkaBatchResponse, KafkaEventRecord } from '../kafka-event/types.ts';
-import { KafkaBatchFailedError, KafkaPoisonRecordError, KafkaSchemaError } from './errors.ts';
+import {
+  KafkaBatchFailedError,
+  KafkaPoisonRecordError,
+  KafkaSchemaError,
+  type RecordPosition,
+} from './errors.ts';
 import type { ParsedKafkaEvent } from './event.ts';
 import { describeError, type KafkaBatchLogger, type KafkaBatchMetrics } from './log.ts';
 import type {
@@ -403,39 +408,57 @@ export class BatchRun {
     positions: number[],
   ): Promise<void> {
     const { status } = partition;
-    let firstFailed = run.length;
-    let rejected: Set<Record_> | undefined;
+    // Indexes into `run` of the records the handler returned; `undefined` = the whole run failed.
+    let failed: Set<number> | undefined = new Set();
+    let foreign = 0;
     try {
-      const result = await onPartition(run, this.#batch);
+      // The handler gets its own array: it may sort it (grouping for a bulk write) or change it.
+      // Returned records are matched to `run` by identity or position, never by their index.
+      const result = await onPartition(run.slice(), this.#batch);
       if (this.#stopped) return;
       if (result != null) {
-        rejected = new Set(result);
-        firstFailed = run.findIndex((record) => rejected!.has(record));
-        if (rejected.size > 0 && firstFailed < 0) {
-          this.#config.logger.error('Kafka partition handler returned records not in its run', {
-            partition: partition.id,
-          });
-          firstFailed = 0;
-        } else if (firstFailed < 0) firstFailed = run.length;
+        let index: RunIndex | undefined;
+        for (const item of result) {
+          index ??= indexRun(run, partition, positions);
+          const k = index.find(item);
+          if (k === undefined) foreign++;
+          else failed.add(k);
+        }
       }
     } catch (error) {
       if (this.#stopped) return;
-      firstFailed = 0;
-      this.#logFailure(run[0]!, error, 'Kafka partition run failed');
+      failed = undefined;
+      this.#logFailure(this.#position(partition, positions[0]!), error, 'Kafka partition run failed');
     }
-    if (rejected !== undefined && firstFailed < run.length) {
-      const first = run[firstFailed]!;
+    if (foreign > 0) {
+      // What the handler meant cannot be known: the whole run is retried rather than a record lost.
+      this.#config.logger.error(
+        'Kafka partition handler returned records not in its run: whole run reported',
+        {
+          partition: partition.id,
+          foreignRecords: foreign,
+        },
+      );
+      failed = undefined;
+    }
+    let firstFailed = run.length;
+    if (failed === undefined) firstFailed = 0;
+    else for (const k of failed) if (k < firstFailed) firstFailed = k;
+    if (failed !== undefined && firstFailed < run.length) {
       this.#config.logger.error('Kafka partition run reported failed records', {
-        topic: first.topic,
-        partition: first.partition,
-        offset: first.offset,
-        failedRecords: rejected.size,
+        ...this.#position(partition, positions[firstFailed]!),
+        failedRecords: failed.size,
       });
     }
     for (let k = 0; k < run.length; k++) {
       status[positions[k]!] =
-        k < firstFailed ? OK : rejected === undefined || rejected.has(run[k]!) ? FAILED : NOT_STARTED;
+        k < firstFailed ? OK : failed === undefined || failed.has(k) ? FAILED : NOT_STARTED;
     }
+  }
+
+  /** Where the record at `i` is, from the event: a handler may have changed the record's own fields. */
+  #position(partition: Partition, i: number): RecordPosition {
+    return { topic: partition.topic, partition: partition.partition, offset: partition.offsets[i]! };
   }
 
   /**
@@ -538,7 +561,12 @@ export class BatchRun {
     }
   }
 
-  #logFailure(record: Record_, error: unknown, message: string, level: 'warn' | 'error' = 'error'): void {
+  #logFailure(
+    record: RecordPosition,
+    error: unknown,
+    message: string,
+    level: 'warn' | 'error' = 'error',
+  ): void {
     if (this.#stopped) return;
     this.#config.logger[level](message, {
       topic: record.topic,
@@ -562,6 +590,38 @@ function isPoison(error: unknown): error is KafkaPoisonRecordError {
 function failedAt(partition: Partition, i: number): void {
   const offset = partition.offsets[i]!;
   if (offset < partition.failedOffset) partition.failedOffset = offset;
+}
+
+/** Finds a record the partition handler returned in its run: see {@link indexRun}. */
+interface RunIndex {
+  /** The index in the run of `item`, or `undefined` if it is not a record of the run. */
+  find(item: unknown): number | undefined;
+}
+
+/**
+ * Indexes a partition run for matching the records its handler returned: by identity first, then, for
+ * a stand-in object (a copy the handler made), by its topic, partition and offset. Nothing else
+ * matches: a number is not taken for an offset, since a handler returning its bulk API's indexes
+ * instead of records would otherwise name the wrong ones.
+ */
+function indexRun(run: Record_[], partition: Partition, positions: number[]): RunIndex {
+  const byRecord = new Map<unknown, number>();
+  const byOffset = new Map<number, number>();
+  for (let k = 0; k < run.length; k++) {
+    byRecord.set(run[k], k);
+    const offset = partition.offsets[positions[k]!]!;
+    if (!byOffset.has(offset)) byOffset.set(offset, k);
+  }
+  return {
+    find(item) {
+      const k = byRecord.get(item);
+      if (k !== undefined || typeof item !== 'object' || item === null) return k;
+      const { topic, partition: number, offset } = item as Partial<RecordPosition>;
+      if (topic !== partition.topic || number !== partition.partition || typeof offset !== 'number')
+        return undefined;
+      return byOffset.get(offset);
+    },
+  };
 }
 
 /** Groups each partition's records by key, in order of first appearance; keyless records stand alone. */
