@@ -1007,7 +1007,7 @@ class Mapping implements LocalEventSourceMapping {
       await this.#consumer?.disconnect();
       await this.#producer?.disconnect();
     } finally {
-      this.#invoker.close();
+      await this.#invoker.close();
       this.#state = 'stopped';
     }
   }

@@ -460,15 +460,6 @@ describe('kafkaBatch fuzz: hanging handlers', () => {
 describe('kafkaBatch fuzz: onPartition handlers that reorder, mutate and return anything', () => {
   type Mutation = 'none' | 'sort' | 'reverse' | 'shuffle' | 'empty' | 'splice' | 'refill' | 'fields';
   type Foreign = 'otherPartition' | 'unknownOffset' | 'otherTopic' | 'index' | 'null' | 'text';
-  interface Action {
-    throws: boolean;
-    /** undefined = the handler returns nothing. */
-    returned:
-      | { picks: number[]; standIns: number[]; foreign: Foreign[]; as: 'array' | 'set' | 'generator' }
-      | undefined;
-    mutation: Mutation;
-    shuffle: number[];
-  }
   const actionArb = fc.record({
     throws: fc.constantFrom(false, false, true),
     returned: fc.option(

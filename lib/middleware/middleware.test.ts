@@ -692,6 +692,47 @@ describe('kafkaBatch: schemas and poison records', () => {
 });
 
 describe('kafkaBatch: deadline', () => {
+  it('keeps a deadline beyond setTimeout’s 2^31−1 ms limit (no instant timeout, no overflow warning)', async () => {
+    const { logger, lines } = captureLogger();
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const event = numbered(1, 3);
+      const context = { ...createLambdaContext(), getRemainingTimeInMillis: () => 2 ** 31 + 5_000 };
+      const handler = middy().use(kafkaBatch({ logger, onRecord: () => sleep(15) }));
+      expect(await handler(event, context)).toEqual({ batchItemFailures: [] });
+      await sleep(1); // process warnings are emitted on the next tick
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((w) => w.name)).not.toContain('TimeoutOverflowWarning');
+    expect(lines.find((l) => l.message === 'Kafka batch processed')).toMatchObject({ timedOut: false });
+  });
+
+  it('still stops at a deadline beyond 2^31−1 ms (the timer is re-armed, not dropped)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const { logger } = captureLogger();
+      const event = numbered(1, 2);
+      const deadline = Date.now() + 2 ** 31 + 5_000;
+      const context = { ...createLambdaContext(), getRemainingTimeInMillis: () => deadline - Date.now() };
+      const handler = middy().use(
+        kafkaBatch({ logger, timeoutReserveMs: 1000, onRecord: () => new Promise(() => {}) }),
+      );
+      let response: unknown;
+      void handler(event, context).then((r) => {
+        response = r;
+      });
+      await vi.advanceTimersByTimeAsync(2 ** 31 - 1);
+      expect(response).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(failedOffsets(response, event)).toEqual({ 'order-events-0': [0, 1] });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('returns before the Lambda timeout when a handler hangs, reporting what did not complete', async () => {
     const { logger, lines } = captureLogger();
     const event = numbered(2, 3);

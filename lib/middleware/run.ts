@@ -34,6 +34,9 @@ export interface BatchConfig {
   metrics: KafkaBatchMetrics | undefined;
 }
 
+/** The longest delay `setTimeout` honours (a signed 32-bit millisecond count). */
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
 // Record states. Anything but OK and SKIPPED is reported in the response.
 const NOT_STARTED = 0;
 const RUNNING = 1;
@@ -104,6 +107,7 @@ export class BatchRun {
   #checkEvery = 1;
   #lastCheck = 0;
   #onExpire: (() => void) | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
   #pending: PromiseLike<unknown> | undefined;
   /** Set when a worker failed unexpectedly (a bug of the middleware): `execute()` rethrows it. */
   #failure: { error: unknown } | undefined;
@@ -177,11 +181,11 @@ export class BatchRun {
       const expired = new Promise<void>((resolve) => {
         this.#onExpire = resolve;
       });
-      const timer = setTimeout(() => this.#expire(), Math.max(0, this.#deadline - Date.now()));
+      this.#armTimer();
       try {
         await Promise.race([all, expired]);
       } finally {
-        clearTimeout(timer);
+        clearTimeout(this.#timer);
       }
     }
     if (this.#failure !== undefined) throw this.#failure.error;
@@ -246,6 +250,20 @@ export class BatchRun {
     if (this.#config.throwOnBatchFailure && this.#recordCount > 0 && processed + skipped === 0)
       throw new KafkaBatchFailedError(this.#recordCount);
     return { batchItemFailures };
+  }
+
+  /**
+   * Sets the deadline timer. Node fires a delay above 2^31−1 ms after 1 ms instead (with a
+   * `TimeoutOverflowWarning`), which would time out every record: a longer wait is covered by
+   * successive timers of at most that length.
+   */
+  #armTimer(): void {
+    const wait = Math.max(0, this.#deadline - Date.now());
+    const beyondLimit = wait > MAX_TIMER_DELAY_MS;
+    this.#timer = setTimeout(
+      () => (beyondLimit ? this.#armTimer() : this.#expire()),
+      beyondLimit ? MAX_TIMER_DELAY_MS : wait,
+    );
   }
 
   #expire(): void {
