@@ -34,5 +34,5 @@ export {
   MappingStateError,
   RecordTooLargeError,
 } from './errors.ts';
-export type { InProcessFunction, LambdaApiFunction, MappingFunction } from './invoke.ts';
+export type { LambdaApiFunction, LocalFunction, MappingFunction } from './invoke.ts';
 export type { EventSourceMappingSettings, FailureCallback, StartingPosition } from './settings.ts';

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { createLambdaContext } from '../local/context.ts';
-import type { AsyncHandler } from '../local/load-handler.ts';
+import { type AsyncHandler, HandlerNotFoundError, loadHandler } from '../local/load-handler.ts';
+import { toRuntimeError } from '../local/runtime-error.ts';
+import { createSandbox, type SandboxOptions } from '../local/sandbox.ts';
 import { InvalidMappingSettingError, InvokeRequestError } from './errors.ts';
 import type { InvokeResult } from './response.ts';
 
@@ -10,19 +12,31 @@ import type { InvokeResult } from './response.ts';
 const MAX_TIMEOUT_SECONDS = 840;
 
 /**
- * A handler run in this process, with a Lambda-like context. A handler still running at its timeout
- * counts as a function error, as in Lambda (its promise cannot be killed; its result is ignored).
+ * A handler run locally with a Lambda-like context. A module reference (`path/to/module.ts[#export]`)
+ * runs in a sandbox like Lambda's (see {@link createSandbox}): execution environments in worker
+ * threads, reused while warm, ended on a timeout (`Sandbox.Timedout`), on `process.exit`
+ * (`Runtime.ExitError`) or on an exception or rejection nobody handled, then started afresh (a cold
+ * start, its init phase bounded by Lambda's 10 s). `inProcess: true` loads it in this process instead,
+ * for debuggers; a handler given as a function always runs in this process. In this process, a handler
+ * still running at its timeout counts as a function error but cannot be stopped (its result is ignored).
  *
  * @example
  * ```ts
- * const target: InProcessFunction = { handler, timeoutSeconds: 30, functionName: 'orders' };
+ * const sandboxed: LocalFunction = { handler: 'functions/orders/handler.ts', timeoutSeconds: 30 };
+ * const inProcess: LocalFunction = { handler: async (event) => ({ batchItemFailures: [] }) };
  * ```
  */
-export interface InProcessFunction {
-  handler: AsyncHandler<KafkaEvent>;
+export interface LocalFunction {
+  handler: string | AsyncHandler<KafkaEvent>;
   /** 1–840 seconds (default 3, Lambda's default). */
   timeoutSeconds?: number;
   functionName?: string;
+  /** With a module reference: load and run it in this process rather than in the sandbox (for debuggers). */
+  inProcess?: boolean;
+  /** Sandbox only: where the function's output goes (default this process's stdout and stderr). */
+  onOutput?: SandboxOptions['onOutput'];
+  /** Sandbox only: cold starts (with their init duration) and environments ended. */
+  onSandboxEvent?: SandboxOptions['onEvent'];
 }
 
 /**
@@ -52,7 +66,7 @@ export interface LambdaApiFunction {
  * const fn: MappingFunction = process.env.ENDPOINT ? { functionName: 'orders', endpoint: process.env.ENDPOINT } : { handler };
  * ```
  */
-export type MappingFunction = InProcessFunction | LambdaApiFunction;
+export type MappingFunction = LocalFunction | LambdaApiFunction;
 
 /**
  * Invokes the function with a serialised event; resolves to its result, rejects with {@link InvokeRequestError}.
@@ -65,13 +79,12 @@ export type MappingFunction = InProcessFunction | LambdaApiFunction;
 export interface Invoker {
   readonly functionArn: string;
   invoke(payload: string, requestId: string): Promise<InvokeResult>;
-  close(): void;
+  close(): Promise<void>;
 }
 
 function errorFields(error: unknown): { errorType: string; errorMessage: string } {
-  return error instanceof Error
-    ? { errorType: error.name, errorMessage: error.message }
-    : { errorType: 'Error', errorMessage: String(error) };
+  const { errorType, errorMessage } = toRuntimeError(error);
+  return { errorType, errorMessage };
 }
 
 /** Lambda serialises the handler's result to JSON; what does not survive that is a function error. */
@@ -82,13 +95,13 @@ function asJsonResponse(value: unknown): InvokeResult {
   } catch (error) {
     return {
       kind: 'function-error',
-      errorType: 'Runtime.ResponseSerializationError',
-      ...{ errorMessage: errorFields(error).errorMessage },
+      errorType: 'Runtime.MarshalError',
+      errorMessage: `Unable to marshal response: ${errorFields(error).errorMessage}`,
     };
   }
 }
 
-function inProcessInvoker(target: InProcessFunction): Invoker {
+function validTimeoutSeconds(target: LocalFunction): number {
   const timeoutSeconds = target.timeoutSeconds ?? 3;
   if (!(timeoutSeconds > 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS)) {
     throw new InvalidMappingSettingError(
@@ -96,13 +109,57 @@ function inProcessInvoker(target: InProcessFunction): Invoker {
       `must be in (0, ${MAX_TIMEOUT_SECONDS}] for a Kafka trigger`,
     );
   }
+  return timeoutSeconds;
+}
+
+function functionArn(functionName: string, region: string): string {
+  return `arn:aws:lambda:${region}:000000000000:function:${functionName}`;
+}
+
+function sandboxInvoker(target: LocalFunction & { handler: string }): Invoker {
+  const timeoutSeconds = validTimeoutSeconds(target);
   const functionName = target.functionName ?? 'local-function';
   const region = process.env.AWS_REGION ?? 'us-east-1';
+  const sandbox = createSandbox({
+    handler: target.handler,
+    timeoutSeconds,
+    functionName,
+    region,
+    ...(target.onOutput ? { onOutput: target.onOutput } : {}),
+    ...(target.onSandboxEvent ? { onEvent: target.onSandboxEvent } : {}),
+  });
   return {
-    functionArn: `arn:aws:lambda:${region}:000000000000:function:${functionName}`,
+    functionArn: functionArn(functionName, region),
+    async invoke(payload, requestId) {
+      const { result } = await sandbox.invoke(payload, requestId);
+      if (result.kind === 'function-error') {
+        return { kind: 'function-error', errorType: result.errorType, errorMessage: result.errorMessage };
+      }
+      return { kind: 'response', payload: JSON.parse(result.json) };
+    },
+    close: () => sandbox.close(),
+  };
+}
+
+function inProcessInvoker(target: LocalFunction): Invoker {
+  const timeoutSeconds = validTimeoutSeconds(target);
+  const functionName = target.functionName ?? 'local-function';
+  const region = process.env.AWS_REGION ?? 'us-east-1';
+  const reference = target.handler;
+  let loading: Promise<AsyncHandler<KafkaEvent>> | undefined;
+  // A module is loaded at the first invocation, and again after a failed load (a new cold start).
+  const load = (): Promise<AsyncHandler<KafkaEvent>> => {
+    if (typeof reference === 'function') return Promise.resolve(reference);
+    loading ??= loadHandler(reference).catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    }) as Promise<AsyncHandler<KafkaEvent>>;
+    return loading;
+  };
+  return {
+    functionArn: functionArn(functionName, region),
     async invoke(payload, requestId) {
       const timeoutMs = timeoutSeconds * 1000;
-      const context = createLambdaContext({ functionName, timeoutMs, awsRequestId: requestId, region });
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<InvokeResult>((resolve) => {
         timer = setTimeout(
@@ -116,8 +173,17 @@ function inProcessInvoker(target: InProcessFunction): Invoker {
         );
       });
       const run = (async (): Promise<InvokeResult> => {
+        let handler: AsyncHandler<KafkaEvent>;
         try {
-          return asJsonResponse(await target.handler(JSON.parse(payload) as KafkaEvent, context));
+          handler = await load();
+        } catch (error) {
+          return error instanceof HandlerNotFoundError
+            ? { kind: 'function-error', errorType: error.lambdaErrorType, errorMessage: error.message }
+            : { kind: 'function-error', ...errorFields(error) };
+        }
+        const context = createLambdaContext({ functionName, timeoutMs, awsRequestId: requestId, region });
+        try {
+          return asJsonResponse(await handler(JSON.parse(payload) as KafkaEvent, context));
         } catch (error) {
           return { kind: 'function-error', ...errorFields(error) };
         }
@@ -128,7 +194,7 @@ function inProcessInvoker(target: InProcessFunction): Invoker {
         clearTimeout(timer);
       }
     },
-    close() {},
+    async close() {},
   };
 }
 
@@ -189,15 +255,15 @@ function lambdaApiInvoker(target: LambdaApiFunction): Invoker {
       }
       return { kind: 'response', payload: body };
     },
-    close() {
+    async close() {
       if (ownClient) client.destroy();
     },
   };
 }
 
 /**
- * Creates the invoker for a mapping's function: in-process when it has a `handler`, otherwise the
- * Lambda Invoke API.
+ * Creates the invoker for a mapping's function: a local `handler` (a module reference in the sandbox
+ * unless `inProcess`, a function in this process), otherwise the Lambda Invoke API.
  *
  * @example
  * ```ts
@@ -206,7 +272,11 @@ function lambdaApiInvoker(target: LambdaApiFunction): Invoker {
  * @throws InvalidMappingSettingError for a timeout outside Lambda's Kafka range.
  */
 export function createInvoker(target: MappingFunction): Invoker {
-  return 'handler' in target ? inProcessInvoker(target) : lambdaApiInvoker(target);
+  if (!('handler' in target)) return lambdaApiInvoker(target);
+  const { handler } = target;
+  return typeof handler === 'string' && !target.inProcess
+    ? sandboxInvoker({ ...target, handler })
+    : inProcessInvoker(target);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { toRuntimeError } from './runtime-error.ts';
 
 /** A Lambda handler in its async form. */
 export type AsyncHandler<TEvent = unknown, TResult = unknown> = (
@@ -7,9 +8,22 @@ export type AsyncHandler<TEvent = unknown, TResult = unknown> = (
   context: import('aws-lambda').Context,
 ) => Promise<TResult>;
 
-/** The module or export named by a handler reference could not be loaded. */
+/**
+ * The module or export named by a handler reference could not be loaded.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof HandlerNotFoundError) console.error(error.lambdaErrorType, error.message);
+ * ```
+ */
 export class HandlerNotFoundError extends Error {
   override readonly name = 'HandlerNotFoundError';
+  /** The error type Lambda's runtime reports for the same failure of its init phase. */
+  readonly lambdaErrorType: 'Runtime.ImportModuleError' | 'Runtime.HandlerNotFound';
+  constructor(message: string, lambdaErrorType: HandlerNotFoundError['lambdaErrorType']) {
+    super(message);
+    this.lambdaErrorType = lambdaErrorType;
+  }
 }
 
 /**
@@ -31,11 +45,17 @@ export async function loadHandler(reference: string, cwd = process.cwd()): Promi
   try {
     module = (await import(url)) as Record<string, unknown>;
   } catch (error) {
-    throw new HandlerNotFoundError(`Cannot import ${modulePath}: ${(error as Error).message}`);
+    throw new HandlerNotFoundError(
+      `Cannot import ${modulePath}: ${toRuntimeError(error).errorMessage}`,
+      'Runtime.ImportModuleError',
+    );
   }
   const handler = module[exportName];
   if (typeof handler !== 'function') {
-    throw new HandlerNotFoundError(`${modulePath} has no exported function "${exportName}"`);
+    throw new HandlerNotFoundError(
+      `${modulePath} has no exported function "${exportName}"`,
+      'Runtime.HandlerNotFound',
+    );
   }
   return handler as AsyncHandler;
 }

@@ -1,0 +1,87 @@
+// The runtime inside one sandbox execution environment (a worker thread): loads the handler once (the
+// init phase), then runs one invocation at a time for the parent (lib/local/sandbox.ts). Everything the
+// function prints travels to the parent as messages on the same port as the results, so its logs
+// always arrive before the response they precede.
+import { parentPort, workerData } from 'node:worker_threads';
+import { createLambdaContext } from './context.ts';
+import { type AsyncHandler, HandlerNotFoundError, loadHandler } from './load-handler.ts';
+import { type RuntimeErrorResponse, toRuntimeError, unhandledRejectionError } from './runtime-error.ts';
+import type { EnvironmentData, FromEnvironment, ToEnvironment } from './sandbox-protocol.ts';
+
+const port = parentPort!;
+const data = workerData as EnvironmentData;
+const post = (message: FromEnvironment) => port.postMessage(message);
+
+for (const stream of ['stdout', 'stderr'] as const) {
+  const write = (
+    chunk: string | Uint8Array,
+    encodingOrCallback?: BufferEncoding | ((error?: Error | null) => void),
+    callback?: (error?: Error | null) => void,
+  ): boolean => {
+    const text =
+      typeof chunk === 'string'
+        ? chunk
+        : Buffer.from(chunk).toString(typeof encodingOrCallback === 'string' ? encodingOrCallback : 'utf8');
+    post({ type: 'output', stream, text });
+    (typeof encodingOrCallback === 'function' ? encodingOrCallback : callback)?.();
+    return true;
+  };
+  process[stream].write = write as typeof process.stdout.write;
+}
+
+// As in Lambda's Node.js runtime, an exception or rejection nobody handles fails the running
+// invocation and ends the environment (the parent terminates it; the next invocation starts cold).
+const crash = (error: RuntimeErrorResponse) => post({ type: 'crash', error });
+process.on('uncaughtException', (error) => crash(toRuntimeError(error)));
+process.on('unhandledRejection', (reason) => crash(unhandledRejectionError(reason)));
+
+// Listening before the init phase keeps the thread alive while the module loads, as Lambda's runtime
+// waits: a top-level await that never settles is an init timeout, not an exit.
+let handler: AsyncHandler;
+port.on('message', async ({ requestId, payload, deadline }: ToEnvironment) => {
+  const context = createLambdaContext({
+    functionName: data.functionName,
+    memoryLimitInMB: data.memoryLimitInMB,
+    region: data.region,
+    awsRequestId: requestId,
+    timeoutMs: deadline - Date.now(),
+  });
+  let result: unknown;
+  try {
+    result = await handler(JSON.parse(payload), context);
+  } catch (error) {
+    post({ type: 'error', requestId, error: toRuntimeError(error) });
+    return;
+  }
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(result);
+  } catch (error) {
+    // Lambda serialises the response to JSON; what does not survive that is a function error.
+    const { errorMessage } = toRuntimeError(error);
+    post({
+      type: 'error',
+      requestId,
+      error: {
+        errorType: 'Runtime.MarshalError',
+        errorMessage: `Unable to marshal response: ${errorMessage}`,
+        trace: [],
+      },
+    });
+    return;
+  }
+  post({ type: 'response', requestId, json: json ?? 'null' });
+});
+
+try {
+  handler = await loadHandler(data.handler, data.cwd);
+  post({ type: 'ready' });
+} catch (error) {
+  post({
+    type: 'init-error',
+    error:
+      error instanceof HandlerNotFoundError
+        ? { errorType: error.lambdaErrorType, errorMessage: error.message, trace: [] }
+        : toRuntimeError(error),
+  });
+}

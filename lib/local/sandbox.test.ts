@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest';
+import { createSandbox, type SandboxEvent, type SandboxOptions } from './sandbox.ts';
+
+const fixtures = 'test/fixtures/sandbox-handlers.ts';
+
+/** Runs `invocations` (event JSON texts) one after another through a fresh sandbox, then closes it. */
+async function run(options: Partial<SandboxOptions> & { handler: string }, ...events: unknown[]) {
+  const output: string[] = [];
+  const lifecycle: SandboxEvent[] = [];
+  const sandbox = createSandbox({
+    timeoutSeconds: 5,
+    onOutput: (text, stream) => output.push(`${stream}: ${text}`),
+    onEvent: (event) => lifecycle.push(event),
+    ...options,
+  });
+  const invocations = [];
+  try {
+    for (const [i, event] of events.entries()) {
+      const invocation = await sandbox.invoke(JSON.stringify(event), `request-${i}`);
+      invocations.push({ ...invocation, outputSoFar: [...output] });
+    }
+  } finally {
+    await sandbox.close();
+  }
+  return { invocations, output, lifecycle };
+}
+
+const response = (json: string) => ({ kind: 'response', json });
+
+describe('createSandbox', { timeout: 60_000 }, () => {
+  it('reuses a warm environment: module state survives, only the first invocation is a cold start', async () => {
+    const { invocations, lifecycle } = await run({ handler: `${fixtures}#counts` }, {}, {}, {});
+    const threads = invocations.map((i) => JSON.parse((i.result as { json: string }).json));
+    expect(threads.map((t) => t.invocations)).toEqual([1, 2, 3]);
+    expect(new Set(threads.map((t) => t.threadId)).size).toBe(1);
+    expect(invocations.map((i) => i.coldStart)).toEqual([true, false, false]);
+    expect(invocations[0]!.initDurationMs).toBeGreaterThan(0);
+    expect(invocations[1]!.initDurationMs).toBeUndefined();
+    expect(lifecycle).toEqual([
+      { type: 'init', environment: 1, durationMs: expect.any(Number), phase: 'init', status: 'success' },
+      { type: 'shutdown', environment: 1, reason: 'close' },
+    ]);
+  });
+
+  it('terminates a handler stuck past its timeout (Sandbox.Timedout); the next invocation starts cold', async () => {
+    const { invocations, lifecycle } = await run(
+      { handler: `${fixtures}#spins`, timeoutSeconds: 1 },
+      {},
+      { spin: true },
+      {},
+    );
+    expect(invocations.map((i) => i.result)).toEqual([
+      response(expect.stringContaining('"invocations":1')),
+      {
+        kind: 'function-error',
+        errorType: 'Sandbox.Timedout',
+        errorMessage: 'Task timed out after 1.00 seconds',
+        trace: [],
+      },
+      // A fresh environment: the module state is new.
+      response(expect.stringContaining('"invocations":1')),
+    ]);
+    expect(invocations.map((i) => i.coldStart)).toEqual([true, false, true]);
+    expect(lifecycle).toContainEqual({ type: 'shutdown', environment: 1, reason: 'Sandbox.Timedout' });
+  });
+
+  it('reports process.exit as Runtime.ExitError, after what the function printed, and starts afresh', async () => {
+    const { invocations } = await run({ handler: `${fixtures}#printsThenExits` }, {}, {});
+    expect(invocations[0]!.result).toEqual({
+      kind: 'function-error',
+      errorType: 'Runtime.ExitError',
+      errorMessage: 'RequestId: request-0 Error: Runtime exited with error: exit status 3',
+      trace: [],
+    });
+    expect(invocations[0]!.outputSoFar).toEqual(['stdout: about to exit\n']);
+    expect(invocations[1]!.coldStart).toBe(true);
+  });
+
+  it('delivers everything the function prints, in order, before its response', async () => {
+    const { invocations } = await run({ handler: `${fixtures}#printsToStdout` }, {});
+    expect(invocations[0]!.result).toEqual(response('{"batchItemFailures":[]}'));
+    expect(invocations[0]!.outputSoFar).toEqual([
+      'stdout: log line\n',
+      'stdout: direct stdout write\n',
+      'stderr: error line\n',
+    ]);
+  });
+
+  it.each([
+    [
+      'throwsNullPrototype',
+      {
+        errorType: 'handled',
+        errorMessage:
+          'callback called with Error argument, but there was a problem while retrieving one or more of its message, name, and stack',
+      },
+    ],
+    ['throwsString', { errorType: 'string', errorMessage: 'order o-9 rejected' }],
+    [
+      'rejectsNullPrototypeUnhandled',
+      {
+        errorType: 'Runtime.UnhandledPromiseRejection',
+        errorMessage: expect.stringContaining('callback called'),
+      },
+    ],
+    ['throwsAsynchronously', { errorType: 'RangeError', errorMessage: 'thrown from a timer' }],
+    ['circular', { errorType: 'Runtime.MarshalError', errorMessage: expect.stringContaining('circular') }],
+  ])('reports %s as Lambda does', async (name, expected) => {
+    const { invocations } = await run({ handler: `${fixtures}#${name}` }, {});
+    expect(invocations[0]!.result).toMatchObject({ kind: 'function-error', ...expected });
+  });
+
+  it('ends the environment after an exception or rejection nobody handled', async () => {
+    const { invocations, lifecycle } = await run({ handler: `${fixtures}#throwsAsynchronously` }, {}, {});
+    expect(invocations.map((i) => i.coldStart)).toEqual([true, true]);
+    expect(lifecycle).toContainEqual({ type: 'shutdown', environment: 1, reason: 'RangeError' });
+  });
+
+  it('bounds the init phase, retries it within the invocation, then times out (a never-settling top-level await)', async () => {
+    const { invocations, lifecycle } = await run(
+      { handler: 'test/fixtures/init-never-settles.ts', timeoutSeconds: 1, initTimeoutSeconds: 1 },
+      {},
+    );
+    expect(invocations[0]!.result).toMatchObject({
+      kind: 'function-error',
+      errorType: 'Sandbox.Timedout',
+      errorMessage: 'Task timed out after 1.00 seconds',
+    });
+    expect(lifecycle.filter((e) => e.type === 'init')).toEqual([
+      { type: 'init', environment: 1, durationMs: expect.any(Number), phase: 'init', status: 'timeout' },
+      { type: 'init', environment: 2, durationMs: expect.any(Number), phase: 'invoke', status: 'timeout' },
+    ]);
+    expect(invocations[0]!.initDurationMs).toBeGreaterThanOrEqual(2_000);
+  });
+
+  it.each([
+    ['test/fixtures/init-throws.ts', 'Runtime.ImportModuleError', /ORDERS_TABLE is not set/],
+    ['test/fixtures/missing.ts', 'Runtime.ImportModuleError', /Cannot import test\/fixtures\/missing\.ts/],
+    [`${fixtures}#nope`, 'Runtime.HandlerNotFound', /has no exported function "nope"/],
+  ])('fails the invocation when %s cannot load (%s)', async (handler, errorType, message) => {
+    const sandbox = createSandbox({ handler, timeoutSeconds: 5 });
+    try {
+      expect(await sandbox.prewarm()).toMatchObject({
+        errorType,
+        errorMessage: expect.stringMatching(message),
+      });
+      const { result } = await sandbox.invoke('{}', 'request-0');
+      expect(result).toMatchObject({ kind: 'function-error', errorType });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('gives the function its context and AWS_LAMBDA_* environment', async () => {
+    const { invocations } = await run(
+      {
+        handler: 'test/fixtures/handlers.ts#describe',
+        functionName: 'orders',
+        memoryLimitInMB: 512,
+        timeoutSeconds: 2,
+      },
+      { eventSource: 'aws:kafka' },
+    );
+    const seen = JSON.parse((invocations[0]!.result as { json: string }).json);
+    expect(seen).toEqual({
+      eventSource: 'aws:kafka',
+      functionName: 'orders',
+      memoryLimitInMB: '512',
+      remainingMs: expect.any(Number),
+      env: { name: 'orders', memory: '512' },
+    });
+    expect(seen.remainingMs).toBeLessThanOrEqual(2_000);
+  });
+
+  it('runs concurrent invocations in separate environments', async () => {
+    const sandbox = createSandbox({ handler: `${fixtures}#counts`, timeoutSeconds: 5 });
+    try {
+      const results = await Promise.all([sandbox.invoke('{}', 'a'), sandbox.invoke('{}', 'b')]);
+      const seen = results.map((r) => JSON.parse((r.result as { json: string }).json));
+      expect(seen.map((s) => s.invocations)).toEqual([1, 1]);
+      expect(seen[0].threadId).not.toBe(seen[1].threadId);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});

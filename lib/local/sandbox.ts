@@ -1,0 +1,408 @@
+import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import type { RuntimeErrorResponse } from './runtime-error.ts';
+import type { EnvironmentData, FromEnvironment, ToEnvironment } from './sandbox-protocol.ts';
+
+/**
+ * Lambda's limit on the init phase (loading the function's code), for on-demand functions. Past it,
+ * Lambda retries the init during the first invocation, within the function's timeout.
+ * See https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html#runtimes-lifecycle-ib
+ */
+export const INIT_TIMEOUT_SECONDS = 10;
+
+/**
+ * Options of {@link createSandbox}.
+ *
+ * @example
+ * ```ts
+ * const options: SandboxOptions = { handler: 'functions/orders/handler.ts#handler', timeoutSeconds: 30 };
+ * ```
+ */
+export interface SandboxOptions {
+  /** `path/to/module.ts[#export]` (export `handler` by default), relative to `cwd`. */
+  handler: string;
+  /** Directory the handler reference is resolved from (default the current directory). */
+  cwd?: string;
+  /** The function's timeout: past it the invocation fails with `Sandbox.Timedout` and its environment is ended. */
+  timeoutSeconds: number;
+  functionName?: string;
+  memoryLimitInMB?: number;
+  region?: string;
+  /** Limit of the init phase (default {@link INIT_TIMEOUT_SECONDS}, Lambda's). */
+  initTimeoutSeconds?: number;
+  /** Extra environment variables of the function (the `AWS_LAMBDA_FUNCTION_*` ones are set already). */
+  env?: Record<string, string>;
+  /**
+   * Where the function's output goes (its `console.*` and direct writes), in order, each piece before
+   * the result of the invocation that printed it. Default: the same stream of this process.
+   */
+  onOutput?: (text: string, stream: 'stdout' | 'stderr') => void;
+  /** Cold starts and environments ended, for displays. */
+  onEvent?: (event: SandboxEvent) => void;
+}
+
+/**
+ * A lifecycle event of the sandbox's execution environments (numbered from 1).
+ *
+ * @example
+ * ```ts
+ * onEvent: (event) => { if (event.type === 'init') console.error(`cold start: init ${event.durationMs} ms`); }
+ * ```
+ */
+export type SandboxEvent =
+  | {
+      type: 'init';
+      environment: number;
+      durationMs: number;
+      /** `init`: the init phase proper; `invoke`: the retry within an invocation after an init timeout. */
+      phase: 'init' | 'invoke';
+      status: 'success' | 'error' | 'timeout';
+    }
+  | {
+      type: 'shutdown';
+      environment: number;
+      /** Why the environment ended: the error type that ended it, or `close`. */
+      reason: string;
+    };
+
+/**
+ * What one invocation gave: the response's JSON text, or a function error as Lambda reports it.
+ *
+ * @example
+ * ```ts
+ * if (result.kind === 'response') JSON.parse(result.json);
+ * ```
+ */
+export type SandboxResult =
+  | { kind: 'response'; json: string }
+  | ({ kind: 'function-error' } & RuntimeErrorResponse);
+
+/**
+ * One invocation's result, and whether it started a new environment (a cold start) and how long its
+ * init phase took.
+ *
+ * @example
+ * ```ts
+ * const { result, coldStart, initDurationMs } = await sandbox.invoke(payload, requestId);
+ * ```
+ */
+export interface SandboxInvocation {
+  result: SandboxResult;
+  coldStart: boolean;
+  /** Init phase duration (both attempts after an init timeout), on cold starts. */
+  initDurationMs?: number;
+  /** From the handler's start (after any init) to its result. */
+  durationMs: number;
+}
+
+/**
+ * Runs a handler module the way Lambda does: in isolated execution environments (worker threads),
+ * one invocation at a time each, reused while warm (module state survives between invocations), a new
+ * one started when all are busy. An environment is ended on a timeout (`Sandbox.Timedout`), on
+ * `process.exit` (`Runtime.ExitError`), on an exception or rejection nobody handled, and the next
+ * invocation starts a fresh one (a cold start), whose init phase is bounded like Lambda's.
+ *
+ * @example
+ * ```ts
+ * const sandbox = createSandbox({ handler: 'functions/orders/handler.ts', timeoutSeconds: 30 });
+ * const { result } = await sandbox.invoke(JSON.stringify(event), randomUUID());
+ * await sandbox.close();
+ * ```
+ */
+export interface Sandbox {
+  /** Invokes the function with the event's JSON text. Never rejects: every failure is a function error. */
+  invoke(payload: string, requestId: string): Promise<SandboxInvocation>;
+  /**
+   * Starts one environment ahead of the first invocation (as provisioned concurrency would), so that
+   * a module that cannot load is known before any record is read. Resolves to the init error, if any.
+   */
+  prewarm(): Promise<RuntimeErrorResponse | undefined>;
+  /** Ends every environment; invocations still running fail with `Runtime.ExitError`. */
+  close(): Promise<void>;
+}
+
+type InitOutcome =
+  | { status: 'success' }
+  | { status: 'error'; error: RuntimeErrorResponse }
+  | { status: 'timeout' };
+
+/** One execution environment: a worker thread running lib/local/sandbox-worker.ts. */
+class Environment {
+  readonly id: number;
+  readonly #worker: Worker;
+  readonly #ready: Promise<InitOutcome>;
+  #settleInit: (outcome: InitOutcome) => void = () => {};
+  #current?: { requestId: string; settle: (result: SandboxResult) => void };
+  #ended = false;
+  /** Set when the environment ended by itself (exit, crash): the error that ended it. */
+  #endedBy?: RuntimeErrorResponse;
+
+  constructor(
+    id: number,
+    data: EnvironmentData,
+    env: NodeJS.ProcessEnv,
+    onOutput: SandboxOptions['onOutput'],
+  ) {
+    this.id = id;
+    this.#ready = new Promise((resolve) => {
+      this.#settleInit = resolve;
+    });
+    this.#worker = new Worker(new URL('./sandbox-worker.ts', import.meta.url), { workerData: data, env });
+    // An idle environment never keeps the process alive; a running invocation's timer does.
+    this.#worker.unref();
+    this.#worker.on('message', (message: FromEnvironment) => {
+      switch (message.type) {
+        case 'output':
+          onOutput?.(message.text, message.stream);
+          return;
+        case 'ready':
+          this.#settleInit({ status: 'success' });
+          return;
+        case 'init-error':
+          this.#settleInit({ status: 'error', error: message.error });
+          return;
+        case 'response':
+          if (this.#current?.requestId === message.requestId)
+            this.#settle({ kind: 'response', json: message.json });
+          return;
+        case 'error':
+          if (this.#current?.requestId === message.requestId)
+            this.#settle({ kind: 'function-error', ...message.error });
+          return;
+        case 'crash':
+          this.#fail(message.error);
+          return;
+      }
+    });
+    this.#worker.on('error', (error) => {
+      this.#fail({
+        errorType: 'Runtime.ExitError',
+        errorMessage: `Runtime exited with error: ${error.message}`,
+        trace: [],
+      });
+    });
+    this.#worker.on('exit', (code) => {
+      this.#fail({
+        errorType: 'Runtime.ExitError',
+        errorMessage: `Runtime exited with error: exit status ${code}`,
+        trace: [],
+      });
+    });
+  }
+
+  /** Whether the environment is ending or ended: it takes no more invocations. */
+  get ended(): boolean {
+    return this.#ended || this.#endedBy !== undefined;
+  }
+
+  /** Waits for the init phase, at most `limitMs`; a timeout ends the environment. */
+  async init(limitMs: number): Promise<InitOutcome> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<InitOutcome>((resolve) => {
+      timer = setTimeout(() => resolve({ status: 'timeout' }), limitMs);
+    });
+    try {
+      const outcome = await Promise.race([this.#ready, timedOut]);
+      if (outcome.status !== 'success') void this.end();
+      return outcome;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Runs one invocation; past `deadline` (epoch ms) the environment is ended with `Sandbox.Timedout`. */
+  run(message: ToEnvironment, timeoutSeconds: number): Promise<SandboxResult> {
+    if (this.#endedBy) {
+      // It ended while idle (a timer's exception, a late process.exit): the invocation fails as in Lambda.
+      return Promise.resolve({
+        kind: 'function-error',
+        ...this.#requestError(this.#endedBy, message.requestId),
+      });
+    }
+    return new Promise<SandboxResult>((resolve) => {
+      const timer = setTimeout(
+        () => {
+          settle({
+            kind: 'function-error',
+            errorType: 'Sandbox.Timedout',
+            errorMessage: `Task timed out after ${timeoutSeconds.toFixed(2)} seconds`,
+            trace: [],
+          });
+          void this.end();
+        },
+        Math.max(0, message.deadline - Date.now()),
+      );
+      const settle = (result: SandboxResult) => {
+        clearTimeout(timer);
+        this.#current = undefined;
+        resolve(result);
+      };
+      this.#current = { requestId: message.requestId, settle };
+      this.#worker.postMessage(message);
+    });
+  }
+
+  end(): Promise<number> {
+    this.#ended = true;
+    return this.#worker.terminate();
+  }
+
+  #settle(result: SandboxResult): void {
+    this.#current?.settle(result);
+  }
+
+  /**
+   * The environment ended (exit, crash, or our own terminate): the running invocation, if still
+   * waiting, fails with that error.
+   */
+  #fail(error: RuntimeErrorResponse): void {
+    if (this.#endedBy) return;
+    this.#endedBy = error;
+    this.#settleInit({ status: 'error', error });
+    const current = this.#current;
+    if (current) current.settle({ kind: 'function-error', ...this.#requestError(error, current.requestId) });
+    if (!this.#ended) void this.end();
+  }
+
+  /** Lambda prefixes the runtime's own errors with the request id. */
+  #requestError(error: RuntimeErrorResponse, requestId: string): RuntimeErrorResponse {
+    return error.errorType === 'Runtime.ExitError'
+      ? { ...error, errorMessage: `RequestId: ${requestId} Error: ${error.errorMessage}` }
+      : error;
+  }
+}
+
+/**
+ * Creates a {@link Sandbox} for a handler module. No environment starts before the first invocation
+ * (or {@link Sandbox.prewarm}).
+ *
+ * @example
+ * ```ts
+ * const sandbox = createSandbox({ handler: 'functions/orders/handler.ts', timeoutSeconds: 30, functionName: 'orders' });
+ * ```
+ */
+export function createSandbox(options: SandboxOptions): Sandbox {
+  const functionName = options.functionName ?? 'local-function';
+  const memoryLimitInMB = options.memoryLimitInMB ?? 1024;
+  const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
+  const timeoutMs = options.timeoutSeconds * 1000;
+  const initLimitMs = (options.initTimeoutSeconds ?? INIT_TIMEOUT_SECONDS) * 1000;
+  const onOutput =
+    options.onOutput ?? ((text: string, stream: 'stdout' | 'stderr') => process[stream].write(text));
+  const data: EnvironmentData = {
+    handler: options.handler,
+    cwd: options.cwd ?? process.cwd(),
+    functionName,
+    memoryLimitInMB,
+    region,
+  };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...options.env,
+    AWS_LAMBDA_FUNCTION_NAME: functionName,
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(memoryLimitInMB),
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_REGION: region,
+  };
+  /** Warm environments, the most recently used last (reused first, as the warmest). */
+  const idle: Environment[] = [];
+  const all = new Set<Environment>();
+  let started = 0;
+  let closed = false;
+
+  const spawn = () => {
+    const environment = new Environment(++started, data, env, onOutput);
+    all.add(environment);
+    return environment;
+  };
+  const retire = (environment: Environment, reason: string) => {
+    all.delete(environment);
+    options.onEvent?.({ type: 'shutdown', environment: environment.id, reason });
+  };
+  const initialise = async (environment: Environment, limitMs: number, phase: 'init' | 'invoke') => {
+    const began = performance.now();
+    const outcome = await environment.init(limitMs);
+    const durationMs = performance.now() - began;
+    options.onEvent?.({
+      type: 'init',
+      environment: environment.id,
+      durationMs,
+      phase,
+      status: outcome.status,
+    });
+    if (outcome.status !== 'success')
+      retire(environment, outcome.status === 'timeout' ? 'Sandbox.Timedout' : outcome.error.errorType);
+    return { outcome, durationMs };
+  };
+
+  return {
+    async invoke(payload, requestId) {
+      if (closed) throw new Error('the sandbox is closed');
+      let environment = idle.pop();
+      let initDurationMs: number | undefined;
+      let deadline: number | undefined;
+      const coldStart = environment === undefined;
+      if (!environment) {
+        environment = spawn();
+        let init = await initialise(environment, initLimitMs, 'init');
+        initDurationMs = init.durationMs;
+        if (init.outcome.status === 'timeout') {
+          // Lambda retries the init within the invocation, and the function's timeout covers both.
+          deadline = Date.now() + timeoutMs;
+          environment = spawn();
+          init = await initialise(environment, timeoutMs, 'invoke');
+          initDurationMs += init.durationMs;
+        }
+        if (init.outcome.status !== 'success') {
+          const result: SandboxResult =
+            init.outcome.status === 'timeout'
+              ? {
+                  kind: 'function-error',
+                  errorType: 'Sandbox.Timedout',
+                  errorMessage: `Task timed out after ${options.timeoutSeconds.toFixed(2)} seconds`,
+                  trace: [],
+                }
+              : { kind: 'function-error', ...init.outcome.error };
+          return { result, coldStart, initDurationMs, durationMs: 0 };
+        }
+      }
+      const began = performance.now();
+      const result = await environment.run(
+        { requestId, payload, deadline: deadline ?? Date.now() + timeoutMs },
+        options.timeoutSeconds,
+      );
+      const durationMs = performance.now() - began;
+      if (environment.ended)
+        retire(environment, result.kind === 'function-error' ? result.errorType : 'ended');
+      else if (closed) void environment.end();
+      else idle.push(environment);
+      return { result, coldStart, ...(initDurationMs === undefined ? {} : { initDurationMs }), durationMs };
+    },
+
+    async prewarm() {
+      const environment = spawn();
+      const { outcome } = await initialise(environment, initLimitMs, 'init');
+      if (outcome.status === 'success') {
+        idle.push(environment);
+        return undefined;
+      }
+      return outcome.status === 'error'
+        ? outcome.error
+        : {
+            errorType: 'Sandbox.Timedout',
+            errorMessage: `the init phase outlived its ${initLimitMs / 1000} s limit`,
+            trace: [],
+          };
+    },
+
+    async close() {
+      closed = true;
+      idle.length = 0;
+      const ending = [...all];
+      all.clear();
+      await Promise.all(ending.map((environment) => environment.end()));
+      for (const environment of ending)
+        options.onEvent?.({ type: 'shutdown', environment: environment.id, reason: 'close' });
+    },
+  };
+}
