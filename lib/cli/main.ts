@@ -5,6 +5,7 @@ import { registerDevCommand } from './commands/dev.ts';
 import { registerEventCommand } from './commands/event.ts';
 import { registerInvokeCommand } from './commands/invoke.ts';
 import { registerReplayCommand } from './commands/replay.ts';
+import { exitWithUsageCode } from './usage.ts';
 import { silenceKafkajsTimerWarning } from './warnings.ts';
 
 silenceKafkajsTimerWarning();
@@ -12,7 +13,8 @@ silenceKafkajsTimerWarning();
 const program = new Command('kafka-lambda')
   .description('Kafka-triggered AWS Lambda toolkit: test, run locally, replay')
   .showHelpAfterError()
-  .exitOverride();
+  // Inherited by every command registered below: an unknown command or option exits 2 like any usage error.
+  .exitOverride(exitWithUsageCode);
 
 registerBrokerCommand(program);
 registerDemoCommand(program);
