@@ -1,11 +1,16 @@
+import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // Two projects: unit tests never wait for a broker; integration tests (*.int.test.ts) share one real
 // Apache Kafka broker that test/global-setup.ts starts once per run.
+// `kafka-lambda-source` (package.json exports): `kafka-lambda/*` imports resolve to the TypeScript sources.
+const resolve = { conditions: ['kafka-lambda-source', ...defaultServerConditions] };
+
 export default defineConfig({
   test: {
     projects: [
       {
+        ssr: { resolve },
         test: {
           name: 'unit',
           include: ['{lib,functions,infra,test}/**/*.test.ts'],
@@ -14,6 +19,7 @@ export default defineConfig({
         },
       },
       {
+        ssr: { resolve },
         test: {
           name: 'integration',
           include: ['{lib,functions,infra,test}/**/*.int.test.ts'],

@@ -2,6 +2,13 @@ import { type BundlingOptions, OutputFormat, SourceMapMode } from 'aws-cdk-lib/a
 import type { BuildOptions } from 'esbuild';
 
 /**
+ * In this repository the constructs run from their `.ts` sources, and the functions they bundle import
+ * `kafka-lambda` from the sources too (the `kafka-lambda-source` export condition of package.json). An
+ * installed package runs from dist/ and its users' functions bundle the built modules.
+ */
+const exportConditions = import.meta.url.endsWith('.ts') ? ['kafka-lambda-source'] : [];
+
+/**
  * The esbuild settings every function of this project ships with, in one place so that the CDK bundling
  * ({@link lambdaBundling}) and the bundle benchmark build byte-identical output.
  *
@@ -26,6 +33,7 @@ export const esbuildSettings = {
   sourcemap: 'linked',
   sourcesContent: false,
   mainFields: ['module', 'main'],
+  conditions: exportConditions,
   banner: { js: "import{createRequire}from'node:module';const require=createRequire(import.meta.url);" },
   external: [],
 } satisfies BuildOptions;
@@ -47,6 +55,7 @@ export function lambdaBundling(): BundlingOptions {
     mainFields: [...esbuildSettings.mainFields],
     banner: esbuildSettings.banner.js,
     externalModules: [...esbuildSettings.external],
+    ...(exportConditions.length > 0 && { esbuildArgs: { '--conditions': exportConditions.join(',') } }),
     forceDockerBundling: false,
   };
 }

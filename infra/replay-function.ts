@@ -8,6 +8,7 @@ import { lambdaBundling } from './bundling.ts';
 import { mappingControlStatement, mskReplayStatements, networkInterfaceStatements } from './iam.ts';
 import { type KafkaSource, sourceSecret } from './kafka-source.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
+import { packagedReplayHandler } from './packaged-replay-handler.ts';
 
 /**
  * A replay function that could not reach its cluster, or whose allow-list is empty.
@@ -39,9 +40,12 @@ export interface ReplayTarget {
  * const props: KafkaReplayFunctionProps = { entry: 'functions/replay/handler.ts', source, target: consumer };
  */
 export interface KafkaReplayFunctionProps {
-  /** The replay handler's source file (e.g. `functions/replay/handler.ts`). */
-  readonly entry: string;
-  /** @default 'handler' */
+  /**
+   * The replay handler's source file, bundled with esbuild.
+   * @default the replay handler shipped in this package, already bundled (no esbuild or Docker needed)
+   */
+  readonly entry?: string;
+  /** The export of `entry` Lambda calls. @default 'handler' */
   readonly handler?: string;
   readonly source: KafkaSource;
   readonly target: ReplayTarget;
@@ -109,8 +113,9 @@ export class KafkaReplayFunction extends Construct {
         securityGroups: [...network.securityGroups],
       }),
       ...functionOverrides,
-      entry: props.entry,
-      handler: props.handler ?? 'handler',
+      ...(props.entry === undefined
+        ? packagedReplayHandler()
+        : { entry: props.entry, handler: props.handler ?? 'handler' }),
       environment: {
         // Rare, operator-driven runs of minutes: readable stack traces are worth the ~0.1 s of cold start.
         NODE_OPTIONS: '--enable-source-maps',

@@ -108,3 +108,54 @@ export interface KafkaBatchResponse {
 export function partitionKey(topic: string, partition: number): string {
   return `${topic}-${partition}`;
 }
+
+/**
+ * The invocation context Lambda's Node.js runtime passes a handler, as this package's public types use it:
+ * the same shape as `Context` in `@types/aws-lambda` (either is assignable to the other), declared here so
+ * that a user's types resolve without that package.
+ *
+ * @example
+ * ```ts
+ * const remainingMs = (context: LambdaContext) => context.getRemainingTimeInMillis();
+ * ```
+ */
+export interface LambdaContext {
+  callbackWaitsForEmptyEventLoop: boolean;
+  functionName: string;
+  functionVersion: string;
+  invokedFunctionArn: string;
+  memoryLimitInMB: string;
+  awsRequestId: string;
+  logGroupName: string;
+  logStreamName: string;
+  identity?: { cognitoIdentityId: string; cognitoIdentityPoolId: string } | undefined;
+  clientContext?: LambdaClientContext | undefined;
+  tenantId?: string | undefined;
+  getRemainingTimeInMillis(): number;
+  /** @deprecated Return a promise instead (the runtime's legacy callback API). */
+  done(error?: Error, result?: unknown): void;
+  /** @deprecated Reject a promise instead (the runtime's legacy callback API). */
+  fail(error: Error | string): void;
+  /** @deprecated Resolve a promise instead (the runtime's legacy callback API). */
+  succeed(messageOrObject: unknown, object?: unknown): void;
+}
+
+/**
+ * The mobile SDK client context of {@link LambdaContext} (absent for Kafka-triggered invocations).
+ *
+ * @example
+ * ```ts
+ * const platform = (context: LambdaContext) => context.clientContext?.env.platform;
+ * ```
+ */
+export interface LambdaClientContext {
+  client: {
+    installationId: string;
+    appTitle: string;
+    appVersionName: string;
+    appVersionCode: string;
+    appPackageName: string;
+  };
+  custom?: unknown;
+  env: { platformVersion: string; platform: string; make: string; model: string; locale: string };
+}

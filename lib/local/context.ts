@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Context } from 'aws-lambda';
+import type { LambdaContext as Context } from '../kafka-event/types.ts';
 
 /** Options of {@link createLambdaContext}. */
 export interface LambdaContextOptions {

@@ -5,7 +5,7 @@ import { toRuntimeError } from './runtime-error.ts';
 /** A Lambda handler in its async form. */
 export type AsyncHandler<TEvent = unknown, TResult = unknown> = (
   event: TEvent,
-  context: import('aws-lambda').Context,
+  context: import('../kafka-event/types.ts').LambdaContext,
 ) => Promise<TResult>;
 
 /**

@@ -3,7 +3,7 @@
  * touch.
  */
 
-export type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
+export type { KafkaBatchResponse, KafkaEvent, LambdaContext } from '../kafka-event/types.ts';
 export {
   KafkaBatchFailedError,
   KafkaBatchOptionsError,

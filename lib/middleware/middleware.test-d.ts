@@ -13,6 +13,7 @@ import {
   type KafkaPoisonRecordError,
   type KafkaRecord,
   kafkaBatch,
+  type LambdaContext,
 } from './index.ts';
 
 describe('kafkaBatch types', () => {
@@ -54,7 +55,11 @@ describe('kafkaBatch types', () => {
         expectTypeOf(record.timestamp).toEqualTypeOf<Date>();
         expectTypeOf(record.offset).toEqualTypeOf<number>();
         expectTypeOf(batch.signal).toEqualTypeOf<AbortSignal>();
-        expectTypeOf(batch.context).toEqualTypeOf<Context>();
+        expectTypeOf(batch.context).toEqualTypeOf<LambdaContext>();
+        // The package's own context type, so that its public types resolve without @types/aws-lambda,
+        // is interchangeable with the one Middy users already have.
+        expectTypeOf<LambdaContext>().toExtend<Context>();
+        expectTypeOf<Context>().toExtend<LambdaContext>();
       },
     });
   });

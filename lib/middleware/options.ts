@@ -1,5 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { Context } from 'aws-lambda';
+import type { LambdaContext as Context } from '../kafka-event/types.ts';
 import type { KafkaPoisonRecordError } from './errors.ts';
 import type { KafkaBatchLogger, KafkaBatchMetrics } from './log.ts';
 import type { KafkaRecord } from './record.ts';

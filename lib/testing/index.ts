@@ -10,6 +10,7 @@
  * expect(failedOffsets(await invokeHandler(handler, event), event)).toEqual({ 'orders-0': [1] });
  * ```
  */
+export type { LambdaContext } from '../kafka-event/types.ts';
 export { createLambdaContext, type LambdaContextOptions } from '../local/context.ts';
 export { failedOffsets, InvalidBatchResponseError } from './batch-response.ts';
 export {

@@ -1,4 +1,4 @@
-import type { Context } from 'aws-lambda';
+import type { LambdaContext as Context } from '../kafka-event/types.ts';
 import { createLambdaContext, type LambdaContextOptions } from '../local/context.ts';
 
 /**

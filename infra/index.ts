@@ -1,0 +1,42 @@
+/**
+ * `kafka-lambda/cdk`: the CDK constructs for a Kafka-triggered function and its replay function, and the
+ * types a stack needs to describe the cluster. Only these are public; the IAM, bundling and ARN helpers
+ * behind them are not. Needs the `aws-cdk-lib` and `constructs` peer dependencies.
+ *
+ * @example
+ * ```ts
+ * import { KafkaConsumerFunction, KafkaReplayFunction, type KafkaSource } from 'kafka-lambda/cdk';
+ *
+ * const source: KafkaSource = { kind: 'msk', clusterArn, auth: { type: 'iam' }, network };
+ * const consumer = new KafkaConsumerFunction(stack, 'Orders', {
+ *   entry: 'src/handler.ts',
+ *   source,
+ *   topic: 'orders',
+ *   consumerGroupId: 'orders-consumer',
+ * });
+ * new KafkaReplayFunction(stack, 'OrdersReplay', { source, target: consumer });
+ * ```
+ *
+ * @packageDocumentation
+ */
+
+export {
+  type FailureDestination,
+  KafkaConsumerConfigError,
+  KafkaConsumerFunction,
+  type KafkaConsumerFunctionProps,
+} from './kafka-consumer-function.ts';
+export {
+  importKafkaNetwork,
+  type KafkaNetwork,
+  type KafkaSource,
+  type MskSource,
+  type SelfManagedAuth,
+  type SelfManagedSource,
+} from './kafka-source.ts';
+export {
+  KafkaReplayConfigError,
+  KafkaReplayFunction,
+  type KafkaReplayFunctionProps,
+  type ReplayTarget,
+} from './replay-function.ts';
