@@ -119,6 +119,29 @@ describe('KafkaRecord', () => {
     }
   });
 
+  it('refuses key, value or header text that is not base64 instead of decoding garbage bytes', () => {
+    const raw = encodeEventRecord({ ...base, key: 'k', value: '{"id":7}' });
+    for (const text of [
+      '!!!not base64$$$',
+      `${raw.value}garbage`,
+      'eyJpZCI6N30',
+      'eyJp ZCI6N30=',
+      '-_-_',
+      'a===',
+    ]) {
+      const value = decodeError(() => make({ ...raw, value: text }).value);
+      expect([value.field, value.message]).toEqual([
+        'value',
+        'order-events-3@1041: value is not a base64 string',
+      ]);
+      expect(decodeError(() => make({ ...raw, key: text }).key).field).toBe('key');
+      expect(decodeError(() => make({ ...raw, value: text }).json()).field).toBe('value');
+      const headers = [{ h: text }] as unknown as KafkaEventRecord['headers'];
+      expect(decodeError(() => make({ ...raw, headers }).headers).field).toBe('headers');
+    }
+    expect(make({ ...raw, value: '' }).value).toEqual(Buffer.alloc(0));
+  });
+
   it('serialises to its position only', () => {
     const record = build({ key: 'customer-7', value: '{"secret":true}', headers: [['h', 'x']] });
     expect(JSON.parse(JSON.stringify(record))).toEqual({ topic: 'order-events', partition: 3, offset: 1041 });

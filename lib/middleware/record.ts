@@ -1,3 +1,4 @@
+import { decodeBase64, decodeHeaderValue } from '../kafka-event/rules.ts';
 import type { KafkaEventHeader, KafkaEventRecord, KafkaSchemaMetadata } from '../kafka-event/types.ts';
 import { KafkaRecordDecodeError } from './errors.ts';
 
@@ -172,9 +173,10 @@ export class KafkaRecord<TValue = unknown, TKey = string | null> {
   }
 
   #decode(field: 'key' | 'value', encoded: unknown): Buffer | null | undefined {
-    if (typeof encoded === 'string') return Buffer.from(encoded, 'base64');
     if (encoded === null || encoded === undefined) return encoded;
-    throw new KafkaRecordDecodeError(this, field, 'is not a base64 string');
+    const bytes = typeof encoded === 'string' ? decodeBase64(encoded) : undefined;
+    if (bytes === undefined) throw new KafkaRecordDecodeError(this, field, 'is not a base64 string');
+    return bytes;
   }
 
   #decodeHeaders(): KafkaHeader[] {
@@ -193,16 +195,9 @@ export class KafkaRecord<TValue = unknown, TKey = string | null> {
   }
 
   #headerBytes(bytes: unknown): Buffer {
-    // Lambda sends signed bytes (-128..127); Buffer.from masks them to 0..255.
-    if (Array.isArray(bytes)) {
-      for (const byte of bytes) {
-        if (!Number.isInteger(byte) || byte < -128 || byte > 255)
-          throw new KafkaRecordDecodeError(this, 'headers', 'has a value that is not a byte array');
-      }
-      return Buffer.from(bytes as number[]);
-    }
-    // Some serialisers (one AWS Java fixture) write a header value as base64 text.
-    if (typeof bytes === 'string') return Buffer.from(bytes, 'base64');
-    throw new KafkaRecordDecodeError(this, 'headers', 'has a value that is not a byte array');
+    const decoded = decodeHeaderValue(bytes);
+    if (decoded === undefined)
+      throw new KafkaRecordDecodeError(this, 'headers', 'has a value that is not a byte array');
+    return decoded;
   }
 }

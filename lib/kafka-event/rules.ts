@@ -1,0 +1,126 @@
+/**
+ * The rules a Kafka event's fields follow, in one place: `parseKafkaEvent` (what the middleware
+ * accepts), `KafkaRecord` (how a record's bytes decode) and `validateKafkaEvent` (the test helper and
+ * `kafka-lambda invoke`) all apply these, so that they never disagree about an event.
+ */
+
+/** Every `eventSource` a Kafka trigger's event carries. */
+export const KAFKA_EVENT_SOURCES: ReadonlySet<string> = new Set([
+  'aws:kafka',
+  'SelfManagedKafka',
+  'aws:SelfManagedKafka',
+]);
+
+/**
+ * Lambda's limit on a synchronous invocation's payload, which the Kafka trigger's batches respect:
+ * an event above it cannot come from Lambda.
+ * https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html
+ */
+export const LAMBDA_PAYLOAD_LIMIT_BYTES = 6 * 1024 * 1024;
+
+const DIGITS = /^\d+$/;
+
+/**
+ * A record's `partition` or `offset` as a number: a non-negative integer, given as a number or as a
+ * digit string (some old samples write `"0"`), up to 2^53 − 1. Returns `undefined` for anything else;
+ * {@link positionProblem} says why.
+ *
+ * Kafka offsets are 64-bit, but a JSON number above 2^53 − 1 has already lost its exact value when
+ * parsed in JavaScript: reporting it would name a neighbouring offset, so such an offset is refused
+ * rather than rounded.
+ *
+ * @example
+ * ```ts
+ * readPosition(1042); // 1042
+ * readPosition('3'); // 3
+ * readPosition(2 ** 53); // undefined
+ * ```
+ */
+export function readPosition(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+  if (typeof value === 'string' && DIGITS.test(value)) {
+    const number = Number(value);
+    if (Number.isSafeInteger(number)) return number;
+  }
+  return undefined;
+}
+
+/**
+ * Why {@link readPosition} refused a value, for an error message (never quoting a long string).
+ *
+ * @example
+ * ```ts
+ * positionProblem(-1); // 'is -1, expected a non-negative integer'
+ * ```
+ */
+export function positionProblem(value: unknown): string {
+  const tooLarge =
+    (typeof value === 'number' && Number.isInteger(value) && value > Number.MAX_SAFE_INTEGER) ||
+    (typeof value === 'string' && DIGITS.test(value));
+  if (tooLarge)
+    return `is ${describeValue(value)}, above 2^53 − 1: a JavaScript number cannot hold it exactly, so the record could not be reported by its offset`;
+  return `is ${describeValue(value)}, expected a non-negative integer`;
+}
+
+// Canonical base64 (RFC 4648 §4) with padding, as Lambda writes keys and values: the length is a
+// multiple of 4 and `=` appears only at the end.
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * Whether `text` is base64 as Lambda writes keys and values: the standard alphabet, padded.
+ *
+ * @example
+ * ```ts
+ * isBase64('eyJpZCI6N30='); // true
+ * isBase64('!!!not base64$$$'); // false
+ * ```
+ */
+export function isBase64(text: string): boolean {
+  return text.length % 4 === 0 && BASE64.test(text);
+}
+
+/**
+ * The bytes of a base64 key or value, or `undefined` when `text` is not base64 by {@link isBase64}
+ * (Node's own decoder would skip what it does not understand and return garbage bytes).
+ *
+ * @example
+ * ```ts
+ * decodeBase64('aGk=')?.toString(); // 'hi'
+ * ```
+ */
+export function decodeBase64(text: string): Buffer | undefined {
+  return isBase64(text) ? Buffer.from(text, 'base64') : undefined;
+}
+
+/**
+ * The bytes of one header value, or `undefined` when it is not one. Lambda sends an array of signed
+ * bytes (−128..127); unsigned bytes (128..255, from hand-written events) mean the same byte. A base64
+ * string, as one AWS Java fixture shows, is accepted too.
+ *
+ * @example
+ * ```ts
+ * decodeHeaderValue([-34, -83])?.toString('hex'); // 'dead'
+ * ```
+ */
+export function decodeHeaderValue(value: unknown): Buffer | undefined {
+  if (Array.isArray(value)) {
+    for (const byte of value) if (!Number.isInteger(byte) || byte < -128 || byte > 255) return undefined;
+    return Buffer.from(value as number[]);
+  }
+  return typeof value === 'string' ? decodeBase64(value) : undefined;
+}
+
+/**
+ * A short, payload-free description of a bad value for an error message.
+ *
+ * @example
+ * ```ts
+ * describeValue(undefined); // 'missing'
+ * ```
+ */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (typeof value === 'string') return value.length > 40 ? 'a long string' : JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
