@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodeEventRecord } from '../kafka-event/encode.ts';
-import { KafkaEventError } from './errors.ts';
-import { parseKafkaEvent } from './event.ts';
+import { encodeEventRecord } from './encode.ts';
+import { KafkaEventError, parseKafkaEvent } from './parse.ts';
 
 const record = (topic: string, partition: number, offset: number, timestamp = 1_764_400_000_000) =>
   encodeEventRecord({ topic, partition, offset, timestamp, value: 'v' });

@@ -1,5 +1,59 @@
-import type { KafkaEventRecord } from '../kafka-event/types.ts';
-import { KafkaEventError } from './errors.ts';
+import { describeValue, KAFKA_EVENT_SOURCES, positionProblem, readPosition } from './rules.ts';
+import type { KafkaEventRecord } from './types.ts';
+
+/**
+ * The invocation's payload is not a Kafka event, or a record lacks what identifies it (topic,
+ * partition, offset). Such a record cannot be reported by offset, so the middleware throws this and
+ * Lambda retries the whole batch.
+ *
+ * @example
+ * ```ts
+ * try { await handler(event, context); } catch (error) {
+ *   if (error instanceof KafkaEventError) console.error(error.field); // 'records["orders-0"][3].offset'
+ * }
+ * ```
+ */
+export class KafkaEventError extends Error {
+  override readonly name = 'KafkaEventError';
+  /** Path of the offending field in the event, e.g. `records["orders-0"][3].offset`. */
+  readonly field: string;
+
+  constructor(field: string, problem: string) {
+    super(`Invalid Kafka event: ${field} ${problem}`);
+    this.field = field;
+  }
+}
+
+/**
+ * One problem found in an event: where (a path such as `records["orders-0"][2].offset`) and what.
+ *
+ * @example
+ * ```ts
+ * const issue: EventIssue = { path: 'records["orders-0"][2].offset', message: 'is -1, expected a non-negative integer' };
+ * ```
+ */
+export interface EventIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * Something Lambda never sends but that is processed safely, found while parsing:
+ * - `repeatedOffset`: a partition repeats an offset (public sample events do). Its records run in
+ *   event order; a reported offset appears once in the response, and Lambda resumes from it.
+ * - `offsetOrder`: a partition's offsets go down. Its records run in offset order.
+ * Noted once per partition and kind.
+ *
+ * @example
+ * ```ts
+ * const warning: EventWarning = { kind: 'repeatedOffset', partition: 'mytopic-0', path: 'records["mytopic-0"][1].offset', message: '…' };
+ * ```
+ */
+export interface EventWarning extends EventIssue {
+  kind: 'repeatedOffset' | 'offsetOrder';
+  /** `"<topic>-<partition>"` of the records concerned. */
+  partition: string;
+}
 
 /**
  * The records of one topic-partition, in offset order, as they are in the event (decoding waits
@@ -20,56 +74,100 @@ export interface ParsedKafkaEvent {
   readonly recordCount: number;
   /** Smallest record timestamp (epoch ms), `NaN` if no record has one. */
   readonly oldestTimestamp: number;
+  /** What the event does that Lambda never does; empty for every event Lambda sends. */
+  readonly warnings: EventWarning[];
 }
-
-const SOURCES = new Set(['aws:kafka', 'SelfManagedKafka', 'aws:SelfManagedKafka']);
-const DIGITS = /^\d+$/;
 
 /**
  * Checks that `event` is a Kafka event whose records all say where they are (topic, partition,
  * offset) and groups the records by the partition their own fields name (not the map key). Partition
- * and offset given as digit strings are normalised to numbers. Key, value and headers are not
- * touched: a bad payload is a problem of one record (see `onPoison`), not of the batch.
+ * and offset given as digit strings are normalised to numbers (see `readPosition`). Key, value and
+ * headers are not touched: a bad payload is a problem of one record (see `onPoison`), not of the
+ * batch. Offsets that repeat or go down are accepted, with a warning (see {@link EventWarning}).
  *
- * @throws {KafkaEventError} naming the first field that is missing or wrong.
+ * Without `onError`, the first problem throws; with it, every problem is handed over (the record in
+ * question is left out) and parsing goes on.
+ *
+ * @throws {KafkaEventError} naming the first field that is missing or wrong (without `onError`).
  * @example
  * ```ts
- * const { partitions, recordCount } = parseKafkaEvent(event);
+ * const { partitions, recordCount, warnings } = parseKafkaEvent(event);
  * ```
  */
-export function parseKafkaEvent(event: unknown): ParsedKafkaEvent {
-  if (typeof event !== 'object' || event === null || Array.isArray(event))
-    throw new KafkaEventError('event', 'is not an object');
+export function parseKafkaEvent(event: unknown, onError?: (issue: EventIssue) => void): ParsedKafkaEvent {
+  const fail = (path: string, problem: string): void => {
+    if (onError === undefined) throw new KafkaEventError(path, problem);
+    onError({ path, message: problem });
+  };
+  const empty: ParsedKafkaEvent = {
+    partitions: [],
+    recordCount: 0,
+    oldestTimestamp: Number.NaN,
+    warnings: [],
+  };
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+    fail('event', 'is not an object');
+    return empty;
+  }
   const { eventSource, records } = event as { eventSource?: unknown; records?: unknown };
-  if (typeof eventSource !== 'string' || !SOURCES.has(eventSource))
-    throw new KafkaEventError(
+  if (typeof eventSource !== 'string' || !KAFKA_EVENT_SOURCES.has(eventSource))
+    fail(
       'eventSource',
-      `is ${describe(eventSource)}, expected "aws:kafka", "SelfManagedKafka" or "aws:SelfManagedKafka"`,
+      `is ${describeValue(eventSource)}, expected "aws:kafka", "SelfManagedKafka" or "aws:SelfManagedKafka"`,
     );
-  if (typeof records !== 'object' || records === null || Array.isArray(records))
-    throw new KafkaEventError('records', 'is not an object keyed by "<topic>-<partition>"');
+  if (typeof records !== 'object' || records === null || Array.isArray(records)) {
+    fail('records', 'is not an object keyed by "<topic>-<partition>"');
+    return empty;
+  }
 
   const partitions: PartitionBatch[] = [];
   const byId = new Map<string, PartitionBatch>();
   const unsorted = new Set<PartitionBatch>();
+  const warnings: EventWarning[] = [];
+  let warned: Set<string> | undefined;
+  const warn = (kind: EventWarning['kind'], batch: PartitionBatch, path: string, message: string) => {
+    warned ??= new Set();
+    if (warned.has(`${kind} ${batch.id}`)) return;
+    warned.add(`${kind} ${batch.id}`);
+    warnings.push({ kind, partition: batch.id, path, message });
+  };
   let recordCount = 0;
   let oldestTimestamp = Number.NaN;
   for (const mapKey of Object.keys(records)) {
     const list: unknown = (records as Record<string, unknown>)[mapKey];
     const where = `records[${JSON.stringify(mapKey)}]`;
-    if (!Array.isArray(list)) throw new KafkaEventError(where, 'is not an array');
+    if (!Array.isArray(list)) {
+      fail(where, 'is not an array');
+      continue;
+    }
     let current: PartitionBatch | undefined;
     let currentTopic = '';
     let currentPartition = -1;
     for (let i = 0; i < list.length; i++) {
       const raw: unknown = list[i];
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-        throw new KafkaEventError(`${where}[${i}]`, 'is not an object');
-      const { topic } = raw as { topic?: unknown };
-      if (typeof topic !== 'string' || topic === '')
-        throw new KafkaEventError(`${where}[${i}].topic`, 'is missing or not a non-empty string');
-      const partition = toPosition((raw as { partition?: unknown }).partition, `${where}[${i}].partition`);
-      const offset = toPosition((raw as { offset?: unknown }).offset, `${where}[${i}].offset`);
+      const at = `${where}[${i}]`;
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+        fail(at, 'is not an object');
+        continue;
+      }
+      const {
+        topic,
+        partition: rawPartition,
+        offset: rawOffset,
+      } = raw as {
+        topic?: unknown;
+        partition?: unknown;
+        offset?: unknown;
+      };
+      const partition = readPosition(rawPartition);
+      const offset = readPosition(rawOffset);
+      if (typeof topic !== 'string' || topic === '' || partition === undefined || offset === undefined) {
+        if (typeof topic !== 'string' || topic === '')
+          fail(`${at}.topic`, 'is missing or not a non-empty string');
+        if (partition === undefined) fail(`${at}.partition`, positionProblem(rawPartition));
+        if (offset === undefined) fail(`${at}.offset`, positionProblem(rawOffset));
+        continue;
+      }
       if (current === undefined || topic !== currentTopic || partition !== currentPartition) {
         const id = `${topic}-${partition}`;
         current = byId.get(id);
@@ -82,37 +180,49 @@ export function parseKafkaEvent(event: unknown): ParsedKafkaEvent {
         currentPartition = partition;
       }
       const { offsets } = current;
-      if (offsets.length > 0 && offsets[offsets.length - 1]! > offset) unsorted.add(current);
+      if (offsets.length > 0) {
+        const previous = offsets[offsets.length - 1]!;
+        if (previous > offset) {
+          unsorted.add(current);
+          warn(
+            'offsetOrder',
+            current,
+            `${at}.offset`,
+            `${offset} is below the previous offset of ${current.id} (${previous}): Lambda sends each partition in offset order; its records run in offset order`,
+          );
+        } else if (previous === offset)
+          warn(
+            'repeatedOffset',
+            current,
+            `${at}.offset`,
+            `repeats offset ${offset} of ${current.id}: Lambda never sends this (sample events do); the records run in event order and the offset is reported once`,
+          );
+      }
       offsets.push(offset);
       current.records.push(raw as KafkaEventRecord);
+      recordCount++;
       const timestamp = Number((raw as { timestamp?: unknown }).timestamp);
       if (timestamp < oldestTimestamp || (Number.isNaN(oldestTimestamp) && !Number.isNaN(timestamp)))
         oldestTimestamp = timestamp;
     }
-    recordCount += list.length;
   }
-  // Lambda sends each partition in offset order; a hand-written event may not.
+  // Lambda sends each partition in offset order; a hand-written event may not. The sort is stable:
+  // records with the same offset keep their order in the event.
   for (const batch of unsorted) {
     const order = batch.offsets.map((_, i) => i).sort((a, b) => batch.offsets[a]! - batch.offsets[b]!);
     batch.records = order.map((i) => batch.records[i]!);
     batch.offsets = order.map((i) => batch.offsets[i]!);
+    // A repeat may only show once the partition is in order ([15, 16, 15]).
+    if (!warned?.has(`repeatedOffset ${batch.id}`)) {
+      const i = batch.offsets.findIndex((offset, k) => k > 0 && offset === batch.offsets[k - 1]);
+      if (i > 0)
+        warn(
+          'repeatedOffset',
+          batch,
+          `records`,
+          `repeats offset ${batch.offsets[i]} of ${batch.id}: Lambda never sends this (sample events do); the records run in event order and the offset is reported once`,
+        );
+    }
   }
-  return { partitions, recordCount, oldestTimestamp };
-}
-
-function toPosition(value: unknown, field: string): number {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
-  if (typeof value === 'string' && DIGITS.test(value)) {
-    const number = Number(value);
-    if (Number.isSafeInteger(number)) return number;
-  }
-  throw new KafkaEventError(field, `is ${describe(value)}, expected a non-negative integer`);
-}
-
-/** A short, payload-free description of a bad value for an error message. */
-function describe(value: unknown): string {
-  if (value === undefined) return 'missing';
-  if (typeof value === 'string') return value.length > 40 ? 'a long string' : JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+  return { partitions, recordCount, oldestTimestamp, warnings };
 }

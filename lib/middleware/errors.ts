@@ -3,28 +3,7 @@
  * record's key, value or headers, so logging one never leaks a payload.
  */
 
-/**
- * The invocation's payload is not a Kafka event, or a record lacks what identifies it (topic,
- * partition, offset). Such a record cannot be reported by offset, so the middleware throws this and
- * Lambda retries the whole batch.
- *
- * @example
- * ```ts
- * try { await handler(event, context); } catch (error) {
- *   if (error instanceof KafkaEventError) console.error(error.field); // 'records["orders-0"][3].offset'
- * }
- * ```
- */
-export class KafkaEventError extends Error {
-  override readonly name = 'KafkaEventError';
-  /** Path of the offending field in the event, e.g. `records["orders-0"][3].offset`. */
-  readonly field: string;
-
-  constructor(field: string, problem: string) {
-    super(`Invalid Kafka event: ${field} ${problem}`);
-    this.field = field;
-  }
-}
+export { KafkaEventError } from '../kafka-event/parse.ts';
 
 /**
  * The middleware's options are invalid (thrown when the middleware is created, or when the Middy

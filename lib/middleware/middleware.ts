@@ -1,8 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
-import type { Context } from 'aws-lambda';
-import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
-import { KafkaBatchOptionsError, KafkaEventError } from './errors.ts';
-import { parseKafkaEvent } from './event.ts';
+import { KafkaEventError, parseKafkaEvent } from '../kafka-event/parse.ts';
+import type { LambdaContext as Context, KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
+import { KafkaBatchOptionsError } from './errors.ts';
 import { jsonLogger, safeLogger } from './log.ts';
 import type { KafkaBatchOptions, KafkaPartitionHandler, KafkaRecordHandler } from './options.ts';
 import { type BatchConfig, BatchRun } from './run.ts';
@@ -55,6 +54,12 @@ export function kafkaBatch<TValue = unknown, TKey = string | null>(
           config.logger.error('Invalid Kafka event', { errorName: error.name, errorMessage: error.message });
         throw error;
       }
+      for (const { partition, path, message } of event.warnings)
+        config.logger.warn('Kafka event not as Lambda sends it', {
+          partition,
+          field: path,
+          problem: message,
+        });
       const run = new BatchRun(config, event, request.context);
       await run.execute();
       request.response = run.finish();

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { parseKafkaEvent } from '../kafka-event/parse.ts';
 import { createLambdaContext, kafkaEvent } from '../testing/index.ts';
-import { parseKafkaEvent } from './event.ts';
 import type { KafkaBatchLogger } from './log.ts';
 import type { KafkaRecordHandler } from './options.ts';
 import { type BatchConfig, BatchRun } from './run.ts';

@@ -1,13 +1,17 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { Context } from 'aws-lambda';
-import type { KafkaBatchItemFailure, KafkaBatchResponse, KafkaEventRecord } from '../kafka-event/types.ts';
+import type { ParsedKafkaEvent } from '../kafka-event/parse.ts';
+import type {
+  LambdaContext as Context,
+  KafkaBatchItemFailure,
+  KafkaBatchResponse,
+  KafkaEventRecord,
+} from '../kafka-event/types.ts';
 import {
   KafkaBatchFailedError,
   KafkaPoisonRecordError,
   KafkaSchemaError,
   type RecordPosition,
 } from './errors.ts';
-import type { ParsedKafkaEvent } from './event.ts';
 import { describeError, type KafkaBatchLogger, type KafkaBatchMetrics } from './log.ts';
 import type {
   KafkaBatchContext,
