@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeEventRecord } from './encode.ts';
-import { KafkaEventError, parseKafkaEvent } from './parse.ts';
+import { type EventIssue, KafkaEventError, parseKafkaEvent } from './parse.ts';
 
 const record = (topic: string, partition: number, offset: number, timestamp = 1_764_400_000_000) =>
   encodeEventRecord({ topic, partition, offset, timestamp, value: 'v' });
@@ -93,6 +93,83 @@ describe('parseKafkaEvent', () => {
     expect(parsed.partitions).toHaveLength(1);
     expect(parsed.partitions[0]!.offsets).toEqual([4, 6, 9]);
     expect(parsed.partitions[0]!.records.map((r) => r.offset)).toEqual([4, 6, 9]);
+  });
+
+  it('accepts a partition that repeats an offset, keeping event order, with one warning', () => {
+    // The shape of a public sample event (Powertools' kafkaEventMsk.json): one offset three times.
+    const [a, b, c] = ['a', 'b', 'c'].map((value) => ({ ...record('mytopic', 0, 15), value }));
+    const parsed = parseKafkaEvent({ eventSource: 'aws:kafka', records: { 'mytopic-0': [a, b, c] } });
+    expect(parsed.partitions[0]!.records).toEqual([a, b, c]);
+    expect(parsed.partitions[0]!.offsets).toEqual([15, 15, 15]);
+    expect(parsed.warnings).toEqual([
+      {
+        kind: 'repeatedOffset',
+        partition: 'mytopic-0',
+        path: 'records["mytopic-0"][1].offset',
+        message: expect.stringMatching(/^repeats offset 15 of mytopic-0: Lambda never sends this/),
+      },
+    ]);
+  });
+
+  it('warns once per partition when offsets go down, and runs them in offset order', () => {
+    const parsed = parseKafkaEvent({
+      eventSource: 'aws:kafka',
+      records: {
+        't-0': [record('t', 0, 9), record('t', 0, 4), record('t', 0, 2)],
+        't-1': [record('t', 1, 1)],
+      },
+    });
+    expect(parsed.partitions[0]!.offsets).toEqual([2, 4, 9]);
+    expect(parsed.warnings).toEqual([
+      {
+        kind: 'offsetOrder',
+        partition: 't-0',
+        path: 'records["t-0"][1].offset',
+        message:
+          '4 is below the previous offset of t-0 (9): Lambda sends each partition in offset order; its records run in offset order',
+      },
+    ]);
+    expect(
+      parseKafkaEvent({ eventSource: 'aws:kafka', records: { 't-0': [record('t', 0, 1)] } }).warnings,
+    ).toEqual([]);
+  });
+
+  it('says why an offset above 2^53 − 1 is refused, given as a number or as digits', () => {
+    for (const offset of [2 ** 53, '9007199254740993', 1e21]) {
+      let thrown: unknown;
+      try {
+        parseKafkaEvent({ eventSource: 'aws:kafka', records: { 't-0': [{ ...record('t', 0, 0), offset }] } });
+      } catch (error) {
+        thrown = error;
+      }
+      expect((thrown as KafkaEventError).field).toBe('records["t-0"][0].offset');
+      expect((thrown as KafkaEventError).message).toMatch(
+        /above 2\^53 − 1: a JavaScript number cannot hold it exactly, so the record could not be reported by its offset$/,
+      );
+    }
+  });
+
+  it('hands every problem to onError and goes on with the records that are fine', () => {
+    const issues: EventIssue[] = [];
+    const parsed = parseKafkaEvent(
+      {
+        eventSource: 'aws:sqs',
+        records: {
+          't-0': [record('t', 0, 1), { ...record('t', 0, 2), offset: -1, topic: '' }, null],
+          't-1': 'nope',
+        },
+      },
+      (issue) => issues.push(issue),
+    );
+    expect(issues.map((issue) => issue.path)).toEqual([
+      'eventSource',
+      'records["t-0"][1].topic',
+      'records["t-0"][1].offset',
+      'records["t-0"][2]',
+      'records["t-1"]',
+    ]);
+    expect(parsed.recordCount).toBe(1);
+    expect(parsed.partitions.map((p) => p.offsets)).toEqual([[1]]);
   });
 
   it('finds the oldest timestamp and ignores records without one', () => {

@@ -996,6 +996,79 @@ describe('kafkaBatch: partition runs (onPartition)', () => {
   });
 });
 
+describe('kafkaBatch: sample events Lambda would never send', () => {
+  // The shape of Powertools' public kafkaEventMsk.json: three records of mytopic-0, all at offset 15.
+  const repeated = (): KafkaEvent => ({
+    eventSource: 'aws:kafka',
+    eventSourceArn: 'arn:aws:kafka:us-east-1:111122223333:cluster/demo/uuid-1',
+    bootstrapServers: 'b-1.demo:9092',
+    records: {
+      'mytopic-0': ['first', 'second', 'third'].map((value) => ({
+        topic: 'mytopic',
+        partition: 0,
+        offset: 15,
+        timestamp: 1_545_084_650_987,
+        timestampType: 'CREATE_TIME',
+        value: Buffer.from(value).toString('base64'),
+        headers: [],
+      })),
+    },
+  });
+
+  it.each([['first'], ['second'], ['third']])(
+    'runs repeated offsets in event order and reports the offset once when the %s record fails',
+    async (failing) => {
+      const { logger, lines } = captureLogger();
+      const seen: string[] = [];
+      const event = repeated();
+      const response = await run(
+        {
+          logger,
+          onRecord: (record) => {
+            seen.push(record.text()!);
+            if (record.text() === failing) throw new Error('downstream said no');
+          },
+        },
+        event,
+      );
+      expect(response).toEqual({
+        batchItemFailures: [{ itemIdentifier: { partition: 'mytopic-0', offset: 15 } }],
+      });
+      expect(seen).toEqual(
+        ['first', 'second', 'third'].slice(0, ['first', 'second', 'third'].indexOf(failing) + 1),
+      );
+      expect(lines.filter((l) => l.level === 'warn')).toEqual([
+        {
+          level: 'warn',
+          message: 'Kafka event not as Lambda sends it',
+          partition: 'mytopic-0',
+          field: 'records["mytopic-0"][1].offset',
+          problem: expect.stringMatching(/^repeats offset 15 of mytopic-0/),
+        },
+      ]);
+    },
+  );
+
+  it('reports a repeated offset once in every ordering, also from onPartition', async () => {
+    for (const ordering of ['key', 'none'] as const) {
+      const response = await run(
+        { logger: captureLogger().logger, ordering, onRecord: () => Promise.reject(new Error('no')) },
+        repeated(),
+      );
+      expect(response).toEqual({
+        batchItemFailures: [{ itemIdentifier: { partition: 'mytopic-0', offset: 15 } }],
+      });
+    }
+    const response = await run(
+      { logger: captureLogger().logger, onPartition: (records) => records.slice(1) },
+      repeated(),
+    );
+    expect(response).toEqual({
+      batchItemFailures: [{ itemIdentifier: { partition: 'mytopic-0', offset: 15 } }],
+    });
+  });
+});
+
 describe('kafkaBatch: monitoring', () => {
   it('writes one summary line without payloads, and adds metrics', async () => {
     const { logger, lines } = captureLogger();
