@@ -1,9 +1,11 @@
 import { Command, CommanderError } from 'commander';
 import { registerBrokerCommand } from './commands/broker.ts';
+import { registerConsumeCommand } from './commands/consume.ts';
 import { registerDemoCommand } from './commands/demo.ts';
 import { registerDevCommand } from './commands/dev.ts';
 import { registerEventCommand } from './commands/event.ts';
 import { registerInvokeCommand } from './commands/invoke.ts';
+import { registerProduceCommand } from './commands/produce.ts';
 import { registerReplayCommand } from './commands/replay.ts';
 import { exitWithUsageCode } from './usage.ts';
 import { silenceKafkajsTimerWarning } from './warnings.ts';
@@ -17,10 +19,12 @@ const program = new Command('kafka-lambda')
   .exitOverride(exitWithUsageCode);
 
 registerBrokerCommand(program);
+registerConsumeCommand(program);
 registerDemoCommand(program);
 registerDevCommand(program);
 registerEventCommand(program);
 registerInvokeCommand(program);
+registerProduceCommand(program);
 registerReplayCommand(program);
 
 try {

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/fixtures/run-cli.ts';
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/kafka.ts';
@@ -80,5 +81,22 @@ describe('kafka-lambda dev', () => {
     const run = await runDev(uniqueName('nope'));
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/topic nope-\w+ does not exist/);
+  });
+
+  it('fails on connect when --brokers is not Kafka: no progress line, exit 1, within seconds', async () => {
+    const server = createServer((_, response) => response.end('not kafka'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const run = await runCli(['dev', handler, '--topic', 'orders', '--brokers', `127.0.0.1:${port}`]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `kafka-lambda dev: 127.0.0.1:${port}: answered with something that is not Kafka protocol: not a Kafka broker\n`,
+      );
+      // kafkajs alone retried for 32 s behind a progress line; the probe answers at once.
+      expect(run.ms).toBeLessThan(20_000);
+    } finally {
+      server.close();
+    }
   });
 });

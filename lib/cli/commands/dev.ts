@@ -1,6 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { Kafka, logLevel } from 'kafkajs';
-import { backgroundBrokerStatus, type EmbeddedBroker, startBroker } from '../../broker/index.ts';
+import { Kafka } from 'kafkajs';
 import {
   createLocalEventSourceMapping,
   InvalidMappingSettingError,
@@ -12,13 +11,21 @@ import {
 } from '../../emulator/index.ts';
 import { describeEvent, formatProgress, type ProgressSample } from '../../emulator/progress.ts';
 import { HandlerNotFoundError, loadHandler } from '../../local/load-handler.ts';
+import {
+  addClusterOptions,
+  ClusterConnectError,
+  type ClusterOptions,
+  ClusterOptionsError,
+  probeCluster,
+  type ResolvedCluster,
+  resolveCluster,
+} from '../cluster.ts';
 import { redirectConsole } from '../console.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 
-interface DevOptions {
+interface DevOptions extends ClusterOptions {
   topic: string;
   group?: string;
-  brokers?: string;
   batchSize?: number;
   window?: number;
   startingPosition: StartingPosition;
@@ -56,35 +63,20 @@ function numberOption(value: string): number {
   return number;
 }
 
-/** Where the cluster is: --brokers, KAFKA_BROKERS, the background broker, or a broker started for this run. */
-async function resolveBrokers(
-  option: string | undefined,
-): Promise<{ brokers: string[]; owned: boolean; broker?: EmbeddedBroker; origin: string }> {
-  const given = option ?? process.env.KAFKA_BROKERS;
-  if (given)
-    return { brokers: given.split(','), owned: false, origin: option ? '--brokers' : 'KAFKA_BROKERS' };
-  const status = await backgroundBrokerStatus();
-  if (status.state === 'running') {
-    return { brokers: [status.broker.bootstrapServers], owned: true, origin: 'the background broker' };
-  }
-  process.stderr.write('starting the embedded Apache Kafka broker (stopped when dev exits)…\n');
-  const broker = await startBroker();
-  return { brokers: [broker.bootstrapServers], owned: true, broker, origin: 'the embedded broker' };
-}
-
 async function ensureTopics(
-  brokers: string[],
-  owned: boolean,
+  cluster: ResolvedCluster,
   topics: string[],
   partitions: number,
 ): Promise<string[]> {
-  const admin = new Kafka({ clientId: 'kafka-lambda-dev', brokers, logLevel: logLevel.NOTHING }).admin();
+  const admin = new Kafka(cluster.kafkaConfig('kafka-lambda-dev')).admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
     const missing = topics.filter((topic) => !existing.has(topic));
-    if (missing.length > 0 && !owned) {
-      throw new TopicMissingError(`topic ${missing.join(', ')} does not exist on ${brokers.join(',')}`);
+    if (missing.length > 0 && !cluster.local) {
+      throw new TopicMissingError(
+        `topic ${missing.join(', ')} does not exist on ${cluster.brokers.join(',')}`,
+      );
     }
     if (missing.length > 0) {
       await admin.createTopics({
@@ -177,8 +169,8 @@ function createDisplay(mapping: () => LocalEventSourceMapping | undefined) {
  * ```
  */
 export function registerDevCommand(program: Command): void {
-  program
-    .command('dev')
+  // --brokers and the auth flags; without a broker given or running, dev starts an embedded one for the run.
+  addClusterOptions(program.command('dev'))
     .description(
       "run a handler (in-process, or a function through the Lambda Invoke API) against a topic exactly as Lambda's Kafka trigger would; Ctrl-C stops cleanly",
     )
@@ -188,10 +180,6 @@ export function registerDevCommand(program: Command): void {
     )
     .requiredOption('-t, --topic <topic>', 'the topic to read')
     .option('-g, --group <id>', 'consumer group id (default kafka-lambda-dev-<topic>)')
-    .option(
-      '-b, --brokers <list>',
-      'bootstrap servers (default: KAFKA_BROKERS, the background broker, or an embedded broker)',
-    )
     .option('--batch-size <n>', 'BatchSize, 1–10000 (default 100)', integerOption(1, 10_000))
     .option('--window <seconds>', 'MaximumBatchingWindowInSeconds, 0–300 (default 0.5)', numberOption)
     .option(
@@ -269,7 +257,25 @@ export function registerDevCommand(program: Command): void {
         process.exitCode = USAGE_EXIT_CODE;
         return;
       }
-      const cluster = await resolveBrokers(options.brokers);
+      let cluster: ResolvedCluster;
+      try {
+        cluster = await resolveCluster(options, { command: 'dev', startEmbedded: true });
+      } catch (error) {
+        if (!(error instanceof ClusterOptionsError)) throw error;
+        process.stderr.write(`kafka-lambda dev: ${error.message}\n`);
+        process.exitCode = USAGE_EXIT_CODE;
+        return;
+      }
+      // Fail on connect (within seconds) rather than showing a progress line while kafkajs retries.
+      try {
+        await probeCluster(cluster);
+      } catch (error) {
+        await cluster.embedded?.stop();
+        if (!(error instanceof ClusterConnectError)) throw error;
+        process.stderr.write(`kafka-lambda dev: ${error.message}\n`);
+        process.exitCode = 1;
+        return;
+      }
       let mapping: LocalEventSourceMapping | undefined;
       const display = createDisplay(() => mapping);
       let signals = 0;
@@ -277,6 +283,7 @@ export function registerDevCommand(program: Command): void {
       try {
         mapping = createLocalEventSourceMapping({
           brokers: cluster.brokers,
+          kafka: cluster.kafkaConfig('kafka-lambda-esm'),
           topic: options.topic,
           consumerGroupId: options.group ?? `kafka-lambda-dev-${options.topic}`,
           ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
@@ -297,8 +304,7 @@ export function registerDevCommand(program: Command): void {
         });
         const destination = options.onFailure?.replace(/^kafka:\/\//, '');
         const created = await ensureTopics(
-          cluster.brokers,
-          cluster.owned,
+          cluster,
           [options.topic, ...(destination ? [destination] : [])],
           options.partitions,
         );
@@ -337,7 +343,7 @@ export function registerDevCommand(program: Command): void {
             `committed offsets: ${partitions.map((p) => `${options.topic}-${p.partition}=${p.committed ?? '-'}`).join(' ')}\n`,
           );
         }
-        await cluster.broker?.stop();
+        await cluster.embedded?.stop();
         if (stopOnSignal) {
           process.off('SIGINT', stopOnSignal);
           process.off('SIGTERM', stopOnSignal);

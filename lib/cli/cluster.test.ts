@@ -1,0 +1,166 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  ClusterConnectError,
+  type ClusterOptions,
+  ClusterOptionsError,
+  probeCluster,
+  resolveCluster,
+} from './cluster.ts';
+
+const servers: Server[] = [];
+const sockets = new Set<Socket>();
+afterEach(async () => {
+  for (const socket of sockets) socket.destroy();
+  sockets.clear();
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+async function listen(server: Server): Promise<string> {
+  servers.push(server);
+  server.on('connection', (socket: Socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || !address) throw new Error('no address');
+  return `127.0.0.1:${address.port}`;
+}
+
+/** A TCP server that does `onConnection` with each socket. */
+const tcp = (onConnection: (socket: Socket) => void) => listen(createServer(onConnection));
+
+const plaintext = (broker: string) => ({
+  brokers: [broker],
+  auth: { mechanism: 'plaintext' as const },
+  kafkaConfig: () => ({ brokers: [broker] }),
+});
+
+async function problemOf(
+  broker: string,
+  auth: 'plaintext' | 'tls' = 'plaintext',
+): Promise<ClusterConnectError> {
+  const cluster =
+    auth === 'plaintext' ? plaintext(broker) : { ...plaintext(broker), auth: { mechanism: 'tls' as const } };
+  const error = await probeCluster(cluster, { timeoutMs: 1_000 }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ClusterConnectError);
+  return error as ClusterConnectError;
+}
+
+describe('probeCluster', () => {
+  it('accepts a server that answers ApiVersions with Kafka framing and the same correlation id', async () => {
+    const broker = await tcp((socket) => {
+      socket.once('data', (request: Buffer) => {
+        // size, correlation id (bytes 8..12 of the request), error code 0, empty api array
+        const answer = Buffer.alloc(14);
+        answer.writeInt32BE(10, 0);
+        request.copy(answer, 4, 8, 12);
+        answer.writeInt16BE(0, 8);
+        answer.writeInt32BE(0, 10);
+        socket.end(answer);
+      });
+    });
+    await expect(probeCluster(plaintext(broker))).resolves.toBeUndefined();
+  });
+
+  it('tells a refused connection ("nothing listens")', async () => {
+    const broker = await tcp(() => {});
+    await new Promise((resolve) => servers.pop()!.close(resolve));
+    const error = await problemOf(broker);
+    expect(error.problem).toBe('nothing-listens');
+    expect(error.message).toBe(`${broker}: nothing listens there (connection refused)`);
+  });
+
+  it('tells an HTTP server ("not Kafka") from its answer, without waiting for the timeout', async () => {
+    const broker = await listen(createHttpServer((_, response) => response.end('hello')));
+    const started = performance.now();
+    const error = await problemOf(broker);
+    expect(error.problem).toBe('not-kafka');
+    expect(error.message).toMatch(/not a Kafka broker/);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('tells a server that accepts and never answers ("not Kafka") after the timeout', async () => {
+    const broker = await tcp(() => {});
+    const error = await problemOf(broker);
+    expect(error.problem).toBe('not-kafka');
+    expect(error.message).toMatch(/sent no answer to Kafka's ApiVersions request within 1 s.*try --auth tls/);
+  });
+
+  it('tells a server that closes the connection ("not Kafka", maybe TLS)', async () => {
+    const broker = await tcp((socket) => socket.once('data', () => socket.destroy()));
+    const error = await problemOf(broker);
+    expect(error.problem).toBe('not-kafka');
+    expect(error.message).toMatch(/closed the connection without answering.*try --auth tls/);
+  });
+
+  it('tells a TLS handshake with a plaintext server ("tls-failed")', async () => {
+    const broker = await tcp((socket) => socket.once('data', () => socket.end('no tls here\n')));
+    const error = await problemOf(broker, 'tls');
+    expect(error.problem).toBe('tls-failed');
+  });
+
+  it('reports every bootstrap server when none works', async () => {
+    const refused = await tcp(() => {});
+    await new Promise((resolve) => servers.pop()!.close(resolve));
+    const silent = await tcp((socket) => socket.once('data', () => socket.destroy()));
+    const error = await probeCluster(
+      { ...plaintext(refused), brokers: [refused, silent] },
+      { timeoutMs: 1_000 },
+    ).catch((e: ClusterConnectError) => e);
+    expect(error).toMatchObject({ problem: 'nothing-listens' });
+    expect((error as Error).message).toContain(`${refused}: nothing listens`);
+    expect((error as Error).message).toContain(`${silent}: closed the connection`);
+  });
+});
+
+describe('resolveCluster', () => {
+  const options = (extra: Partial<ClusterOptions>): ClusterOptions => ({ auth: 'plaintext', ...extra });
+
+  it('takes --brokers over KAFKA_BROKERS, and names where it came from', async () => {
+    const cluster = await resolveCluster(options({ brokers: 'a:1, b:2' }), { command: 'consume' });
+    expect(cluster).toMatchObject({ brokers: ['a:1', 'b:2'], origin: '--brokers', local: false });
+    expect(cluster.kafkaConfig('x')).toMatchObject({ brokers: ['a:1', 'b:2'], clientId: 'x' });
+  });
+
+  it.each([
+    [{ brokers: 'localhost' }, /--brokers: "localhost" is not host:port/],
+    [{ brokers: ' , ' }, /--brokers names no bootstrap server/],
+    [{ brokers: 'a:1', auth: 'scram-sha-512' as const }, /needs --sasl-username and KAFKA_SASL_PASSWORD/],
+    [{ brokers: 'a:1', auth: 'msk-iam' as const }, /--auth msk-iam needs --region or AWS_REGION/],
+    [{ brokers: 'a:1', auth: 'tls' as const, caFile: '/nonexistent/ca.pem' }, /--ca-file: cannot read/],
+  ])('refuses %j as a usage error', async (extra, message) => {
+    const saved = process.env.AWS_REGION;
+    delete process.env.AWS_REGION;
+    try {
+      const error = await resolveCluster(options(extra), { command: 'consume' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ClusterOptionsError);
+      expect((error as Error).message).toMatch(message);
+    } finally {
+      if (saved !== undefined) process.env.AWS_REGION = saved;
+    }
+  });
+
+  it('says how to get a broker when none is given and no background broker runs', async () => {
+    const cache = await mkdtemp(join(tmpdir(), 'kafka-lambda-cluster-'));
+    const saved = { cache: process.env.KAFKA_LAMBDA_CACHE, brokers: process.env.KAFKA_BROKERS };
+    process.env.KAFKA_LAMBDA_CACHE = cache;
+    delete process.env.KAFKA_BROKERS;
+    try {
+      const error = await resolveCluster(options({}), { command: 'produce' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ClusterConnectError);
+      expect(error).toMatchObject({ problem: 'no-broker' });
+      expect((error as Error).message).toMatch(/kafka-lambda broker start/);
+    } finally {
+      if (saved.cache === undefined) delete process.env.KAFKA_LAMBDA_CACHE;
+      else process.env.KAFKA_LAMBDA_CACHE = saved.cache;
+      if (saved.brokers !== undefined) process.env.KAFKA_BROKERS = saved.brokers;
+      await rm(cache, { recursive: true, force: true });
+    }
+  });
+});

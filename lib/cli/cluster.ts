@@ -1,0 +1,388 @@
+import { readFile } from 'node:fs/promises';
+import { connect as connectTcp, isIP, type Socket } from 'node:net';
+import { type ConnectionOptions, connect as connectTls } from 'node:tls';
+import { type Command, Option } from 'commander';
+import { Kafka, type KafkaConfig } from 'kafkajs';
+import { backgroundBrokerStatus, type EmbeddedBroker, startBroker } from '../broker/index.ts';
+import { type KafkaAuth, kafkaClientConfig } from '../replay/kafka-config.ts';
+
+/**
+ * The connection flags `dev`, `produce` and `consume` share (the same names as `replay`'s).
+ *
+ * @example
+ * ```ts
+ * const options: ClusterOptions = { brokers: 'b-1:9096', auth: 'scram-sha-512', saslUsername: 'alice' };
+ * ```
+ */
+export interface ClusterOptions {
+  brokers?: string;
+  auth: KafkaAuth['mechanism'];
+  saslUsername?: string;
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  region?: string;
+}
+
+/**
+ * Adds `--brokers` and the authentication flags to a command.
+ *
+ * @example
+ * ```ts
+ * addClusterOptions(program.command('consume'));
+ * ```
+ */
+export function addClusterOptions(command: Command): Command {
+  return command
+    .option(
+      '-b, --brokers <host:port,…>',
+      'bootstrap servers (default: KAFKA_BROKERS, else the background broker of `kafka-lambda broker start`)',
+    )
+    .addOption(
+      new Option('--auth <mechanism>', 'how to authenticate to the cluster')
+        .choices(['plaintext', 'tls', 'scram-sha-256', 'scram-sha-512', 'plain', 'msk-iam'])
+        .default('plaintext'),
+    )
+    .option(
+      '--sasl-username <name>',
+      'SASL user (password from the KAFKA_SASL_PASSWORD environment variable)',
+    )
+    .option('--ca-file <pem>', 'CA certificate(s) for TLS')
+    .option('--cert-file <pem>', 'client certificate for mutual TLS')
+    .option('--key-file <pem>', 'client key for mutual TLS')
+    .option('--region <region>', 'AWS region for --auth msk-iam (default: AWS_REGION)');
+}
+
+/**
+ * The connection flags cannot be used as given (missing password, unreadable certificate…): a usage error.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof ClusterOptionsError) process.exitCode = USAGE_EXIT_CODE;
+ * ```
+ */
+export class ClusterOptionsError extends Error {
+  override readonly name = 'ClusterOptionsError';
+}
+
+/**
+ * Why a cluster cannot be used:
+ * - `no-broker`: none given and no background broker running;
+ * - `nothing-listens`: the connection was refused;
+ * - `unreachable`: unknown host, or no TCP answer in time;
+ * - `not-kafka`: something answers, but not Kafka's protocol;
+ * - `tls-failed`: the TLS handshake failed (a plaintext listener, an untrusted certificate…);
+ * - `auth-failed`: the broker refused the credentials (or they could not be made, MSK IAM).
+ *
+ * @example
+ * ```ts
+ * const problem: ClusterProblem = 'not-kafka';
+ * ```
+ */
+export type ClusterProblem =
+  | 'no-broker'
+  | 'nothing-listens'
+  | 'unreachable'
+  | 'not-kafka'
+  | 'tls-failed'
+  | 'auth-failed';
+
+/**
+ * The cluster cannot be used; `problem` says why. Never carries a credential.
+ *
+ * @example
+ * ```ts
+ * await probeCluster(cluster).catch((e) => { if (e instanceof ClusterConnectError) console.error(e.message); });
+ * ```
+ */
+export class ClusterConnectError extends Error {
+  override readonly name = 'ClusterConnectError';
+  readonly problem: ClusterProblem;
+
+  constructor(problem: ClusterProblem, message: string) {
+    super(message);
+    this.problem = problem;
+  }
+}
+
+/**
+ * A cluster a command talks to: where it is, how it was found, and how to connect.
+ *
+ * @example
+ * ```ts
+ * const cluster = await resolveCluster(options, { command: 'consume' });
+ * const consumer = new Kafka(cluster.kafkaConfig('kafka-lambda-consume')).consumer({ groupId });
+ * ```
+ */
+export interface ResolvedCluster {
+  brokers: string[];
+  /** `--brokers`, `KAFKA_BROKERS`, `the background broker` or `the embedded broker`. */
+  origin: string;
+  /** A local broker of ours (background or embedded), where creating topics is harmless. */
+  local: boolean;
+  auth: KafkaAuth;
+  /** The broker started for this run, to stop when the command ends. */
+  embedded?: EmbeddedBroker;
+  kafkaConfig(clientId: string): KafkaConfig;
+}
+
+/**
+ * Finds the cluster the way every command does: `--brokers`, else `KAFKA_BROKERS`, else the background
+ * broker (`kafka-lambda broker start`); else, with `startEmbedded`, a broker started for this run, or a
+ * {@link ClusterConnectError} (`no-broker`).
+ *
+ * @example
+ * ```ts
+ * const cluster = await resolveCluster(options, { command: 'dev', startEmbedded: true });
+ * ```
+ */
+export async function resolveCluster(
+  options: ClusterOptions,
+  { command, startEmbedded = false }: { command: string; startEmbedded?: boolean },
+): Promise<ResolvedCluster> {
+  const auth = await authFromOptions(options);
+  const make = (brokers: string[], origin: string, local: boolean, embedded?: EmbeddedBroker) => ({
+    brokers,
+    origin,
+    local,
+    auth,
+    ...(embedded ? { embedded } : {}),
+    kafkaConfig: (clientId: string) => kafkaClientConfig({ brokers, auth, clientId }),
+  });
+  const given = options.brokers ?? process.env.KAFKA_BROKERS;
+  if (given !== undefined) {
+    const origin = options.brokers === undefined ? 'KAFKA_BROKERS' : '--brokers';
+    const brokers = given
+      .split(',')
+      .map((broker) => broker.trim())
+      .filter((broker) => broker !== '');
+    if (brokers.length === 0) throw new ClusterOptionsError(`${origin} names no bootstrap server`);
+    const malformed = brokers.find(
+      (broker) => !/^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(broker),
+    );
+    if (malformed) throw new ClusterOptionsError(`${origin}: "${malformed}" is not host:port`);
+    return make(brokers, origin, false);
+  }
+  const status = await backgroundBrokerStatus();
+  if (status.state === 'running') {
+    return make([status.broker.bootstrapServers], 'the background broker', true);
+  }
+  if (!startEmbedded) {
+    throw new ClusterConnectError(
+      'no-broker',
+      `no broker: start one with \`kafka-lambda broker start\`, or give --brokers or KAFKA_BROKERS${status.state === 'not-serving' ? ` (the background broker, pid ${status.broker.pid}, is not serving)` : ''}`,
+    );
+  }
+  process.stderr.write(`starting the embedded Apache Kafka broker (stopped when ${command} exits)…\n`);
+  const broker = await startBroker();
+  return make([broker.bootstrapServers], 'the embedded broker', true, broker);
+}
+
+async function authFromOptions(options: ClusterOptions): Promise<KafkaAuth> {
+  const pem = async (flag: string, file: string | undefined) =>
+    file === undefined
+      ? undefined
+      : readFile(file, 'utf8').catch((error: Error) => {
+          throw new ClusterOptionsError(`${flag}: cannot read ${file}: ${error.message}`);
+        });
+  const ca = await pem('--ca-file', options.caFile);
+  switch (options.auth) {
+    case 'plaintext':
+      return { mechanism: 'plaintext' };
+    case 'tls':
+      return {
+        mechanism: 'tls',
+        ...(ca === undefined ? {} : { ca }),
+        ...(options.certFile === undefined ? {} : { cert: await pem('--cert-file', options.certFile) }),
+        ...(options.keyFile === undefined ? {} : { key: await pem('--key-file', options.keyFile) }),
+      };
+    case 'msk-iam': {
+      const region = options.region ?? process.env.AWS_REGION;
+      if (!region) throw new ClusterOptionsError('--auth msk-iam needs --region or AWS_REGION');
+      return { mechanism: 'msk-iam', region };
+    }
+    default: {
+      const password = process.env.KAFKA_SASL_PASSWORD;
+      if (!options.saslUsername || !password) {
+        throw new ClusterOptionsError(`--auth ${options.auth} needs --sasl-username and KAFKA_SASL_PASSWORD`);
+      }
+      return {
+        mechanism: options.auth,
+        username: options.saslUsername,
+        password,
+        ...(ca === undefined ? {} : { ca }),
+      };
+    }
+  }
+}
+
+/** ApiVersions (key 18) v0: every Kafka broker answers it, before any authentication (KIP-35, KIP-43). */
+const API_VERSIONS_KEY = 18;
+const PROBE_CORRELATION_ID = 0x6b6c; // arbitrary; the answer must echo it
+const PROBE_CLIENT_ID = 'kafka-lambda-probe';
+/** A Kafka response is at most a few KB here; a larger "size" means the bytes are not Kafka's framing. */
+const MAX_PROBE_RESPONSE_BYTES = 1024 * 1024;
+
+function apiVersionsRequest(): Buffer {
+  const clientId = Buffer.from(PROBE_CLIENT_ID);
+  const body = Buffer.alloc(2 + 2 + 4 + 2 + clientId.length);
+  body.writeInt16BE(API_VERSIONS_KEY, 0);
+  body.writeInt16BE(0, 2);
+  body.writeInt32BE(PROBE_CORRELATION_ID, 4);
+  body.writeInt16BE(clientId.length, 8);
+  clientId.copy(body, 10);
+  const size = Buffer.alloc(4);
+  size.writeInt32BE(body.length);
+  return Buffer.concat([size, body]);
+}
+
+/**
+ * Checks within a few seconds that the cluster is Kafka and accepts us, so that a command fails on
+ * connect with what is wrong instead of retrying for half a minute: it sends Kafka's ApiVersions request
+ * to each bootstrap server (TLS when the auth needs it) until one answers as Kafka, then, with SASL,
+ * authenticates once. Throws a {@link ClusterConnectError} naming the server and the problem.
+ *
+ * @example
+ * ```ts
+ * await probeCluster(await resolveCluster(options, { command: 'produce' })); // throws ClusterConnectError
+ * ```
+ */
+export async function probeCluster(
+  cluster: Pick<ResolvedCluster, 'brokers' | 'auth' | 'kafkaConfig'>,
+  { timeoutMs = 5_000 }: { timeoutMs?: number } = {},
+): Promise<void> {
+  const tls = tlsOptions(cluster.auth);
+  const failures: ClusterConnectError[] = [];
+  for (const broker of cluster.brokers) {
+    const failure = await probeBroker(broker, tls, timeoutMs);
+    if (!failure) {
+      if (cluster.auth.mechanism !== 'plaintext' && cluster.auth.mechanism !== 'tls') {
+        await authenticate(cluster, broker, timeoutMs);
+      }
+      return;
+    }
+    failures.push(failure);
+  }
+  // All bootstrap servers failed: the first one's problem, with the others' in the message.
+  const [first] = failures;
+  throw new ClusterConnectError(
+    first!.problem,
+    failures.length === 1 ? first!.message : failures.map((f) => f.message).join('; '),
+  );
+}
+
+function tlsOptions(auth: KafkaAuth): ConnectionOptions | undefined {
+  switch (auth.mechanism) {
+    case 'plaintext':
+      return undefined;
+    case 'tls':
+      return { ca: auth.ca, cert: auth.cert, key: auth.key, passphrase: auth.passphrase };
+    case 'msk-iam':
+      return {};
+    default:
+      return { ca: auth.ca };
+  }
+}
+
+function probeBroker(
+  broker: string,
+  tls: ConnectionOptions | undefined,
+  timeoutMs: number,
+): Promise<ClusterConnectError | undefined> {
+  const separator = broker.lastIndexOf(':');
+  const host = broker.slice(0, separator).replace(/^\[(.*)\]$/, '$1');
+  const port = Number(broker.slice(separator + 1));
+  return new Promise((resolve) => {
+    let received = Buffer.alloc(0);
+    let connected = false;
+    let settled = false;
+    const finish = (failure?: ClusterConnectError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(failure);
+    };
+    const fail = (problem: ClusterProblem, why: string) =>
+      finish(new ClusterConnectError(problem, `${broker}: ${why}`));
+    const socket: Socket = tls
+      ? connectTls({ host, port, ...(isIP(host) ? {} : { servername: host }), ...tls })
+      : connectTcp({ host, port });
+    const onConnected = () => {
+      connected = true;
+      socket.write(apiVersionsRequest());
+    };
+    socket.once(tls ? 'secureConnect' : 'connect', onConnected);
+    const timer = setTimeout(() => {
+      if (!connected) fail('unreachable', `no connection within ${timeoutMs / 1000} s`);
+      else
+        fail(
+          'not-kafka',
+          `accepts connections but sent no answer to Kafka's ApiVersions request within ${timeoutMs / 1000} s: not a Kafka broker${tls ? '' : ' (or a TLS listener: try --auth tls)'}`,
+        );
+    }, timeoutMs);
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      if (received.length < 4) return;
+      const size = received.readInt32BE(0);
+      if (size < 6 || size > MAX_PROBE_RESPONSE_BYTES) {
+        fail('not-kafka', 'answered with something that is not Kafka protocol: not a Kafka broker');
+        return;
+      }
+      if (received.length < 8) return;
+      if (received.readInt32BE(4) !== PROBE_CORRELATION_ID) {
+        fail('not-kafka', 'answered with something that is not Kafka protocol: not a Kafka broker');
+        return;
+      }
+      finish();
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNREFUSED')
+        fail('nothing-listens', 'nothing listens there (connection refused)');
+      else if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN')
+        fail('unreachable', `unknown host ${host}`);
+      else if (tls && !connected)
+        fail(
+          'tls-failed',
+          `TLS handshake failed (${error.code ?? error.message}): not a TLS listener, or a certificate not trusted (--ca-file)`,
+        );
+      else fail(connected ? 'not-kafka' : 'unreachable', error.code ?? error.message);
+    });
+    socket.on('close', () => {
+      if (!connected && tls)
+        fail('tls-failed', 'closed the connection during the TLS handshake: not a TLS listener?');
+      else if (!connected) fail('unreachable', 'closed the connection');
+      else
+        fail(
+          'not-kafka',
+          `closed the connection without answering Kafka's ApiVersions request: not a Kafka broker${tls ? '' : ' (or a TLS listener: try --auth tls)'}`,
+        );
+    });
+  });
+}
+
+async function authenticate(
+  cluster: Pick<ResolvedCluster, 'kafkaConfig'>,
+  broker: string,
+  timeoutMs: number,
+): Promise<void> {
+  const admin = new Kafka({
+    ...cluster.kafkaConfig('kafka-lambda-probe'),
+    brokers: [broker],
+    connectionTimeout: timeoutMs,
+    authenticationTimeout: timeoutMs,
+    retry: { retries: 0 },
+  }).admin();
+  try {
+    await admin.connect();
+  } catch (error) {
+    // kafkajs' SASL messages name the mechanism and the broker's reason, never the password.
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ClusterConnectError(
+      'auth-failed',
+      `${broker}: ${(error as Error).name === 'KafkaJSSASLAuthenticationError' ? 'authentication failed' : 'cannot authenticate'}: ${reason}`,
+    );
+  } finally {
+    await admin.disconnect().catch(() => {});
+  }
+}

@@ -1,0 +1,455 @@
+import { createReadStream, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type IHeaders, Kafka, type Message } from 'kafkajs';
+import { partitionForKey } from '../../testing/partitioner.ts';
+import {
+  addClusterOptions,
+  ClusterConnectError,
+  type ClusterOptions,
+  ClusterOptionsError,
+  probeCluster,
+  type ResolvedCluster,
+  resolveCluster,
+} from '../cluster.ts';
+import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
+import { expandTemplate } from './event.ts';
+
+interface ProduceOptions extends ClusterOptions {
+  topic: string;
+  file?: string;
+  keyField?: string;
+  key?: string;
+  header: Array<[string, string]>;
+  partition?: number;
+  count?: number;
+  value?: string;
+  valueFile?: Buffer;
+  rate?: number;
+  partitions: number;
+  json?: boolean;
+}
+
+/** Records sent to the broker in one request at most (and sooner when the input pauses). */
+const MAX_BATCH_RECORDS = 500;
+/** How long a partial batch waits for more input before it is sent. */
+const LINGER_MS = 20;
+
+/**
+ * A line of input (or a generated value) cannot become a record. Names the line, never its content.
+ *
+ * @example
+ * ```ts
+ * throw new ProduceInputError('line 7: not a JSON object, so it has no "id" field for the key');
+ * ```
+ */
+export class ProduceInputError extends Error {
+  override readonly name = 'ProduceInputError';
+}
+
+/** One record to send, with the partition chosen up front so that each batch's offsets are known. */
+interface OutgoingRecord {
+  partition: number;
+  message: Message;
+}
+
+/**
+ * Where one batch's records of one partition landed: `firstOffset..lastOffset` (a produce request
+ * appends each partition's records contiguously).
+ *
+ * @example
+ * ```ts
+ * const landed: LandedRange = { partition: 0, firstOffset: 12, lastOffset: 16, records: 5 };
+ * ```
+ */
+export interface LandedRange {
+  partition: number;
+  firstOffset: number;
+  lastOffset: number;
+  records: number;
+}
+
+/**
+ * What `produce --json` prints: the topic, whether produce created it, and every batch's ranges.
+ *
+ * @example
+ * ```ts
+ * const summary = JSON.parse(stdout) as ProduceSummary; // summary.batches[0].firstOffset
+ * ```
+ */
+export interface ProduceSummary {
+  topic: string;
+  created: boolean;
+  records: number;
+  batches: LandedRange[];
+  /** Per partition: the first and last offset written by this run, and how many records. */
+  partitions: LandedRange[];
+}
+
+function header(value: string, previous: Array<[string, string]>): Array<[string, string]> {
+  const equals = value.indexOf('=');
+  if (equals <= 0) throw new InvalidArgumentError('must be name=value (the name not empty)');
+  return [...previous, [value.slice(0, equals), value.slice(equals + 1)]];
+}
+
+function positiveNumber(value: string): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || number <= 0) {
+    throw new InvalidArgumentError('must be a number > 0');
+  }
+  return number;
+}
+
+function binaryFile(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new InvalidArgumentError(`cannot read it: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * `kafka-lambda produce`: puts records on a topic, from JSON lines (stdin or `--file`) or generated
+ * (`--count`, `--value` with `{i}`), at a steady `--rate` if asked; prints where each batch landed.
+ *
+ * @example
+ * ```ts
+ * registerProduceCommand(program); // kafka-lambda produce --topic orders --count 100 --value '{"id":"o-{i}"}'
+ * ```
+ */
+export function registerProduceCommand(program: Command): void {
+  const command = program
+    .command('produce')
+    .description('put records on a topic: JSON lines from stdin or a file, or generated with a counter')
+    .requiredOption('-t, --topic <topic>', 'the topic to write to (created when missing)')
+    .addOption(
+      new Option(
+        '--file <path>',
+        'read one value per line from this file ("-": stdin, the default)',
+      ).conflicts(['count', 'value', 'valueFile']),
+    )
+    .addOption(
+      new Option('--key-field <name>', 'key each record with this field of its JSON value').conflicts('key'),
+    )
+    .option('--key <template>', 'key of every record ({i} is the record index, {i%N} modulo N)')
+    .option(
+      '--header <name=value>',
+      'add a header to every record (repeatable; {i} placeholders)',
+      header,
+      [],
+    )
+    .option('--partition <n>', 'write every record to this partition', integerOption(0))
+    .option(
+      '--count <n>',
+      'generate n records (--value alone: 1; --rate alone: until Ctrl-C)',
+      integerOption(1),
+    )
+    .option(
+      '--value <template>',
+      'generated value (default {"index":{i}}); {i} is the record index, {i%N} modulo N',
+    )
+    .addOption(
+      new Option('--value-file <path>', 'generated value: the bytes of this file, as they are (binary)')
+        .argParser(binaryFile)
+        .conflicts('value'),
+    )
+    .option('--rate <records/s>', 'send at this steady rate instead of as fast as possible', positiveNumber)
+    .option('--partitions <n>', 'partitions of the topic when produce creates it', integerOption(1, 1_000), 3)
+    .option('--json', 'print one JSON summary (every batch, every partition) instead of lines')
+    .addHelpText(
+      'after',
+      `
+Records without a key are spread round-robin over the partitions; keyed records go where Kafka's default
+partitioner puts them. Blank input lines are skipped; a value that is not JSON is sent as its text.
+
+Examples:
+  $ kafka-lambda produce --topic orders --count 100 --value '{"id":"o-{i}","amount":{i}}' --key 'c-{i%5}'
+  $ kafka-lambda produce --topic orders --file orders.jsonl --key-field id --header source=cli
+  $ kafka-lambda produce --topic orders --rate 50 --value '{"id":"o-{i}"}'      # until Ctrl-C
+Exit codes: 0 sent, 1 the cluster failed, 2 invalid flags or input (records before a bad line were sent)`,
+    )
+    .exitOverride(exitWithUsageCode);
+  addClusterOptions(command).action(async (options: ProduceOptions) => {
+    process.exitCode = await produce(options);
+  });
+}
+
+async function produce(options: ProduceOptions): Promise<number> {
+  const fail = (code: number, message: string) => {
+    process.stderr.write(`kafka-lambda produce: ${message}\n`);
+    return code;
+  };
+  const generated =
+    options.count !== undefined || options.value !== undefined || options.valueFile !== undefined;
+  if (!generated && options.file === undefined && process.stdin.isTTY) {
+    process.stderr.write('reading JSON lines from the terminal (Ctrl-D to end)…\n');
+  }
+  let cluster: ResolvedCluster;
+  try {
+    cluster = await resolveCluster(options, { command: 'produce' });
+    await probeCluster(cluster);
+  } catch (error) {
+    if (error instanceof ClusterOptionsError) return fail(USAGE_EXIT_CODE, error.message);
+    if (error instanceof ClusterConnectError) return fail(1, error.message);
+    throw error;
+  }
+  const kafka = new Kafka(cluster.kafkaConfig('kafka-lambda-produce'));
+  const { partitionCount, created } = await ensureTopic(kafka, options.topic, options.partitions);
+  if (created) {
+    process.stderr.write(
+      `created topic ${options.topic} (${partitionCount} partitions) on ${cluster.origin}\n`,
+    );
+  }
+  if (options.partition !== undefined && options.partition >= partitionCount) {
+    return fail(
+      USAGE_EXIT_CODE,
+      `--partition ${options.partition}: ${options.topic} has partitions 0 to ${partitionCount - 1}`,
+    );
+  }
+
+  const summary: ProduceSummary = { topic: options.topic, created, records: 0, batches: [], partitions: [] };
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let exitCode = 0;
+  let sends = 0;
+  try {
+    const values = generated ? generatedValues(options) : inputLines(options.file);
+    const records = toRecords(paced(values, options.rate, stop.signal), options, partitionCount);
+    await inBatches(records, async (batch) => {
+      const landed = await sendBatch(producer, options.topic, batch);
+      sends++;
+      summary.records += batch.length;
+      summary.batches.push(...landed);
+      if (!options.json) {
+        for (const range of landed) {
+          process.stdout.write(
+            `sent ${range.records} record(s) to ${options.topic}-${range.partition}@${range.firstOffset}..${range.lastOffset}\n`,
+          );
+        }
+      }
+    });
+  } catch (error) {
+    if (!(error instanceof ProduceInputError)) throw error;
+    exitCode = fail(USAGE_EXIT_CODE, `${error.message}; ${summary.records} record(s) before it were sent`);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await producer.disconnect();
+  }
+  summary.partitions = perPartition(summary.batches);
+  if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+  else {
+    process.stdout.write(
+      `produced ${summary.records} record(s) to ${options.topic} in ${sends} batch(es)${summary.partitions.length > 0 ? `: ${summary.partitions.map((p) => `${options.topic}-${p.partition}@${p.firstOffset}..${p.lastOffset}`).join(' ')}` : ''}\n`,
+    );
+  }
+  return exitCode;
+}
+
+async function ensureTopic(
+  kafka: Kafka,
+  topic: string,
+  partitions: number,
+): Promise<{ partitionCount: number; created: boolean }> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    let created = false;
+    if (!(await admin.listTopics()).includes(topic)) {
+      created = await admin.createTopics({
+        topics: [{ topic, numPartitions: partitions }],
+        waitForLeaders: true,
+      });
+    }
+    const metadata = await admin.fetchTopicMetadata({ topics: [topic] });
+    return { partitionCount: metadata.topics[0]!.partitions.length, created };
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** A value to send and where it came from (for error messages: a line number, never the content). */
+interface SourceValue {
+  value: Buffer;
+  /** `line 7` or `record 7`. */
+  position: string;
+}
+
+async function* inputLines(file: string | undefined): AsyncGenerator<SourceValue> {
+  const input = file === undefined || file === '-' ? process.stdin : createReadStream(file);
+  const opened = new Promise<void>((resolve, reject) => {
+    if (input === process.stdin) resolve();
+    input.once('open', () => resolve());
+    input.once('error', (error: Error) =>
+      reject(new ProduceInputError(`--file: cannot read ${file}: ${error.message}`)),
+    );
+  });
+  await opened;
+  let line = 0;
+  for await (const text of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {
+    line++;
+    if (text.trim() === '') continue;
+    yield { value: Buffer.from(text), position: `line ${line}` };
+  }
+}
+
+async function* generatedValues(options: ProduceOptions): AsyncGenerator<SourceValue> {
+  // --rate without --count: a steady stream until Ctrl-C.
+  const count = options.count ?? (options.rate === undefined ? 1 : Number.POSITIVE_INFINITY);
+  for (let i = 0; i < count; i++) {
+    yield {
+      value: options.valueFile ?? Buffer.from(expandTemplate(options.value ?? '{"index":{i}}', i)),
+      position: `record ${i}`,
+    };
+  }
+}
+
+/** Passes values on at `rate` per second (as fast as possible without one) until `signal` aborts. */
+async function* paced(
+  values: AsyncIterable<SourceValue>,
+  rate: number | undefined,
+  signal: AbortSignal,
+): AsyncGenerator<SourceValue> {
+  const started = performance.now();
+  let index = 0;
+  for await (const value of values) {
+    if (signal.aborted) return;
+    if (rate !== undefined) {
+      const wait = started + (index * 1000) / rate - performance.now();
+      if (wait >= 1) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (signal.aborted) return;
+    }
+    index++;
+    yield value;
+  }
+}
+
+async function* toRecords(
+  values: AsyncIterable<SourceValue>,
+  options: ProduceOptions,
+  partitionCount: number,
+): AsyncGenerator<OutgoingRecord> {
+  // Keyless records: round-robin from a random partition, so that one-record runs spread too.
+  let next = Math.floor(Math.random() * partitionCount);
+  let index = 0;
+  for await (const { value, position } of values) {
+    const key =
+      options.keyField !== undefined
+        ? keyFromField(value, options.keyField, position)
+        : options.key !== undefined
+          ? Buffer.from(expandTemplate(options.key, index))
+          : null;
+    const headers: IHeaders = {};
+    for (const [name, template] of options.header) {
+      const expanded = expandTemplate(template, index);
+      const existing = headers[name];
+      headers[name] =
+        existing === undefined ? expanded : [...(Array.isArray(existing) ? existing : [existing]), expanded];
+    }
+    const partition =
+      options.partition ?? (key === null ? next++ % partitionCount : partitionForKey(key, partitionCount));
+    index++;
+    yield { partition, message: { key, value, headers, partition } };
+  }
+}
+
+function keyFromField(value: Buffer, field: string, position: string): Buffer | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value.toString());
+  } catch {
+    throw new ProduceInputError(
+      `${position}: not JSON, so it has no "${field}" field for the key (--key-field)`,
+    );
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ProduceInputError(
+      `${position}: not a JSON object, so it has no "${field}" field for the key (--key-field)`,
+    );
+  }
+  if (!Object.hasOwn(parsed, field)) {
+    throw new ProduceInputError(`${position}: no "${field}" field for the key (--key-field)`);
+  }
+  const key = (parsed as Record<string, unknown>)[field];
+  if (key === null) return null;
+  return Buffer.from(typeof key === 'string' ? key : JSON.stringify(key));
+}
+
+/** Sends records in batches of at most {@link MAX_BATCH_RECORDS}, and sooner when the input pauses. */
+async function inBatches(
+  records: AsyncIterable<OutgoingRecord>,
+  send: (batch: OutgoingRecord[]) => Promise<void>,
+): Promise<void> {
+  const iterator = records[Symbol.asyncIterator]();
+  let batch: OutgoingRecord[] = [];
+  let pending = iterator.next();
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    const lingered = new Promise<'linger'>((resolve) => {
+      timer = setTimeout(() => resolve('linger'), LINGER_MS);
+    });
+    let result: IteratorResult<OutgoingRecord> | 'linger';
+    try {
+      result = batch.length === 0 ? await pending : await Promise.race([pending, lingered]);
+    } catch (error) {
+      // A bad input line: what came before it is still sent (and reported).
+      if (batch.length > 0) await send(batch);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (result === 'linger') {
+      await send(batch);
+      batch = [];
+      continue;
+    }
+    if (result.done) break;
+    batch.push(result.value);
+    pending = iterator.next();
+    if (batch.length >= MAX_BATCH_RECORDS) {
+      await send(batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await send(batch);
+}
+
+async function sendBatch(
+  producer: import('kafkajs').Producer,
+  topic: string,
+  batch: OutgoingRecord[],
+): Promise<LandedRange[]> {
+  const counts = new Map<number, number>();
+  for (const record of batch) counts.set(record.partition, (counts.get(record.partition) ?? 0) + 1);
+  const metadata = await producer.send({ topic, messages: batch.map((record) => record.message) });
+  return metadata
+    .map((m) => {
+      const records = counts.get(m.partition) ?? 0;
+      const firstOffset = Number(m.baseOffset);
+      return { partition: m.partition, firstOffset, lastOffset: firstOffset + records - 1, records };
+    })
+    .sort((a, b) => a.partition - b.partition);
+}
+
+function perPartition(batches: LandedRange[]): LandedRange[] {
+  const byPartition = new Map<number, LandedRange>();
+  for (const range of batches) {
+    const seen = byPartition.get(range.partition);
+    byPartition.set(
+      range.partition,
+      seen
+        ? {
+            partition: range.partition,
+            firstOffset: Math.min(seen.firstOffset, range.firstOffset),
+            lastOffset: Math.max(seen.lastOffset, range.lastOffset),
+            records: seen.records + range.records,
+          }
+        : { ...range },
+    );
+  }
+  return [...byPartition.values()].sort((a, b) => a.partition - b.partition);
+}
