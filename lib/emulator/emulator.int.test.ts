@@ -94,10 +94,11 @@ describe.each<Redelivery>(['from-lowest', 'listed'])('emulator (redelivery: %s)'
     expect(others).toEqual([]);
     expect(message?.key).toBe('k-0-7');
     const envelope = JSON.parse(message!.value) as FailureEnvelope;
+    // The Kafka-destination page's spelling and qualified ARN (kafka-on-failure-destination.html).
     expect(envelope.requestContext).toMatchObject({
-      condition: 'RetryAttemptsExhausted',
+      condition: 'RetriesExhausted',
       approximateInvokeCount: 3,
-      functionArn: expect.stringMatching(/^arn:aws:lambda:[^:]+:\d{12}:function:orders$/),
+      functionArn: expect.stringMatching(/^arn:aws:lambda:[^:]+:\d{12}:function:orders:\$LATEST$/),
     });
     expect(envelope.responseContext).toEqual({ statusCode: 200, executedVersion: '$LATEST' });
     expect(envelope.KafkaBatchInfo).toMatchObject({ batchSize: 1, recordInfo: { offset: '7' } });

@@ -5,7 +5,6 @@ import {
   Kafka,
   type KafkaConfig,
   logLevel,
-  type Producer,
 } from 'kafkajs';
 import {
   type BatchPart,
@@ -19,7 +18,8 @@ import {
   takeBatch,
   toPendingRecord,
 } from './batch.ts';
-import { buildFailureEnvelope, type FailureCondition, type FailureContext } from './destination.ts';
+import type { FailureCondition, FailureContext } from './destination.ts';
+import { createDestinationSender, type DestinationSender, type DestinationTargets } from './destination-sender.ts';
 import { InvokeRequestError, MappingStateError, RecordTooLargeError } from './errors.ts';
 import { createInvoker, type Invoker, type MappingFunction, newRequestId } from './invoke.ts';
 import { type BatchOutcome, interpretResult } from './response.ts';
@@ -63,6 +63,8 @@ export interface LocalEventSourceMappingOptions extends EventSourceMappingSettin
   kafka?: Omit<KafkaConfig, 'brokers'>;
   function: MappingFunction;
   redelivery?: Redelivery;
+  /** Where ARN on-failure destinations go locally: an SQS endpoint (ElasticMQ), SNS and S3 functions. */
+  destinations?: DestinationTargets;
   /** Delay before retry n is `min(initialMs · 2^(n−1), maxMs)` (default 100 ms … 5 s). */
   retryBackoff?: { initialMs: number; maxMs: number };
   /** Called for every invocation, retry, destination record, commit and error. */
@@ -270,7 +272,7 @@ class Mapping implements LocalEventSourceMapping {
   readonly #partitions = new Map<number, PartitionState>();
   readonly #inFlight = new Set<Promise<void>>();
   #consumer: Consumer | undefined;
-  #producer: Producer | undefined;
+  readonly #destination: DestinationSender | undefined;
   #state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   #abandoned = false;
   #windowTimer: NodeJS.Timeout | undefined;
@@ -310,6 +312,9 @@ class Mapping implements LocalEventSourceMapping {
         ? { eventSource: 'aws:kafka', eventSourceArn: settings.eventSourceArn, bootstrapServers }
         : { eventSource: 'SelfManagedKafka', bootstrapServers };
     this.#overhead = eventOverhead(this.#header);
+    this.#destination =
+      settings.destination &&
+      createDestinationSender(settings.destination, this.#header, options.destinations ?? {}, this.#kafka);
   }
 
   async start(): Promise<void> {
@@ -318,10 +323,7 @@ class Mapping implements LocalEventSourceMapping {
     const settings = this.#settings;
     try {
       if (settings.startingPosition === 'AT_TIMESTAMP') await this.#seedTimestampOffsets();
-      if (settings.destination?.kind === 'kafka') {
-        this.#producer = this.#kafka.producer({ allowAutoTopicCreation: false });
-        await this.#producer.connect();
-      }
+      await this.#destination?.open();
       const consumer = this.#kafka.consumer({
         groupId: settings.consumerGroupId,
         allowAutoTopicCreation: false,
@@ -753,26 +755,19 @@ class Mapping implements LocalEventSourceMapping {
   }
 
   /**
-   * Sends one envelope per record to the destination (none configured: the records are dropped, as
-   * Lambda does). Retries until sent; false when the mapping stops first (then nothing may be committed).
+   * Sends the records to the destination (one envelope per record to Kafka, one per call to
+   * SQS/SNS/S3; none configured: the records are dropped, as Lambda does). Retries until sent; false
+   * when the mapping stops first (then nothing may be committed).
    */
   async #sendToDestination(records: PendingRecord[], failure: FailureContext): Promise<boolean> {
-    const destination = this.#settings.destination;
+    const destination = this.#destination;
     for (let attempt = 1; destination && records.length > 0; attempt++) {
       if (this.#abandoned || (attempt > 1 && this.#state !== 'running')) return false;
       try {
-        const envelopes = records.map((r) => buildFailureEnvelope(this.#header, r.encoded, failure));
-        if (destination.kind === 'callback') {
-          for (const envelope of envelopes) await destination.send(envelope);
-        } else {
-          await this.#producer!.send({
-            topic: destination.topic,
-            messages: records.map((r, i) => ({
-              key: typeof r.encoded.key === 'string' ? Buffer.from(r.encoded.key, 'base64') : null,
-              value: JSON.stringify(envelopes[i]),
-            })),
-          });
-        }
+        await destination.send(
+          records.map((r) => r.encoded),
+          failure,
+        );
         break;
       } catch (error) {
         this.#emit({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) });
@@ -1005,7 +1000,7 @@ class Mapping implements LocalEventSourceMapping {
     }
     try {
       await this.#consumer?.disconnect();
-      await this.#producer?.disconnect();
+      await this.#destination?.close();
     } finally {
       await this.#invoker.close();
       this.#state = 'stopped';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FailureEnvelope } from './destination.ts';
+import { type Destination, parseDestination } from './destination-sender.ts';
 import { InvalidMappingSettingError } from './errors.ts';
 
 /**
@@ -13,7 +14,8 @@ import { InvalidMappingSettingError } from './errors.ts';
 export type StartingPosition = 'TRIM_HORIZON' | 'LATEST' | 'AT_TIMESTAMP';
 
 /**
- * Receives one failure envelope per failed record (the callback form of an on-failure destination).
+ * Receives one failure envelope per failed record, the one a `kafka://` destination would get (the
+ * callback form of an on-failure destination).
  *
  * @example
  * ```ts
@@ -58,7 +60,10 @@ export interface EventSourceMappingSettings {
   maximumRecordAgeInSeconds?: number;
   /** Split a batch in two and retry the halves separately when the function errors. */
   bisectBatchOnFunctionError?: boolean;
-  /** `kafka://<topic>` in the same cluster (one envelope message per failed record), or a callback. */
+  /**
+   * `kafka://<topic>` in the same cluster (one envelope message per failed record), an SQS queue, SNS
+   * topic or S3 bucket ARN (one envelope per failed batch; see `destinations`), or a callback.
+   */
   onFailure?: string | FailureCallback;
   /** Event flavour: Amazon MSK (`aws:kafka`, with `eventSourceArn`) or self-managed (default `msk`). */
   eventSource?: 'msk' | 'self-managed';
@@ -87,7 +92,7 @@ export interface ResolvedMappingSettings {
   /** Milliseconds, or `Infinity`. */
   maximumRecordAgeMs: number;
   bisectBatchOnFunctionError: boolean;
-  destination?: { kind: 'kafka'; topic: string } | { kind: 'callback'; send: FailureCallback };
+  destination?: Destination;
   eventSource: 'msk' | 'self-managed';
   eventSourceArn: string;
 }
@@ -154,26 +159,8 @@ export function resolveMappingSettings(settings: EventSourceMappingSettings): Re
     throw new InvalidMappingSettingError('startingPositionTimestamp', 'only allowed with AT_TIMESTAMP');
   }
 
-  let destination: ResolvedMappingSettings['destination'];
-  const onFailure = settings.onFailure;
-  if (typeof onFailure === 'function') {
-    destination = { kind: 'callback', send: onFailure };
-  } else if (onFailure !== undefined) {
-    const match = /^kafka:\/\/(.+)$/.exec(onFailure);
-    if (!match?.[1] || !TOPIC.test(match[1])) {
-      throw new InvalidMappingSettingError(
-        'onFailure',
-        `expected kafka://<topic>, got ${JSON.stringify(onFailure)}`,
-      );
-    }
-    if (match[1] === settings.topic) {
-      throw new InvalidMappingSettingError(
-        'onFailure',
-        'the destination topic must differ from the source topic',
-      );
-    }
-    destination = { kind: 'kafka', topic: match[1] };
-  }
+  const destination =
+    settings.onFailure === undefined ? undefined : parseDestination(settings.onFailure, settings.topic);
 
   const retries = settings.maximumRetryAttempts ?? -1;
   if (retries !== -1) integerIn('maximumRetryAttempts', retries, 0, 10_000, '−1 or ');

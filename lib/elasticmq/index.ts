@@ -1,0 +1,15 @@
+/**
+ * A real SQS-compatible server for tests and local work, without Docker: ElasticMQ's jars from
+ * Maven Central, on 127.0.0.1, messages in memory. The emulator sends `arn:aws:sqs:…` on-failure
+ * destinations to it.
+ *
+ * @example
+ * ```ts
+ * import { startElasticMq } from 'kafka-lambda/elasticmq';
+ * await using sqs = await startElasticMq({ queues: ['orders-dlq'] });
+ * createLocalEventSourceMapping({ ...options, onFailure: sqs.queueArn('orders-dlq'), destinations: { sqsEndpoint: sqs.endpoint } });
+ * ```
+ */
+export { ElasticMqPrerequisiteError, ElasticMqStartError } from './errors.ts';
+export { DEFAULT_ELASTICMQ_VERSION, resolveElasticMqJars } from './jars.ts';
+export { type ElasticMq, type StartElasticMqOptions, startElasticMq, waitUntilAnswering } from './server.ts';

@@ -1,0 +1,229 @@
+import { spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stopPid } from '../broker/broker.ts';
+import { freePort, isAlive } from '../broker/process.ts';
+import { spawnWatched, type WatchedProcess } from '../broker/watchdog.ts';
+import { ElasticMqStartError } from './errors.ts';
+import { DEFAULT_ELASTICMQ_VERSION, resolveElasticMqJars } from './jars.ts';
+
+/**
+ * Options of {@link startElasticMq}.
+ *
+ * @example
+ * ```ts
+ * const options: StartElasticMqOptions = { queues: ['orders-dlq'], region: 'eu-west-1' };
+ * ```
+ */
+export interface StartElasticMqOptions {
+  /** Queues that exist from the start (standard queues, default attributes). More can be created through the API. */
+  queues?: string[];
+  /** Region put in queue ARNs (default `us-east-1`). */
+  region?: string;
+  /** Account id put in queue URLs and ARNs (default `000000000000`). */
+  accountId?: string;
+  /** How long to wait for the server to answer (default 60 s). */
+  startTimeoutMs?: number;
+  /**
+   * Keep the server running after this process exits (what `kafka-lambda sqs start` does). By
+   * default it is tied to this process: if it exits or crashes, the server is stopped.
+   */
+  detached?: boolean;
+}
+
+/**
+ * A running ElasticMQ server: a real SQS-compatible endpoint on 127.0.0.1, messages in memory.
+ *
+ * @example
+ * ```ts
+ * await using sqs = await startElasticMq({ queues: ['orders-dlq'] });
+ * const client = new SQSClient({ endpoint: sqs.endpoint, region: sqs.region, credentials: sqs.credentials });
+ * ```
+ */
+export interface ElasticMq {
+  /** `http://127.0.0.1:<port>`: give it to SQS clients as their endpoint. */
+  readonly endpoint: string;
+  readonly region: string;
+  readonly accountId: string;
+  /** ElasticMQ checks no signature; SQS clients still need some credentials to sign with. */
+  readonly credentials: { accessKeyId: string; secretAccessKey: string };
+  /** The server JVM's process id. */
+  readonly pid: number;
+  /** Temporary folder with the server's configuration and log; removed by {@link ElasticMq.stop}. */
+  readonly runDir: string;
+  readonly version: string;
+  /** The ARN of a queue on this server, as Lambda's `DestinationConfig.OnFailure` names it. */
+  queueArn(name: string): string;
+  /** SIGTERM, SIGKILL after `timeoutMs` (default 10 s), then removes the run folder. */
+  stop(timeoutMs?: number): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** ElasticMQ's own line once its queues from the configuration exist and the REST server is bound. */
+const STARTED = /=== ElasticMQ server \(.*\) started in/;
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/**
+ * Starts ElasticMQ (jars from Maven Central, resolved once into the cache) on a free loopback port
+ * and resolves once its SQS API answers.
+ *
+ * @example
+ * ```ts
+ * await using sqs = await startElasticMq({ queues: ['orders-dlq'] });
+ * createLocalEventSourceMapping({ ...options, onFailure: sqs.queueArn('orders-dlq'), destinations: { sqsEndpoint: sqs.endpoint } });
+ * ```
+ * @throws ElasticMqPrerequisiteError when Java 17+ or Maven is missing.
+ * @throws ElasticMqStartError when the server dies or does not answer in time (with its log tail).
+ */
+export async function startElasticMq(options: StartElasticMqOptions = {}): Promise<ElasticMq> {
+  const libs = await resolveElasticMqJars();
+  let lastError: unknown;
+  // The port is chosen before the JVM binds it; another process can take it meanwhile, so retry.
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    try {
+      return await startOnce(libs, options);
+    } catch (error) {
+      lastError = error;
+      if (!(error instanceof ElasticMqStartError && /already in use|BindException/.test(error.logTail)))
+        throw error;
+    }
+  }
+  throw lastError;
+}
+
+async function startOnce(libs: string, options: StartElasticMqOptions): Promise<ElasticMq> {
+  const port = await freePort();
+  const region = options.region ?? 'us-east-1';
+  const accountId = options.accountId ?? '000000000000';
+  const runDir = await mkdtemp(join(tmpdir(), 'kafka-lambda-elasticmq-'));
+  const configFile = join(runDir, 'elasticmq.conf');
+  const logFile = join(runDir, 'elasticmq.log');
+  await writeFile(configFile, serverConfig(port, region, accountId, options.queues ?? []));
+  const javaArgs = [
+    '-Xms32m',
+    '-Xmx256m',
+    // A short-lived test server: the C1 compiler alone starts it sooner.
+    '-XX:TieredStopAtLevel=1',
+    '-Djava.awt.headless=true',
+    `-Dconfig.file=${configFile}`,
+    '-cp',
+    join(libs, '*'),
+    'org.elasticmq.server.Main',
+  ];
+  let jvm: WatchedProcess;
+  if (options.detached) {
+    const out = openSync(logFile, 'a');
+    const child = spawn('java', javaArgs, { detached: true, stdio: ['ignore', out, out] });
+    child.unref();
+    const pid = child.pid ?? 0;
+    jvm = { pid, exited: () => !isAlive(pid), stop: (timeoutMs) => stopPid(pid, timeoutMs) };
+  } else {
+    jvm = await spawnWatched('java', javaArgs, logFile);
+  }
+  const server: ElasticMq = {
+    endpoint: `http://127.0.0.1:${port}`,
+    region,
+    accountId,
+    credentials: LOCAL_CREDENTIALS,
+    pid: jvm.pid,
+    runDir,
+    version: DEFAULT_ELASTICMQ_VERSION,
+    queueArn: (name) => `arn:aws:sqs:${region}:${accountId}:${name}`,
+    async stop(timeoutMs = 10_000) {
+      await jvm.stop(timeoutMs);
+      await rm(runDir, { recursive: true, force: true });
+    },
+    [Symbol.asyncDispose]() {
+      return this.stop();
+    },
+  };
+  try {
+    await waitUntilStarted(logFile, jvm.exited, options.startTimeoutMs ?? 60_000);
+    await waitUntilAnswering(server.endpoint, 15_000);
+  } catch (error) {
+    const tail = await logTail(logFile);
+    await server.stop(5_000);
+    throw new ElasticMqStartError((error as Error).message, tail);
+  }
+  return server;
+}
+
+async function waitUntilStarted(logFile: string, exited: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const log = await readFile(logFile, 'utf8').catch(() => '');
+    if (STARTED.test(log)) return;
+    if (exited()) throw new Error('ElasticMQ died during start-up');
+    if (/BindException|already in use/.test(log)) throw new Error('ElasticMQ could not bind its port');
+    if (Date.now() > deadline) throw new Error(`ElasticMQ did not start within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * Resolves once the SQS API at `endpoint` answers `ListQueues` (the JSON protocol current SDKs speak).
+ *
+ * @example
+ * ```ts
+ * await waitUntilAnswering('http://127.0.0.1:9324', 5_000);
+ * ```
+ */
+export async function waitUntilAnswering(endpoint: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError = 'no answer';
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.ListQueues' },
+        body: '{}',
+        signal: AbortSignal.timeout(2_000),
+      });
+      if (response.ok) return;
+      lastError = `HTTP ${response.status}`;
+    } catch (error) {
+      lastError = (error as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the SQS API at ${endpoint} did not answer within ${timeoutMs} ms (${lastError})`);
+}
+
+async function logTail(logFile: string, lines = 40): Promise<string> {
+  const text = await readFile(logFile, 'utf8').catch(() => '');
+  return text.trimEnd().split('\n').slice(-lines).join('\n');
+}
+
+/**
+ * HOCON read through `-Dconfig.file` (ElasticMQ's documented way to configure the server; its
+ * `reference.conf` holds the defaults): SQS on 127.0.0.1 only, queue URLs naming that address, no
+ * statistics endpoint.
+ */
+function serverConfig(port: number, region: string, accountId: string, queues: string[]): string {
+  const declared = queues.map((name) => `  ${JSON.stringify(name)} {}\n`).join('');
+  return `node-address {
+  protocol = http
+  host = "127.0.0.1"
+  port = ${port}
+  context-path = ""
+}
+rest-sqs {
+  enabled = true
+  bind-port = ${port}
+  bind-hostname = "127.0.0.1"
+  sqs-limits = strict
+}
+rest-stats {
+  enabled = false
+}
+generate-node-address = false
+aws {
+  region = ${JSON.stringify(region)}
+  accountId = ${JSON.stringify(accountId)}
+}
+queues {
+${declared}}
+`;
+}

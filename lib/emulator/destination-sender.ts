@@ -1,0 +1,224 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { Kafka, Producer } from 'kafkajs';
+import type { KafkaEventRecord } from '../kafka-event/types.ts';
+import type { EventHeader } from './batch.ts';
+import {
+  buildBatchFailureEnvelope,
+  buildFailureEnvelope,
+  buildS3FailureEnvelope,
+  type FailureContext,
+} from './destination.ts';
+import { InvalidMappingSettingError } from './errors.ts';
+import type { FailureCallback } from './settings.ts';
+
+/**
+ * An on-failure destination after validation, from `DestinationConfig.OnFailure.Destination`
+ * (`kafka://<topic>` or an SQS, SNS or S3 ARN) or a callback.
+ *
+ * @example
+ * ```ts
+ * const destination: Destination = { kind: 'sqs', arn, region: 'eu-west-1', queueName: 'orders-dlq' };
+ * ```
+ */
+export type Destination =
+  | { kind: 'kafka'; topic: string }
+  | { kind: 'callback'; send: FailureCallback }
+  | { kind: 'sqs'; arn: string; region: string; queueName: string }
+  | { kind: 'sns'; arn: string }
+  | { kind: 's3'; arn: string; bucket: string };
+
+/**
+ * Where ARN destinations are delivered locally. SQS goes to a real SQS-compatible server (ElasticMQ,
+ * `kafka-lambda/elasticmq`); SNS and S3 have no local server here, so the message Lambda would
+ * publish, or the object it would write, is handed to a function.
+ *
+ * @example
+ * ```ts
+ * const destinations: DestinationTargets = { sqsEndpoint: sqs.endpoint, s3: ({ body }) => objects.push(body) };
+ * ```
+ */
+export interface DestinationTargets {
+  /** SQS API endpoint for `arn:aws:sqs:…` destinations; the queue is found by name (`GetQueueUrl`). */
+  sqsEndpoint?: string;
+  /** Gets what Lambda publishes (`sns:Publish`) for `arn:aws:sns:…`: the SQS envelope as JSON. */
+  sns?: (message: { topicArn: string; message: string }) => Promise<void> | void;
+  /** Gets what Lambda puts (`s3:PutObject`) for `arn:aws:s3:::bucket`: the envelope with `payload`, as JSON. */
+  s3?: (object: { bucket: string; body: string }) => Promise<void> | void;
+}
+
+/**
+ * Delivers failure envelopes to one destination: per record to Kafka topics and callbacks, per
+ * failed batch to SQS, SNS and S3.
+ *
+ * @example
+ * ```ts
+ * const sender = createDestinationSender(destination, header, targets, kafka);
+ * await sender.open();
+ * await sender.send(records, failure);
+ * ```
+ */
+export interface DestinationSender {
+  /** Connects what needs a connection (the Kafka producer). */
+  open(): Promise<void>;
+  /** One delivery; throws when it failed (the caller retries: nothing may be committed before it succeeds). */
+  send(records: readonly KafkaEventRecord[], failure: FailureContext): Promise<void>;
+  close(): Promise<void>;
+}
+
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+const PARTITION = 'aws[a-zA-Z0-9-]*';
+const REGION = '[a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\\d';
+const SQS_ARN = new RegExp(`^arn:${PARTITION}:sqs:(${REGION}):\\d{12}:([A-Za-z0-9_-]{1,80})$`);
+const SNS_ARN = new RegExp(`^arn:${PARTITION}:sns:${REGION}:\\d{12}:[A-Za-z0-9_-]{1,256}$`);
+const S3_ARN = new RegExp(`^arn:${PARTITION}:s3:::([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])$`);
+const KAFKA = /^kafka:\/\/([a-zA-Z0-9._-]{1,249})$/;
+
+/**
+ * Validates `onFailure`: `kafka://<topic>` (not the source topic), an SQS queue, SNS topic or S3
+ * bucket ARN (the destinations Lambda accepts for Kafka, per
+ * https://docs.aws.amazon.com/lambda/latest/api/API_OnFailure.html), or a callback.
+ *
+ * @example
+ * ```ts
+ * parseDestination('arn:aws:sqs:eu-west-1:111122223333:orders-dlq', 'orders'); // { kind: 'sqs', queueName: 'orders-dlq', … }
+ * ```
+ * @throws InvalidMappingSettingError naming `onFailure`.
+ */
+export function parseDestination(onFailure: string | FailureCallback, sourceTopic: string): Destination {
+  if (typeof onFailure === 'function') return { kind: 'callback', send: onFailure };
+  const kafka = KAFKA.exec(onFailure);
+  if (kafka) {
+    if (kafka[1] === sourceTopic) {
+      throw new InvalidMappingSettingError(
+        'onFailure',
+        'the destination topic must differ from the source topic',
+      );
+    }
+    return { kind: 'kafka', topic: kafka[1]! };
+  }
+  const sqs = SQS_ARN.exec(onFailure);
+  if (sqs) return { kind: 'sqs', arn: onFailure, region: sqs[1]!, queueName: sqs[2]! };
+  if (SNS_ARN.test(onFailure)) return { kind: 'sns', arn: onFailure };
+  const s3 = S3_ARN.exec(onFailure);
+  if (s3) return { kind: 's3', arn: onFailure, bucket: s3[1]! };
+  throw new InvalidMappingSettingError(
+    'onFailure',
+    `expected kafka://<topic>, or an SQS queue, SNS topic or S3 bucket ARN, got ${JSON.stringify(onFailure)}`,
+  );
+}
+
+/**
+ * Creates the sender for a mapping's destination.
+ *
+ * @example
+ * ```ts
+ * const sender = createDestinationSender({ kind: 'kafka', topic: 'orders-dlq' }, header, {}, kafka);
+ * ```
+ * @throws InvalidMappingSettingError when an ARN destination has no local target in `targets`.
+ */
+export function createDestinationSender(
+  destination: Destination,
+  header: EventHeader,
+  targets: DestinationTargets,
+  kafka: Kafka,
+): DestinationSender {
+  const nothing = async () => {};
+  switch (destination.kind) {
+    case 'callback':
+      return {
+        open: nothing,
+        close: nothing,
+        async send(records, failure) {
+          for (const record of records) await destination.send(buildFailureEnvelope(header, record, failure));
+        },
+      };
+    case 'kafka': {
+      let producer: Producer | undefined;
+      return {
+        async open() {
+          producer = kafka.producer({ allowAutoTopicCreation: false });
+          await producer.connect();
+        },
+        async close() {
+          await producer?.disconnect();
+        },
+        async send(records, failure) {
+          // The original key, so that the default partitioner spreads keyless records (kafka-ofd-partitioning).
+          await producer!.send({
+            topic: destination.topic,
+            messages: records.map((record) => ({
+              key: typeof record.key === 'string' ? Buffer.from(record.key, 'base64') : null,
+              value: JSON.stringify(buildFailureEnvelope(header, record, failure)),
+            })),
+          });
+        },
+      };
+    }
+    case 'sqs':
+      return sqsSender(destination, header, targets.sqsEndpoint);
+    case 'sns': {
+      const publish = required(
+        targets.sns,
+        'an SNS destination needs destinations.sns (no local SNS server)',
+      );
+      return {
+        open: nothing,
+        close: nothing,
+        async send(records, failure) {
+          const envelope = buildBatchFailureEnvelope(header, records, failure);
+          await publish({ topicArn: destination.arn, message: JSON.stringify(envelope) });
+        },
+      };
+    }
+    case 's3': {
+      const put = required(targets.s3, 'an S3 destination needs destinations.s3 (no local S3 server)');
+      return {
+        open: nothing,
+        close: nothing,
+        async send(records, failure) {
+          const envelope = buildS3FailureEnvelope(header, records, failure);
+          await put({ bucket: destination.bucket, body: JSON.stringify(envelope) });
+        },
+      };
+    }
+  }
+}
+
+function required<T>(target: T | undefined, message: string): T {
+  if (target === undefined) throw new InvalidMappingSettingError('onFailure', message);
+  return target;
+}
+
+function sqsSender(
+  destination: Extract<Destination, { kind: 'sqs' }>,
+  header: EventHeader,
+  endpoint: string | undefined,
+): DestinationSender {
+  const sqsEndpoint = required(
+    endpoint,
+    'an SQS destination needs destinations.sqsEndpoint (an SQS-compatible server such as ElasticMQ: kafka-lambda sqs start)',
+  );
+  let client: SQSClient | undefined;
+  let queueUrl: string | undefined;
+  const sdk = () => import('@aws-sdk/client-sqs');
+  return {
+    async open() {
+      const { SQSClient } = await sdk();
+      client = new SQSClient({
+        endpoint: sqsEndpoint,
+        region: destination.region,
+        credentials: LOCAL_CREDENTIALS,
+      });
+    },
+    async close() {
+      client?.destroy();
+    },
+    async send(records, failure) {
+      const { GetQueueUrlCommand, SendMessageCommand } = await sdk();
+      queueUrl ??= (await client!.send(new GetQueueUrlCommand({ QueueName: destination.queueName })))
+        .QueueUrl;
+      const body = JSON.stringify(buildBatchFailureEnvelope(header, records, failure));
+      await client!.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+    },
+  };
+}

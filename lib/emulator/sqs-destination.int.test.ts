@@ -1,0 +1,156 @@
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { committedOffsetsByKafkaTool, testKafka, uniqueName } from '../../test/kafka.ts';
+import { type ElasticMq, startElasticMq } from '../elasticmq/index.ts';
+import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
+import type { BatchFailureEnvelope } from './destination.ts';
+import { eventRecords, partialResponseMapping as mapping, seededTopic } from './test-support.ts';
+
+// The SQS on-failure destination end to end: the emulator sends to a real SQS-compatible server
+// (ElasticMQ) through the AWS SDK, and the test reads the queue back with the SDK like any consumer.
+
+const kafka = testKafka('emulator-sqs-destination');
+const queues = { partial: uniqueName('dlq-partial'), whole: uniqueName('dlq-whole') };
+let sqs: ElasticMq;
+let client: SQSClient;
+
+beforeAll(async () => {
+  sqs = await startElasticMq({ queues: Object.values(queues), region: 'eu-west-1' });
+  client = new SQSClient({ endpoint: sqs.endpoint, region: sqs.region, credentials: sqs.credentials });
+});
+
+afterAll(async () => {
+  client?.destroy();
+  await sqs?.stop();
+});
+
+/** Every message on the queue: receives until one long poll comes back empty (bounded). */
+async function drain(queue: string): Promise<BatchFailureEnvelope[]> {
+  const queueUrl = `${sqs.endpoint}/${sqs.accountId}/${queue}`;
+  const bodies: string[] = [];
+  for (let poll = 0; poll < 50; poll++) {
+    const { Messages = [] } = await client.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    );
+    if (Messages.length === 0) break;
+    bodies.push(...Messages.map((message) => message.Body ?? ''));
+  }
+  return bodies.map((body) => JSON.parse(body) as BatchFailureEnvelope);
+}
+
+it('an exhausted partial failure sends one SQS message for the failed record: the documented envelope, no payload', async () => {
+  const { topic, group } = await seededTopic(kafka, 'sqs-partial', 1, 6);
+  const esm = mapping({
+    topic,
+    consumerGroupId: group,
+    maximumRetryAttempts: 2,
+    onFailure: sqs.queueArn(queues.partial),
+    destinations: { sqsEndpoint: sqs.endpoint },
+    function: {
+      functionName: 'orders',
+      handler: async (event: KafkaEvent): Promise<KafkaBatchResponse> => ({
+        batchItemFailures: eventRecords(event)
+          .filter((r) => r.offset === 2)
+          .map((r) => ({ itemIdentifier: { partition: `${r.topic}-${r.partition}`, offset: r.offset } })),
+      }),
+    },
+  });
+  await esm.start();
+  await esm.idle();
+  await esm.stop();
+
+  const [envelope, ...others] = await drain(queues.partial);
+  expect(others).toEqual([]);
+  expect(envelope!.requestContext).toEqual({
+    requestId: expect.any(String),
+    // The SQS page shows the unqualified ARN and the RetryAttemptsExhausted spelling (kafka-on-failure.html).
+    functionArn: expect.stringMatching(/^arn:aws:lambda:[^:]+:\d{12}:function:orders$/),
+    condition: 'RetryAttemptsExhausted',
+    approximateInvokeCount: 3,
+  });
+  expect(envelope!.responseContext).toEqual({ statusCode: 200, executedVersion: '$LATEST' });
+  expect(envelope!.version).toBe('1.0');
+  expect(Date.parse(envelope!.timestamp)).not.toBeNaN();
+  expect(envelope!.KafkaBatchInfo).toEqual({
+    batchSize: 1,
+    eventSourceArn: expect.stringMatching(/^arn:aws:kafka:/),
+    bootstrapServers: expect.any(String),
+    payloadSize: expect.any(Number),
+    recordsInfo: {
+      [`${topic}-0`]: {
+        firstRecordOffset: '2',
+        lastRecordOffset: '2',
+        firstRecordTimestamp: expect.any(String),
+        lastRecordTimestamp: expect.any(String),
+      },
+    },
+  });
+  expect(envelope).not.toHaveProperty('payload');
+  expect(await committedOffsetsByKafkaTool(group)).toEqual([
+    { topic, partition: 0, currentOffset: 6, logEndOffset: 6 },
+  ]);
+});
+
+it('function errors: one SQS message per failed batch, whose offset ranges cover every record exactly once', async () => {
+  const { topic, group } = await seededTopic(kafka, 'sqs-whole', 2, 15);
+  const batches: Array<Record<string, number[]>> = [];
+  const esm = mapping({
+    topic,
+    consumerGroupId: group,
+    batchSize: 4,
+    maximumRetryAttempts: 0,
+    onFailure: sqs.queueArn(queues.whole),
+    destinations: { sqsEndpoint: sqs.endpoint },
+    function: {
+      functionName: 'orders',
+      handler: async (event: KafkaEvent) => {
+        batches.push(
+          Object.fromEntries(
+            Object.entries(event.records).map(([key, rs]) => [key, rs.map((r) => r.offset)]),
+          ),
+        );
+        throw new Error('downstream unavailable');
+      },
+    },
+  });
+  await esm.start();
+  await esm.idle();
+  await esm.stop();
+
+  const envelopes = await drain(queues.whole);
+  expect(envelopes).toHaveLength(batches.length);
+  const covered: Record<string, number[]> = {};
+  for (const envelope of envelopes) {
+    expect(envelope.requestContext).toMatchObject({
+      condition: 'RetryAttemptsExhausted',
+      approximateInvokeCount: 1,
+    });
+    expect(envelope.responseContext).toEqual({
+      statusCode: 200,
+      executedVersion: '$LATEST',
+      functionError: 'Unhandled',
+    });
+    let size = 0;
+    for (const [key, info] of Object.entries(envelope.KafkaBatchInfo.recordsInfo)) {
+      const first = Number(info.firstRecordOffset);
+      const last = Number(info.lastRecordOffset);
+      size += last - first + 1;
+      const offsets = covered[key] ?? [];
+      for (let offset = first; offset <= last; offset++) offsets.push(offset);
+      covered[key] = offsets;
+      expect(Date.parse(info.lastRecordTimestamp)).toBeGreaterThanOrEqual(
+        Date.parse(info.firstRecordTimestamp),
+      );
+    }
+    expect(envelope.KafkaBatchInfo.batchSize).toBe(size);
+  }
+  const everyOffset = Array.from({ length: 15 }, (_, i) => i);
+  expect(Object.fromEntries(Object.entries(covered).map(([k, v]) => [k, v.sort((a, b) => a - b)]))).toEqual({
+    [`${topic}-0`]: everyOffset,
+    [`${topic}-1`]: everyOffset,
+  });
+  expect(await committedOffsetsByKafkaTool(group)).toEqual([
+    { topic, partition: 0, currentOffset: 15, logEndOffset: 15 },
+    { topic, partition: 1, currentOffset: 15, logEndOffset: 15 },
+  ]);
+});
