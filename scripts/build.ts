@@ -4,7 +4,8 @@
  * 1. `tsc -p tsconfig.build.json`: ES modules, declarations and declaration maps for every public entry,
  *    from the same `.ts` sources development runs directly (`rewriteRelativeImportExtensions` turns their
  *    `./x.ts` imports into `./x.js`).
- * 2. The files the compiled code reads at run time next to itself (the broker's log4j configurations).
+ * 2. The files the compiled code reads at run time next to itself: the broker's log4j configurations and
+ *    the project `kafka-lambda init` writes.
  * 3. The replay function's Lambda bundle (`dist/assets/replay-handler/index.mjs`), built with the same
  *    esbuild settings `cdk synth` uses, so `KafkaReplayFunction` deploys it without an `entry`.
  *
@@ -36,6 +37,7 @@ if (compiled.status !== 0) {
 for (const file of readdirSync(join(root, 'lib/broker')).filter((name) => name.endsWith('.properties'))) {
   cpSync(join(root, 'lib/broker', file), join(dist, 'lib/broker', file));
 }
+cpSync(join(root, 'lib/cli/init-template'), join(dist, 'lib/cli/init-template'), { recursive: true });
 
 await build({
   ...esbuildSettings,

@@ -1,0 +1,156 @@
+import { cpSync, existsSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { exitWithUsageCode, USAGE_EXIT_CODE } from '../usage.ts';
+
+/**
+ * The project `init` writes, as files (type-checked and tested in this repository like any other code):
+ * next to this module in the sources, and copied next to the built module by `npm run build`.
+ */
+const templateFolder = fileURLToPath(new URL('../init-template/', import.meta.url));
+
+/** The packages a scaffolded project needs besides kafka-lambda, at the versions this package is tested with. */
+const DEPENDENCIES = ['@middy/core', 'valibot'];
+const DEV_DEPENDENCIES = [
+  '@types/node',
+  'aws-cdk',
+  'aws-cdk-lib',
+  'constructs',
+  'esbuild',
+  'typescript',
+  'vitest',
+];
+
+interface OwnPackage {
+  version: string;
+  engines: { node: string };
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+}
+
+/**
+ * The target folder holds files already: `init` never overwrites anything.
+ *
+ * @example
+ * ```ts
+ * try { scaffoldProject('.'); } catch (e) { if (e instanceof FolderNotEmptyError) console.error(e.message); }
+ * ```
+ */
+export class FolderNotEmptyError extends Error {
+  override readonly name = 'FolderNotEmptyError';
+}
+
+/** Options of {@link scaffoldProject}. */
+export interface ScaffoldOptions {
+  /** The `kafka-lambda` dependency as package.json writes it. @default `^<this version>` */
+  packageSpec?: string;
+}
+
+function ownPackage(): OwnPackage {
+  return createRequire(import.meta.url)('kafka-lambda/package.json') as OwnPackage;
+}
+
+function pinned(names: readonly string[], own: OwnPackage): Record<string, string> {
+  return Object.fromEntries(
+    names.map((name) => {
+      const version = own.dependencies[name] ?? own.devDependencies[name];
+      if (version === undefined) throw new Error(`kafka-lambda's package.json does not pin ${name}`);
+      return [name, version];
+    }),
+  );
+}
+
+/** An npm package name from a folder name: lower case, only the characters npm allows. */
+function packageName(folder: string): string {
+  const name = basename(folder)
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[._-]+/, '');
+  return name === '' ? 'kafka-consumer' : name;
+}
+
+/**
+ * Writes a new consumer project into `folder` (created if missing, refused if it holds anything): a
+ * handler using `kafkaBatch` with a schema, a sample event, a vitest test using `kafka-lambda/testing`, a CDK
+ * app using `kafka-lambda/cdk`, and a README. After `npm install`, `npm test` and `npx cdk synth` pass.
+ *
+ * @example
+ * ```ts
+ * const files = scaffoldProject('orders-consumer'); // ['README.md', 'cdk.json', …]
+ * ```
+ * @throws FolderNotEmptyError when `folder` exists and is not empty.
+ */
+export function scaffoldProject(folder: string, options: ScaffoldOptions = {}): string[] {
+  const target = resolve(folder);
+  if (existsSync(target) && readdirSync(target).length > 0) {
+    throw new FolderNotEmptyError(`${folder} is not empty: init writes only into a new or empty folder`);
+  }
+  cpSync(templateFolder, target, { recursive: true });
+  // npm never packs a file named .gitignore, so the template carries it without the dot.
+  renameSync(join(target, 'gitignore'), join(target, '.gitignore'));
+  const own = ownPackage();
+  const manifest = {
+    name: packageName(target),
+    version: '0.1.0',
+    private: true,
+    type: 'module',
+    engines: own.engines,
+    scripts: {
+      test: 'tsc && vitest run',
+      synth: 'cdk synth',
+      invoke: 'kafka-lambda invoke src/handler.ts --event events/orders.json',
+    },
+    dependencies: {
+      'kafka-lambda': options.packageSpec ?? `^${own.version}`,
+      ...pinned(DEPENDENCIES, own),
+    },
+    devDependencies: pinned(DEV_DEPENDENCIES, own),
+  };
+  writeFileSync(join(target, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  return readdirSync(target, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(target, join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+/**
+ * `kafka-lambda init [folder]`: scaffolds a new Kafka consumer project.
+ *
+ * @example
+ * ```ts
+ * registerInitCommand(program); // kafka-lambda init orders-consumer
+ * ```
+ */
+export function registerInitCommand(program: Command): void {
+  program
+    .command('init')
+    .description(
+      'scaffold a Kafka consumer project: a kafkaBatch handler with a schema, a sample event, a test, a CDK app',
+    )
+    .argument('[folder]', 'where to write it (new or empty)', '.')
+    .option(
+      '--package <spec>',
+      'the kafka-lambda dependency written to package.json (a version range, a tarball or a git URL)',
+    )
+    .exitOverride(exitWithUsageCode)
+    .action((folder: string, options: { package?: string }) => {
+      let files: string[];
+      try {
+        files = scaffoldProject(
+          folder,
+          options.package === undefined ? {} : { packageSpec: options.package },
+        );
+      } catch (error) {
+        if (!(error instanceof FolderNotEmptyError)) throw error;
+        console.error(`kafka-lambda init: ${error.message}`);
+        process.exitCode = USAGE_EXIT_CODE;
+        return;
+      }
+      const cd = resolve(folder) === process.cwd() ? '' : `cd ${folder} && `;
+      process.stdout.write(
+        `${files.map((file) => `  ${file}`).join('\n')}\n\nNext: ${cd}npm install && npm test && npx cdk synth\n`,
+      );
+    });
+}
