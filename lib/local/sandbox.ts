@@ -91,6 +91,11 @@ export interface SandboxInvocation {
   coldStart: boolean;
   /** Init phase duration (both attempts after an init timeout), on cold starts. */
   initDurationMs?: number;
+  /**
+   * How the init phase ended, on cold starts: `error` when the module could not load (the result is
+   * that init error), `timeout` when even the retry within the invocation outlived the timeout.
+   */
+  initStatus?: 'success' | 'error' | 'timeout';
   /** From the handler's start (after any init) to its result. */
   durationMs: number;
 }
@@ -363,7 +368,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
                   trace: [],
                 }
               : { kind: 'function-error', ...init.outcome.error };
-          return { result, coldStart, initDurationMs, durationMs: 0 };
+          return { result, coldStart, initDurationMs, initStatus: init.outcome.status, durationMs: 0 };
         }
       }
       const began = performance.now();
@@ -376,7 +381,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         retire(environment, result.kind === 'function-error' ? result.errorType : 'ended');
       else if (closed) void environment.end();
       else idle.push(environment);
-      return { result, coldStart, ...(initDurationMs === undefined ? {} : { initDurationMs }), durationMs };
+      return {
+        result,
+        coldStart,
+        ...(initDurationMs === undefined ? {} : { initDurationMs, initStatus: 'success' as const }),
+        durationMs,
+      };
     },
 
     async prewarm() {

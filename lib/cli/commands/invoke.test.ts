@@ -3,10 +3,11 @@ import { runCli } from '../../../test/fixtures/run-cli.ts';
 import { kafkaEvent } from '../../testing/event-builder.ts';
 
 const fixtures = 'test/fixtures/handlers.ts';
+const sandboxFixtures = 'test/fixtures/sandbox-handlers.ts';
 const sample = 'test/events/self-managed-events.json';
 const summaryOf = (stderr: string) => stderr.trimEnd().split('\n').at(-1);
 
-describe('kafka-lambda invoke', () => {
+describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
   it('prints only the response on stdout: the failing record and the later records of its partition', async () => {
     const event = kafkaEvent({
       topic: 'order-events',
@@ -154,6 +155,109 @@ describe('kafka-lambda invoke', () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(message);
+  });
+
+  it('stops a handler stuck in a synchronous loop at its timeout (exit 124)', async () => {
+    const run = await runCli([
+      'invoke',
+      `${sandboxFixtures}#spinsForever`,
+      '--event',
+      sample,
+      '--timeout',
+      '1',
+    ]);
+    expect(run.code).toBe(124);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('Task timed out after 1.00 seconds\n');
+  }, 60_000);
+
+  it('bounds the module loading: a top-level await that never settles times out (init 10 s, retried within --timeout)', async () => {
+    const run = await runCli([
+      'invoke',
+      'test/fixtures/init-never-settles.ts',
+      '--event',
+      sample,
+      '--timeout',
+      '2',
+    ]);
+    expect(run.code).toBe(124);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('Task timed out after 2.00 seconds\n');
+    expect(run.ms).toBeGreaterThanOrEqual(12_000);
+  }, 90_000);
+
+  it('shows the cold start in a Lambda-like REPORT line', async () => {
+    const run = await runCli(['invoke', fixtures, '--event', sample, '--memory', '256']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(
+      /^REPORT RequestId: [0-9a-f-]{36}\tDuration: [\d.]+ ms\tMemory Size: 256 MB\tInit Duration: [\d.]+ ms$/m,
+    );
+  });
+
+  describe.each([
+    ['in a sandbox', []],
+    ['in-process', ['--in-process']],
+  ])('%s', (_, mode) => {
+    const invoke = (handler: string) => runCli(['invoke', handler, '--event', sample, ...mode]);
+    const invokeError = (stderr: string) =>
+      JSON.parse(
+        stderr
+          .split('\n')
+          .find((l) => l.startsWith('ERROR\tInvoke Error\t'))!
+          .split('\t')[2]!,
+      );
+
+    it('reports a process.exit(0) as Runtime.ExitError and exits 1', async () => {
+      const run = await invoke(`${sandboxFixtures}#exits`);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(invokeError(run.stderr)).toEqual({
+        errorType: 'Runtime.ExitError',
+        errorMessage: expect.stringMatching(
+          /^RequestId: [0-9a-f-]{36} Error: Runtime exited with error: exit status 0$/,
+        ),
+        trace: [],
+      });
+      expect(summaryOf(run.stderr)).toMatch(
+        /^\[invoke\] error: 5 records in 3 partitions, Runtime\.ExitError: /,
+      );
+    });
+
+    it('keeps stdout for the response when the handler prints', async () => {
+      const run = await invoke(`${sandboxFixtures}#printsToStdout`);
+      expect(run).toMatchObject({ code: 0, stdout: '{"batchItemFailures":[]}\n' });
+      expect(run.stderr).toContain('log line\ndirect stdout write\nerror line\n');
+    });
+
+    it('reports a thrown null-prototype object as the Lambda runtime does', async () => {
+      const run = await invoke(`${sandboxFixtures}#throwsNullPrototype`);
+      expect(run.code).toBe(1);
+      expect(run.stderr).not.toContain('Cannot convert object to primitive value');
+      expect(invokeError(run.stderr)).toEqual({
+        errorType: 'handled',
+        errorMessage:
+          'callback called with Error argument, but there was a problem while retrieving one or more of its message, name, and stack',
+        trace: [],
+      });
+    });
+
+    it('reports an unhandled null-prototype rejection as Runtime.UnhandledPromiseRejection', async () => {
+      const run = await invoke(`${sandboxFixtures}#rejectsNullPrototypeUnhandled`);
+      expect(run.code).toBe(1);
+      expect(run.stderr).not.toContain('Cannot convert object to primitive value');
+      expect(invokeError(run.stderr)).toMatchObject({ errorType: 'Runtime.UnhandledPromiseRejection' });
+    });
+
+    it("reports an unhandled rejection with Lambda's fields, no stack trace from the CLI itself", async () => {
+      const run = await invoke(`${fixtures}#forgetsRejection`);
+      expect(run.code).toBe(1);
+      expect(invokeError(run.stderr)).toEqual({
+        errorType: 'Runtime.UnhandledPromiseRejection',
+        errorMessage: 'TypeError: nobody awaited me',
+        trace: ['Runtime.UnhandledPromiseRejection: TypeError: nobody awaited me'],
+      });
+      expect(run.stderr).not.toMatch(/commands\/invoke\.ts/);
+    });
   });
 
   it('names the wrong field of an invalid event', async () => {

@@ -1,9 +1,17 @@
+import { randomUUID } from 'node:crypto';
+import { writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { text } from 'node:stream/consumers';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { KafkaEvent } from '../../kafka-event/types.ts';
 import { type AsyncHandler, HandlerNotFoundError, loadHandler } from '../../local/load-handler.ts';
+import {
+  type RuntimeErrorResponse,
+  toRuntimeError,
+  unhandledRejectionError,
+} from '../../local/runtime-error.ts';
+import { createSandbox, INIT_TIMEOUT_SECONDS } from '../../local/sandbox.ts';
 import { failedOffsets, InvalidBatchResponseError } from '../../testing/batch-response.ts';
 import { HandlerTimeoutError, invokeHandler } from '../../testing/invoke-handler.ts';
 import { InvalidKafkaEventError, validateKafkaEvent } from '../../testing/validate-event.ts';
@@ -31,6 +39,7 @@ interface InvokeOptions {
   timeout: number;
   functionName: string;
   memory: number;
+  inProcess: boolean;
 }
 
 /** The event given to `invoke` cannot be read, is not JSON, or is not a Kafka event. */
@@ -38,10 +47,18 @@ class EventFileError extends Error {
   override readonly name = 'EventFileError';
 }
 
+/** How long the handler ran, and its init phase took. */
+interface Timing {
+  durationMs: number;
+  initDurationMs?: number;
+}
+
 type Outcome =
-  | { kind: 'returned'; response: unknown }
-  | { kind: 'threw'; error: unknown }
-  | { kind: 'timeout'; error: HandlerTimeoutError };
+  | ({ kind: 'response'; json: string } & Timing)
+  | ({ kind: 'error'; error: RuntimeErrorResponse } & Timing)
+  | ({ kind: 'timeout'; message: string } & Timing)
+  /** The module or export could not be loaded: a usage error. */
+  | { kind: 'load-failed'; message: string };
 
 function seconds(value: string): number {
   const number = Number(value);
@@ -84,15 +101,25 @@ export function registerInvokeCommand(program: Command): void {
       integerOption(128, 10_240),
       1024,
     )
+    .option(
+      '--in-process',
+      'run the handler in this process (for debuggers) instead of a Lambda-like sandbox; a handler past its timeout cannot be stopped there',
+      false,
+    )
     .addHelpText(
       'after',
       `
+The handler runs in a sandbox like Lambda's execution environment (a worker thread): its module
+loads in an init phase limited to ${INIT_TIMEOUT_SECONDS} s (Lambda's; past it the init is retried within
+--timeout), a handler past --timeout is stopped, and process.exit, exceptions and rejections nobody
+handles are reported with Lambda's error types. Its output goes to stderr; stdout carries the response.
+
 Exit codes:
   0    the handler returned (its response may report failed records)
-  1    the handler threw: Lambda would retry the whole batch
+  1    the handler threw, exited or crashed: Lambda would retry the whole batch
   2    bad usage: options, event file, or handler module/export
   3    the response is one Lambda rejects (the whole batch would be retried)
-  124  the handler outlived --timeout
+  124  the handler (or its module's loading) outlived --timeout
 
 Example:
   $ kafka-lambda invoke functions/orders/handler.ts --event test/events/msk-order-events.json | jq`,
@@ -121,48 +148,41 @@ async function invoke(reference: string, options: InvokeOptions): Promise<number
     return INVOKE_EXIT_CODES.usage;
   }
 
-  process.env.AWS_LAMBDA_FUNCTION_NAME = options.functionName;
-  process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE = String(options.memory);
-  process.env.AWS_LAMBDA_FUNCTION_VERSION = '$LATEST';
-  let handler: AsyncHandler;
-  try {
-    handler = await loadHandler(reference);
-  } catch (error) {
-    if (!(error instanceof HandlerNotFoundError)) throw error;
-    console.error(`error: ${error.message}`);
+  const requestId = randomUUID();
+  const batch = describeBatch(event);
+  const outcome = options.inProcess
+    ? await runInProcess(reference, event, options, requestId, batch)
+    : await runSandboxed(reference, event, options, requestId);
+  if (outcome.kind === 'load-failed') {
+    console.error(`error: ${outcome.message}`);
     return INVOKE_EXIT_CODES.usage;
   }
-
-  const started = performance.now();
-  const outcome = await run(handler, event, options);
-  const took = `${(performance.now() - started).toFixed(1)} ms`;
-  const batch = describeBatch(event);
+  // Lambda's REPORT line: a cold start shows as an Init Duration.
+  console.error(
+    `REPORT RequestId: ${requestId}\tDuration: ${outcome.durationMs.toFixed(2)} ms\tMemory Size: ${options.memory} MB${
+      outcome.initDurationMs === undefined ? '' : `\tInit Duration: ${outcome.initDurationMs.toFixed(2)} ms`
+    }`,
+  );
+  const took = `${outcome.durationMs.toFixed(1)} ms`;
 
   if (outcome.kind === 'timeout') {
-    console.error(outcome.error.message);
+    console.error(outcome.message);
     console.error(`[invoke] timeout: ${batch}, no response (Lambda retries the whole batch); ${took}`);
     return INVOKE_EXIT_CODES.timeout;
   }
-  if (outcome.kind === 'threw') {
-    const { errorType, errorMessage, trace } = describeError(outcome.error);
-    console.error(`ERROR\tInvoke Error\t${JSON.stringify({ errorType, errorMessage, trace })}`);
+  if (outcome.kind === 'error') {
+    const { errorType, errorMessage } = outcome.error;
+    console.error(`ERROR\tInvoke Error\t${JSON.stringify(outcome.error)}`);
     console.error(
       `[invoke] error: ${batch}, ${errorType}: ${errorMessage} (Lambda retries the whole batch); ${took}`,
     );
     return INVOKE_EXIT_CODES.handlerError;
   }
 
-  let json: string;
-  try {
-    json = JSON.stringify(outcome.response ?? null);
-  } catch (error) {
-    console.error(`[invoke] error: ${batch}, Runtime.MarshalError: ${(error as Error).message}; ${took}`);
-    return INVOKE_EXIT_CODES.handlerError;
-  }
-  await new Promise<void>((resolve) => writeStdout(`${json}\n`, () => resolve()));
+  await new Promise<void>((resolve) => writeStdout(`${outcome.json}\n`, () => resolve()));
   let failed: Record<string, number[]>;
   try {
-    failed = failedOffsets(outcome.response, event);
+    failed = failedOffsets(JSON.parse(outcome.json), event);
   } catch (error) {
     if (!(error instanceof InvalidBatchResponseError)) throw error;
     console.error(
@@ -205,37 +225,146 @@ async function readEvent(source: string): Promise<KafkaEvent> {
   }
 }
 
-async function run(handler: AsyncHandler, event: KafkaEvent, options: InvokeOptions): Promise<Outcome> {
-  // As in Lambda's Node.js runtime, a rejection nobody handles fails the invocation.
-  const unhandled = new Promise<never>((_, reject) => {
-    process.once('unhandledRejection', (reason) => {
-      const { errorType, errorMessage } = describeError(reason);
-      const error = new Error(`${errorType}: ${errorMessage}`);
-      error.name = 'Runtime.UnhandledPromiseRejection';
-      reject(error);
-    });
-    process.once('uncaughtException', reject);
+/** The handler in a sandbox environment, as Lambda runs it; its output goes to stderr, in order. */
+async function runSandboxed(
+  reference: string,
+  event: KafkaEvent,
+  options: InvokeOptions,
+  requestId: string,
+): Promise<Outcome> {
+  const sandbox = createSandbox({
+    handler: reference,
+    timeoutSeconds: options.timeout,
+    functionName: options.functionName,
+    memoryLimitInMB: options.memory,
+    onOutput: (text) => process.stderr.write(text),
   });
   try {
-    const response = await Promise.race([
-      invokeHandler(handler, event, {
-        timeoutMs: Math.round(options.timeout * 1000),
-        functionName: options.functionName,
-        memoryLimitInMB: options.memory,
-      }),
-      unhandled,
-    ]);
-    return { kind: 'returned', response };
-  } catch (error) {
-    return error instanceof HandlerTimeoutError ? { kind: 'timeout', error } : { kind: 'threw', error };
+    const { result, initStatus, initDurationMs, durationMs } = await sandbox.invoke(
+      JSON.stringify(event),
+      requestId,
+    );
+    if (initStatus === 'error' && result.kind === 'function-error') {
+      return { kind: 'load-failed', message: result.errorMessage };
+    }
+    const timing = { durationMs, ...(initDurationMs === undefined ? {} : { initDurationMs }) };
+    if (result.kind === 'response') return { kind: 'response', json: result.json, ...timing };
+    const { errorType, errorMessage, trace } = result;
+    return errorType === 'Sandbox.Timedout'
+      ? { kind: 'timeout', message: errorMessage, ...timing }
+      : { kind: 'error', error: { errorType, errorMessage, trace }, ...timing };
+  } finally {
+    await sandbox.close();
   }
 }
 
-function describeError(error: unknown): { errorType: string; errorMessage: string; trace: string[] } {
-  if (error instanceof Error) {
-    return { errorType: error.name, errorMessage: error.message, trace: error.stack?.split('\n') ?? [] };
+/**
+ * The handler in this process, for debuggers: loading is bounded as in the sandbox (the init phase's
+ * limit, then the function's timeout) and a `process.exit` is reported as `Runtime.ExitError`, but a
+ * handler past its timeout cannot be stopped (this process exits once the outcome is printed).
+ */
+async function runInProcess(
+  reference: string,
+  event: KafkaEvent,
+  options: InvokeOptions,
+  requestId: string,
+  batch: string,
+): Promise<Outcome> {
+  process.env.AWS_LAMBDA_FUNCTION_NAME = options.functionName;
+  process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE = String(options.memory);
+  process.env.AWS_LAMBDA_FUNCTION_VERSION = '$LATEST';
+  // Whatever the handler leaves behind (a rejection, an exception) fails the invocation, as in Lambda.
+  const failures = new Promise<RuntimeErrorResponse>((resolve) => {
+    process.once('unhandledRejection', (reason) => resolve(unhandledRejectionError(reason)));
+    process.once('uncaughtException', (error) => resolve(toRuntimeError(error)));
+  });
+  // A process.exit from the module or the handler ends this process: report it as Lambda does on the way out.
+  const reportExit = (code: number) => {
+    const error = {
+      errorType: 'Runtime.ExitError',
+      errorMessage: `RequestId: ${requestId} Error: Runtime exited with error: exit status ${code}`,
+      trace: [],
+    };
+    writeSync(2, `ERROR\tInvoke Error\t${JSON.stringify(error)}\n`);
+    writeSync(
+      2,
+      `[invoke] error: ${batch}, ${error.errorType}: ${error.errorMessage} (Lambda retries the whole batch)\n`,
+    );
+    process.exitCode = INVOKE_EXIT_CODES.handlerError;
+  };
+  process.on('exit', reportExit);
+  try {
+    return await loadAndRun(reference, event, options, requestId, failures);
+  } finally {
+    process.off('exit', reportExit);
   }
-  return { errorType: typeof error, errorMessage: String(error), trace: [] };
+}
+
+async function loadAndRun(
+  reference: string,
+  event: KafkaEvent,
+  options: InvokeOptions,
+  requestId: string,
+  failures: Promise<RuntimeErrorResponse>,
+): Promise<Outcome> {
+  const timeoutMs = Math.round(options.timeout * 1000);
+  const timedOut = { kind: 'timeout', message: new HandlerTimeoutError(timeoutMs).message } as const;
+
+  const loadStarted = performance.now();
+  let handler: AsyncHandler;
+  try {
+    const loaded = await within(loadHandler(reference), (INIT_TIMEOUT_SECONDS + options.timeout) * 1000);
+    if (loaded === undefined) return { ...timedOut, durationMs: performance.now() - loadStarted };
+    handler = loaded;
+  } catch (error) {
+    if (!(error instanceof HandlerNotFoundError)) throw error;
+    return { kind: 'load-failed', message: error.message };
+  }
+  const initDurationMs = performance.now() - loadStarted;
+
+  const started = performance.now();
+  const invocation = invokeHandler(handler, event, {
+    timeoutMs,
+    functionName: options.functionName,
+    memoryLimitInMB: options.memory,
+    awsRequestId: requestId,
+  }).then(
+    (response) => ({ response }),
+    (error: unknown) => ({ error }),
+  );
+  const settled = await Promise.race([invocation, failures.then((failure) => ({ failure }))]);
+  const timing = { durationMs: performance.now() - started, initDurationMs };
+  if ('failure' in settled) return { kind: 'error', error: settled.failure, ...timing };
+  if ('error' in settled) {
+    return settled.error instanceof HandlerTimeoutError
+      ? { ...timedOut, ...timing }
+      : { kind: 'error', error: toRuntimeError(settled.error), ...timing };
+  }
+  try {
+    return { kind: 'response', json: JSON.stringify(settled.response) ?? 'null', ...timing };
+  } catch (error) {
+    const { errorMessage } = toRuntimeError(error);
+    const marshal = {
+      errorType: 'Runtime.MarshalError',
+      errorMessage: `Unable to marshal response: ${errorMessage}`,
+    };
+    return { kind: 'error', error: { ...marshal, trace: [] }, ...timing };
+  }
+}
+
+/** `promise`'s value, or `undefined` when it has not settled within `ms`. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(resolve, ms, undefined);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function describeBatch(event: KafkaEvent): string {
