@@ -179,6 +179,11 @@ describe('parseKafkaEvent', () => {
       records: { 't-0': [noTimestamp, record('t', 0, 3, 2000), record('t', 0, 4, 1000)] },
     });
     expect(parsed.oldestTimestamp).toBe(1000);
+    // Number() would throw on a null-prototype object: such a timestamp is simply not one.
+    const odd = { ...record('t', 0, 5), timestamp: Object.create(null) };
+    expect(
+      parseKafkaEvent({ eventSource: 'aws:kafka', records: { 't-0': [odd] } }).oldestTimestamp,
+    ).toBeNaN();
     expect(parseKafkaEvent({ eventSource: 'aws:kafka', records: {} }).oldestTimestamp).toBeNaN();
   });
 });

@@ -1,4 +1,4 @@
-import { describeValue, KAFKA_EVENT_SOURCES, positionProblem, readPosition } from './rules.ts';
+import { describeValue, KAFKA_EVENT_SOURCES, positionProblem, readPosition, readTimestamp } from './rules.ts';
 import type { KafkaEventRecord } from './types.ts';
 
 /**
@@ -201,7 +201,7 @@ export function parseKafkaEvent(event: unknown, onError?: (issue: EventIssue) =>
       offsets.push(offset);
       current.records.push(raw as KafkaEventRecord);
       recordCount++;
-      const timestamp = Number((raw as { timestamp?: unknown }).timestamp);
+      const timestamp = readTimestamp((raw as { timestamp?: unknown }).timestamp);
       if (timestamp < oldestTimestamp || (Number.isNaN(oldestTimestamp) && !Number.isNaN(timestamp)))
         oldestTimestamp = timestamp;
     }

@@ -62,6 +62,21 @@ export function positionProblem(value: unknown): string {
   return `is ${describeValue(value)}, expected a non-negative integer`;
 }
 
+/**
+ * A record's `timestamp` as epoch milliseconds: a number, or a numeric string; `NaN` for anything
+ * else (never throws, whatever the event holds: `Number()` throws on a null-prototype object).
+ *
+ * @example
+ * ```ts
+ * readTimestamp(1764400000000); // 1764400000000
+ * readTimestamp(undefined); // NaN
+ * ```
+ */
+export function readTimestamp(value: unknown): number {
+  if (typeof value === 'number') return value;
+  return typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+}
+
 // Canonical base64 (RFC 4648 §4) with padding, as Lambda writes keys and values: the length is a
 // multiple of 4 and `=` appears only at the end.
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

@@ -1,4 +1,4 @@
-import { decodeBase64, decodeHeaderValue } from '../kafka-event/rules.ts';
+import { decodeBase64, decodeHeaderValue, readTimestamp } from '../kafka-event/rules.ts';
 import type { KafkaEventHeader, KafkaEventRecord, KafkaSchemaMetadata } from '../kafka-event/types.ts';
 import { KafkaRecordDecodeError } from './errors.ts';
 
@@ -70,7 +70,7 @@ export class KafkaRecord<TValue = unknown, TKey = string | null> {
 
   /** The record's timestamp (an invalid Date if the event had none). */
   get timestamp(): Date {
-    this.#timestamp ??= new Date(Number(this.#raw.timestamp));
+    this.#timestamp ??= new Date(readTimestamp(this.#raw.timestamp));
     return this.#timestamp;
   }
 

@@ -48,11 +48,15 @@ describe('kafkaBatch over the sample events in test/events', () => {
         },
       }),
     );
-    const partitionOffsets = Object.values(event.records)
-      .flat()
-      .filter((r) => `${r.topic}-${r.partition}` === target)
-      .map((r) => Number(r.offset))
-      .sort((a, b) => a - b);
+    // Each identifier once, also where a sample repeats an offset (msk-repeated-offsets.json).
+    const partitionOffsets = [
+      ...new Set(
+        Object.values(event.records)
+          .flat()
+          .filter((r) => `${r.topic}-${r.partition}` === target)
+          .map((r) => Number(r.offset)),
+      ),
+    ].sort((a, b) => a - b);
     const reported = failedOffsets(await invokeHandler(handler, event), event);
     expect(reported).toEqual({ [target]: partitionOffsets.filter((o) => o >= Number(first!.offset)) });
   });

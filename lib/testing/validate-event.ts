@@ -1,19 +1,10 @@
 import * as v from 'valibot';
+import { type EventIssue, parseKafkaEvent } from '../kafka-event/parse.ts';
+import { isBase64, LAMBDA_PAYLOAD_LIMIT_BYTES, readPosition } from '../kafka-event/rules.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { partitionKey } from '../kafka-event/types.ts';
 
-/**
- * One problem found by {@link validateKafkaEvent}: where and what.
- *
- * @example
- * ```ts
- * const issue: EventIssue = { path: 'records["orders-0"][2].offset', message: 'must be ≥ 0' };
- * ```
- */
-export interface EventIssue {
-  path: string;
-  message: string;
-}
+export type { EventIssue } from '../kafka-event/parse.ts';
 
 /**
  * The value is not a Kafka event as Lambda sends it; `issues` lists every problem found.
@@ -48,14 +39,29 @@ export interface ValidateEventOptions {
    * such events; Lambda is not known to send them, yet handlers must build identifiers from the record).
    */
   allowKeyMismatch?: boolean;
+  /**
+   * What passes:
+   * - `'lambda'` (default): an event exactly as Lambda sends it; anything else is an issue;
+   * - `'middleware'`: every event `kafkaBatch` accepts (the same rules: it throws `KafkaEventError`
+   *   exactly for the events refused here); what Lambda would not send, such as a record whose value is
+   *   not base64 (a poison record for `kafkaBatch`) or a digit-string offset, becomes a warning.
+   *   `kafka-lambda invoke` checks its event this way.
+   */
+  accept?: 'lambda' | 'middleware';
+  /**
+   * Receives each warning: what any event may do though Lambda never does it (a partition repeating an
+   * offset, as public sample events do; a payload above Lambda's 6 MB limit), and under
+   * `accept: 'middleware'` what Lambda would not send. Default: `console.warn`.
+   */
+  onWarning?: (warning: EventIssue) => void;
 }
 
-// Canonical base64 with padding, as Lambda writes keys and values.
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const TOPIC = /^(?!\.{1,2}$)[a-zA-Z0-9._-]{1,249}$/;
 const SERVERS = /^[^,\s]+:\d{1,5}(?:,[^,\s]+:\d{1,5})*$/;
 
-const base64 = v.nullish(v.pipe(v.string(), v.regex(BASE64, 'must be base64 (with padding)')));
+const base64 = v.nullish(v.pipe(v.string(), v.check(isBase64, 'must be base64 (with padding)')));
+// Whether a partition or offset is usable at all is parseKafkaEvent's rule; here only what Lambda sends.
+const position = v.number('must be a number, as Lambda sends it (kafkaBatch also accepts a digit string)');
 const signedByte = v.pipe(
   v.number(),
   v.integer('must be an integer'),
@@ -72,8 +78,8 @@ const schemaMetadata = v.strictObject({
 });
 const record = v.strictObject({
   topic: v.pipe(v.string(), v.regex(TOPIC, 'must be a Kafka topic name (1–249 of a-z A-Z 0-9 . _ -)')),
-  partition: v.pipe(v.number(), v.safeInteger('must be an integer'), v.minValue(0, 'must be ≥ 0')),
-  offset: v.pipe(v.number(), v.safeInteger('must be an integer'), v.minValue(0, 'must be ≥ 0')),
+  partition: position,
+  offset: position,
   timestamp: v.pipe(v.number(), v.safeInteger('must be epoch milliseconds')),
   timestampType: v.picklist(['CREATE_TIME', 'LOG_APPEND_TIME', 'NO_TIMESTAMP_TYPE']),
   key: v.optional(base64),
@@ -106,10 +112,13 @@ const eventSchema = v.variant(
 );
 
 /**
- * Checks that a value is a Kafka event exactly as Lambda sends it, and returns it typed: the fields
- * and their types, base64 keys and values, signed-byte headers, each `records` key equal to its
- * records' `<topic>-<partition>`, offsets ascending within a partition. Use it on hand-written
- * fixtures and captured events.
+ * Checks that a value is a Kafka event and returns it typed. By default it must be exactly as Lambda
+ * sends it: the fields and their types, base64 keys and values, signed-byte headers, each `records`
+ * key equal to its records' `<topic>-<partition>`, offsets ascending within a partition. With
+ * `accept: 'middleware'` it must be what `kafkaBatch` accepts, by the same rules
+ * (`lib/kafka-event/parse.ts`). Either way a partition may repeat an offset (public sample events do):
+ * that, and an event above Lambda's 6 MB payload limit, is a warning. Use it on hand-written fixtures
+ * and captured events.
  *
  * @example
  * ```ts
@@ -118,25 +127,57 @@ const eventSchema = v.variant(
  * @throws InvalidKafkaEventError listing every problem with its path.
  */
 export function validateKafkaEvent(value: unknown, options: ValidateEventOptions = {}): KafkaEvent {
-  const result = v.safeParse(eventSchema, value);
-  if (!result.success) {
-    throw new InvalidKafkaEventError(
-      result.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })),
-    );
+  const errors: EventIssue[] = [];
+  // validateKafkaEvent's paths start at the event itself: '' is the event (parseKafkaEvent's 'event').
+  const parsed = parseKafkaEvent(value, (issue) =>
+    errors.push(issue.path === 'event' ? { ...issue, path: '' } : issue),
+  );
+  const deviations: EventIssue[] = [];
+  const warnings: EventIssue[] = [];
+  // An event that is not an object, or has no records object, has nothing more to check.
+  if (!errors.some((error) => error.path === '' || error.path === 'records')) {
+    const result = v.safeParse(eventSchema, value);
+    if (!result.success) {
+      for (const issue of result.issues) {
+        const path = formatPath(issue.path);
+        // Each problem once: parseKafkaEvent's message already says what is wrong with this field.
+        if (!errors.some((error) => path === error.path || path.startsWith(`${error.path}.`)))
+          deviations.push({ path, message: issue.message });
+      }
+    }
+    deviations.push(...partitionIssues(value as KafkaEvent, options));
   }
-  // The input itself, not valibot's copy: callers keep identity and a large event is not duplicated.
-  const event = value as KafkaEvent;
-  const issues = partitionIssues(event, options);
+  for (const warning of parsed.warnings) {
+    // Offsets going down are a deviation, listed per record by partitionIssues.
+    if (warning.kind === 'repeatedOffset' || options.accept === 'middleware')
+      warnings.push({ path: warning.path, message: warning.message });
+  }
+  const size = errors.length === 0 ? Buffer.byteLength(JSON.stringify(value)) : 0;
+  if (size > LAMBDA_PAYLOAD_LIMIT_BYTES)
+    warnings.push({
+      path: '',
+      message: `the event is ${(size / 2 ** 20).toFixed(1)} MB of JSON, above Lambda's 6 MB payload limit: Lambda never sends a batch this large`,
+    });
+  const issues = options.accept === 'middleware' ? errors : [...errors, ...deviations];
   if (issues.length > 0) throw new InvalidKafkaEventError(issues);
-  return event;
+  const onWarning =
+    options.onWarning ??
+    ((warning: EventIssue) => console.warn(`warning: ${warning.path || '(event)'}: ${warning.message}`));
+  for (const warning of options.accept === 'middleware' ? [...deviations, ...warnings] : warnings)
+    onWarning(warning);
+  // The input itself, not a copy: callers keep identity and a large event is not duplicated.
+  return value as KafkaEvent;
 }
 
 function partitionIssues(event: KafkaEvent, options: ValidateEventOptions): EventIssue[] {
   const issues: EventIssue[] = [];
   const lastOffset = new Map<string, number>();
   for (const [mapKey, run] of Object.entries(event.records)) {
-    const first = run[0]!;
-    const actual = partitionKey(first.topic, first.partition);
+    if (!Array.isArray(run) || run.length === 0) continue;
+    const first = run[0];
+    const firstPartition = readPosition(first?.partition);
+    if (typeof first?.topic !== 'string' || firstPartition === undefined) continue; // an error already
+    const actual = partitionKey(first.topic, firstPartition);
     if (actual !== mapKey && !options.allowKeyMismatch) {
       issues.push({
         path: `records[${JSON.stringify(mapKey)}]`,
@@ -144,19 +185,22 @@ function partitionIssues(event: KafkaEvent, options: ValidateEventOptions): Even
       });
     }
     run.forEach((entry, index) => {
+      const offset = readPosition(entry?.offset);
+      const partition = readPosition(entry?.partition);
+      if (offset === undefined || partition === undefined || typeof entry.topic !== 'string') return; // an error already
       const path = `records[${JSON.stringify(mapKey)}][${index}]`;
-      const own = partitionKey(entry.topic, entry.partition);
+      const own = partitionKey(entry.topic, partition);
       if (own !== actual) {
         issues.push({ path, message: `is ${own}, but the first record of this entry is ${actual}` });
       }
       const previous = lastOffset.get(own);
-      if (previous !== undefined && entry.offset <= previous) {
+      if (previous !== undefined && offset < previous) {
         issues.push({
           path: `${path}.offset`,
-          message: `${entry.offset} is not above the previous offset of ${own} (${previous})`,
+          message: `${offset} is below the previous offset of ${own} (${previous})`,
         });
       }
-      lastOffset.set(own, Math.max(entry.offset, previous ?? -1));
+      lastOffset.set(own, Math.max(offset, previous ?? -1));
     });
   }
   return issues;

@@ -161,7 +161,38 @@ export function sampleEvents(): Record<string, KafkaEvent> {
       }),
       { 'mytopic-0': 'mytopic-01', 'mytopic-12': 'mytopic-0' },
     ),
+
+    // The shape of a public sample (Powertools' kafkaEventMsk.json) that Lambda would never send: one
+    // partition holding three records at the same offset (key present, absent, null). Users copy such
+    // samples into their tests; kafkaBatch runs them in event order and reports the offset once.
+    'msk-repeated-offsets.json': sameOffset(
+      kafkaEvent({
+        topic: 'inventory',
+        eventSourceArn:
+          'arn:aws:kafka:us-east-1:111122223333:cluster/inventory/2c4e6a8b-1d3f-4a5b-8c7d-9e0f1a2b3c4d-1',
+        bootstrapServers:
+          'b-1.inventory.k7m9p2.c1.kafka.us-east-1.amazonaws.com:9092,b-2.inventory.k7m9p2.c1.kafka.us-east-1.amazonaws.com:9092',
+        timestamp: 1_764_411_000_000,
+        records: [
+          { partition: 0, offset: 15, key: 'sku-1', value: { sku: 'sku-1', stock: 4 } },
+          { partition: 0, value: { sku: 'sku-2', stock: 0 } },
+          { partition: 0, key: null, value: { sku: 'sku-3', stock: 9 } },
+        ].map((record) => ({
+          ...record,
+          headers: [['source', 'warehouse']] as const,
+          keySchemaMetadata: { dataFormat: 'AVRO', schemaId: '42' },
+          valueSchemaMetadata: { dataFormat: 'AVRO', schemaId: '42' },
+        })),
+      }),
+      15,
+    ),
   };
+}
+
+/** Puts every record of the event at `offset`, as the public sample this imitates does. */
+function sameOffset(event: KafkaEvent, offset: number): KafkaEvent {
+  for (const run of Object.values(event.records)) for (const record of run) record.offset = offset;
+  return event;
 }
 
 function renameKeys(event: KafkaEvent, names: Record<string, string>): KafkaEvent {
