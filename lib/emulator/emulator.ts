@@ -143,6 +143,8 @@ export interface MappingStats {
   partialFailures: number;
   retries: number;
   destinationRecords: number;
+  /** Records that matched no filter of `filterCriteria`: never delivered, committed past. */
+  recordsFiltered: number;
   partitions: PartitionStats[];
 }
 
@@ -210,6 +212,10 @@ interface PartitionState {
    */
   revoked: boolean;
   wantCommit: number | undefined;
+  /** The last record queued since the (re)join. */
+  lastQueued: number | undefined;
+  /** One past the last record that matched no filter, since the (re)join. */
+  filteredEnd: number | undefined;
   highWatermark: number | undefined;
 }
 
@@ -291,6 +297,7 @@ class Mapping implements LocalEventSourceMapping {
     partialFailures: 0,
     retries: 0,
     destinationRecords: 0,
+    recordsFiltered: 0,
   };
 
   constructor(options: LocalEventSourceMappingOptions, settings: ResolvedMappingSettings, invoker: Invoker) {
@@ -397,6 +404,8 @@ class Mapping implements LocalEventSourceMapping {
         committed: undefined,
         revoked: false,
         wantCommit: undefined,
+        lastQueued: undefined,
+        filteredEnd: undefined,
         highWatermark: undefined,
       };
       this.#partitions.set(partition, state);
@@ -424,6 +433,8 @@ class Mapping implements LocalEventSourceMapping {
       if (state.paused) paused.push(state.partition);
       state.paused = false;
       state.base = undefined;
+      state.lastQueued = undefined;
+      state.filteredEnd = undefined;
     }
     if (paused.length > 0) this.#consumer?.resume([{ topic: this.topic, partitions: paused }]);
     for (const partition of assigned) this.#partition(partition);
@@ -441,7 +452,15 @@ class Mapping implements LocalEventSourceMapping {
     const from = Math.max(state.expected ?? 0, (state.queue.records.at(-1)?.offset ?? -1) + 1);
     for (const message of batch.messages) {
       if (Number(message.offset) < from) continue;
+      // Filters apply before batching: a record that matches none is never queued (Lambda fills
+      // batches with matching records only) and is committed past once everything before it is done.
+      if (this.#settings.filter && !this.#settings.filter(message.value)) {
+        state.filteredEnd = Number(message.offset) + 1;
+        this.#stats.recordsFiltered++;
+        continue;
+      }
       const record = toPendingRecord(this.topic, batch.partition, message);
+      state.lastQueued = record.offset;
       state.queue.records.push(record);
       state.bytes += record.bytes;
     }
@@ -455,6 +474,7 @@ class Mapping implements LocalEventSourceMapping {
       this.#consumer?.pause([{ topic: this.topic, partitions: [state.partition] }]);
     }
     if (state.base === undefined) state.base = fetchedOffset;
+    this.#commitFiltered(state);
     this.#schedule();
   }
 
@@ -846,7 +866,19 @@ class Mapping implements LocalEventSourceMapping {
   #release(partition: number): void {
     const state = this.#partition(partition);
     if (--state.holds === 0) state.revoked = false;
+    this.#commitFiltered(state);
     queueMicrotask(() => this.#schedule());
+  }
+
+  /**
+   * Commits past records that matched no filter once nothing of the partition is queued or held and
+   * every record queued before them is committed (so a batch that stopped uncommitted is never passed).
+   */
+  #commitFiltered(state: PartitionState): void {
+    const { filteredEnd, lastQueued } = state;
+    if (filteredEnd === undefined || state.holds > 0 || state.queue.records.length > 0) return;
+    if (lastQueued !== undefined && (state.wantCommit ?? -1) <= lastQueued) return;
+    this.#commit(state.partition, filteredEnd);
   }
 
   #commit(partition: number, offset: number): void {

@@ -12,6 +12,7 @@ function stats(overrides: Partial<MappingStats>): MappingStats {
     partialFailures: 0,
     retries: 0,
     destinationRecords: 0,
+    recordsFiltered: 0,
     partitions: [],
     ...overrides,
   };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FailureEnvelope } from './destination.ts';
 import { type Destination, parseDestination } from './destination-sender.ts';
 import { InvalidMappingSettingError } from './errors.ts';
+import { compileFilterCriteria, type FilterCriteria, type RecordFilter } from './filter.ts';
 
 /**
  * Where a Kafka trigger starts reading when its consumer group has no committed offset.
@@ -69,6 +70,11 @@ export interface EventSourceMappingSettings {
   eventSource?: 'msk' | 'self-managed';
   /** The MSK cluster ARN put in events (a local placeholder by default). */
   eventSourceArn?: string;
+  /**
+   * Lambda's `FilterCriteria` (filters on the record's `value`): records that match no filter are not
+   * delivered and are committed past.
+   */
+  filterCriteria?: FilterCriteria;
 }
 
 /**
@@ -95,6 +101,8 @@ export interface ResolvedMappingSettings {
   destination?: Destination;
   eventSource: 'msk' | 'self-managed';
   eventSourceArn: string;
+  /** Set when `filterCriteria` has filters: whether a record's value is delivered. */
+  filter?: RecordFilter;
 }
 
 const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
@@ -190,5 +198,8 @@ export function resolveMappingSettings(settings: EventSourceMappingSettings): Re
     ...(destination ? { destination } : {}),
     eventSource,
     eventSourceArn: settings.eventSourceArn ?? LOCAL_CLUSTER_ARN,
+    ...(settings.filterCriteria && settings.filterCriteria.Filters?.length !== 0
+      ? { filter: compileFilterCriteria(settings.filterCriteria) }
+      : {}),
   };
 }

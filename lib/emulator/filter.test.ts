@@ -1,0 +1,265 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { InvalidMappingSettingError } from './errors.ts';
+import { compileFilterCriteria } from './filter.ts';
+
+/** A compiled single-filter matcher for a pattern on the record's `value`. */
+function onValue(pattern: unknown) {
+  return compileFilterCriteria({ Filters: [{ Pattern: JSON.stringify({ value: pattern }) }] });
+}
+
+function bytes(value: unknown): Buffer {
+  return Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
+}
+
+// Every row of the comparison-operator table in
+// https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html (applied to a Kafka
+// record's JSON value, the only key Kafka mappings filter on), each with records that match and not.
+const documented: Array<{ name: string; pattern: unknown; matches: unknown[]; rejects: unknown[] }> = [
+  {
+    name: 'Null: UserID is null',
+    pattern: { UserID: [null] },
+    matches: [{ UserID: null }],
+    rejects: [{ UserID: 'u-1' }, { UserID: '' }, {}],
+  },
+  {
+    name: 'Empty: LastName is empty',
+    pattern: { LastName: [''] },
+    matches: [{ LastName: '' }],
+    rejects: [{ LastName: 'Doe' }, { LastName: null }, {}],
+  },
+  {
+    name: 'Equals: Name is "Alice"',
+    pattern: { Name: ['Alice'] },
+    matches: [{ Name: 'Alice' }, { Name: ['Bob', 'Alice'] }],
+    rejects: [{ Name: 'alice' }, { Name: 'Alice ' }, { name: 'Alice' }],
+  },
+  {
+    name: 'Equals (ignore case): Name is "Alice"',
+    pattern: { Name: [{ 'equals-ignore-case': 'alice' }] },
+    matches: [{ Name: 'Alice' }, { Name: 'ALICE' }, { Name: 'alice' }],
+    rejects: [{ Name: 'Alicia' }, {}],
+  },
+  {
+    name: 'And: Location is "New York" and Day is "Monday"',
+    pattern: { Location: ['New York'], Day: ['Monday'] },
+    matches: [{ Location: 'New York', Day: 'Monday', extra: 1 }],
+    rejects: [{ Location: 'New York', Day: 'Tuesday' }, { Location: 'New York' }],
+  },
+  {
+    name: 'Or: PaymentType is "Credit" or "Debit"',
+    pattern: { PaymentType: ['Credit', 'Debit'] },
+    matches: [{ PaymentType: 'Credit' }, { PaymentType: 'Debit' }],
+    rejects: [{ PaymentType: 'Cash' }, {}],
+  },
+  {
+    name: 'Or (multiple fields): Location is "New York", or Day is "Monday"',
+    pattern: { $or: [{ Location: ['New York'] }, { Day: ['Monday'] }] },
+    matches: [{ Location: 'New York' }, { Day: 'Monday' }, { Location: 'New York', Day: 'Monday' }],
+    rejects: [{ Location: 'Boston', Day: 'Sunday' }, {}],
+  },
+  {
+    name: 'Not: Weather is anything but "Raining"',
+    pattern: { Weather: [{ 'anything-but': ['Raining'] }] },
+    matches: [{ Weather: 'Sunny' }, { Weather: 'raining' }],
+    rejects: [{ Weather: 'Raining' }, {}],
+  },
+  {
+    name: 'Numeric (equals): Price is 100',
+    pattern: { Price: [{ numeric: ['=', 100] }] },
+    matches: [{ Price: 100 }, '{"Price":100.0}'],
+    rejects: [{ Price: 101 }, { Price: '100' }, {}],
+  },
+  {
+    name: 'Numeric (range): Price is more than 10, and less than or equal to 20',
+    pattern: { Price: [{ numeric: ['>', 10, '<=', 20] }] },
+    matches: [{ Price: 11 }, { Price: 20 }, { Price: 10.5 }],
+    rejects: [{ Price: 10 }, { Price: 21 }, { Price: '15' }],
+  },
+  {
+    name: 'Exists: ProductName exists',
+    pattern: { ProductName: [{ exists: true }] },
+    matches: [{ ProductName: 'Widget' }, { ProductName: '' }],
+    rejects: [{ Product: 'Widget' }, { ProductName: { nested: 'object' } }],
+  },
+  {
+    name: 'Does not exist: ProductName does not exist',
+    pattern: { ProductName: [{ exists: false }] },
+    matches: [{ Product: 'Widget' }, {}],
+    rejects: [{ ProductName: 'Widget' }],
+  },
+  {
+    name: 'Begins with: Region is in the US',
+    pattern: { Region: [{ prefix: 'us-' }] },
+    matches: [{ Region: 'us-east-1' }],
+    rejects: [{ Region: 'eu-west-1' }, { Region: 'US-east-1' }],
+  },
+  {
+    name: 'Ends with: FileName ends with a .png extension',
+    pattern: { FileName: [{ suffix: '.png' }] },
+    matches: [{ FileName: 'image.png' }],
+    rejects: [{ FileName: 'image.jpg' }, { FileName: 'image.PNG' }],
+  },
+  // Examples of the same page and of the Kafka filtering page.
+  {
+    name: 'Kafka page: device_ID begins with "AB"',
+    pattern: { device_ID: [{ prefix: 'AB' }] },
+    matches: [{ device_ID: 'AB1234', session: { start_time: 'yyyy-mm-ddThh:mm:ss', duration: 162 } }],
+    rejects: [{ device_ID: 'CD1234' }],
+  },
+  {
+    name: 'Temperature greater than 50 and at most 60',
+    pattern: { Temperature: [{ numeric: ['>', 50, '<=', 60] }] },
+    matches: [{ Temperature: 60 }],
+    rejects: [{ Temperature: 50 }],
+  },
+  {
+    name: 'Multi-level: Keys.Id.N is "101"',
+    pattern: { Keys: { Id: { N: ['101'] } } },
+    matches: [{ Keys: { Id: { N: '101' } } }],
+    rejects: [{ Keys: { Id: { N: '102' } } }, { Keys: { Id: '101' } }],
+  },
+  {
+    name: 'Numbers compare by their text: 300, 300.0 and 3.0e2 are not equal',
+    pattern: { n: [300] },
+    matches: ['{"n":300}'],
+    rejects: ['{"n":300.0}', '{"n":3.0e2}', { n: '300' }],
+  },
+  // EventBridge operators Lambda accepts with the same syntax.
+  {
+    name: 'Begins with, ignoring case',
+    pattern: { service: [{ prefix: { 'equals-ignore-case': 'eventb' } }] },
+    matches: [{ service: 'EventBridge' }],
+    rejects: [{ service: 'Lambda' }],
+  },
+  {
+    name: 'Anything but a prefix',
+    pattern: { Region: [{ 'anything-but': { prefix: 'us-' } }] },
+    matches: [{ Region: 'eu-west-1' }],
+    rejects: [{ Region: 'us-east-1' }, { Region: 7 }],
+  },
+  {
+    name: 'Anything but, ignoring case',
+    pattern: { state: [{ 'anything-but': { 'equals-ignore-case': ['initializing', 'stopped'] } }] },
+    matches: [{ state: 'running' }],
+    rejects: [{ state: 'INITIALIZING' }, { state: 'Stopped' }],
+  },
+];
+
+describe('compileFilterCriteria: the documented comparison operators', () => {
+  for (const row of documented) {
+    it(row.name, () => {
+      const matches = onValue(row.pattern);
+      for (const value of row.matches) expect(matches(bytes(value)), JSON.stringify(value)).toBe(true);
+      for (const value of row.rejects) expect(matches(bytes(value)), JSON.stringify(value)).toBe(false);
+    });
+  }
+});
+
+describe("compileFilterCriteria: Kafka's value rules", () => {
+  it('a plain-string value matches rules on value itself, never a JSON pattern', () => {
+    const plain = Buffer.from('Hello, this is a test.');
+    expect(onValue([{ prefix: 'Hello' }])(plain)).toBe(true);
+    expect(onValue(['Hello, this is a test.'])(plain)).toBe(true);
+    expect(onValue({ greeting: [{ exists: false }] })(plain)).toBe(false);
+  });
+
+  it('a JSON object value matches JSON patterns, never rules on value itself', () => {
+    const json = bytes({ greeting: 'Hello' });
+    expect(onValue({ greeting: ['Hello'] })(json)).toBe(true);
+    expect(onValue([{ prefix: '{' }])(json)).toBe(false);
+    expect(onValue([{ exists: true }])(json)).toBe(false);
+  });
+
+  it('a value that is not UTF-8 matches no pattern', () => {
+    const binary = Buffer.from([0xff, 0xfe, 0x00, 0x41]);
+    expect(onValue([{ exists: true }])(binary)).toBe(false);
+    expect(onValue([{ 'anything-but': ['x'] }])(binary)).toBe(false);
+  });
+
+  it('a tombstone (null value) has no value field', () => {
+    expect(onValue([{ exists: false }])(null)).toBe(true);
+    expect(onValue([{ exists: true }])(null)).toBe(false);
+    expect(onValue({ a: [{ exists: false }] })(null)).toBe(false);
+  });
+
+  it('filters are ORed, and no filter at all lets every record through', () => {
+    const matches = compileFilterCriteria({
+      Filters: [
+        { Pattern: JSON.stringify({ value: { kind: ['a'] } }) },
+        { Pattern: JSON.stringify({ value: { kind: ['b'] } }) },
+      ],
+    });
+    expect(matches(bytes({ kind: 'a' }))).toBe(true);
+    expect(matches(bytes({ kind: 'b' }))).toBe(true);
+    expect(matches(bytes({ kind: 'c' }))).toBe(false);
+    expect(compileFilterCriteria({ Filters: [] })(Buffer.from([0xff]))).toBe(true);
+  });
+
+  it('a top-level $or of value patterns', () => {
+    const matches = compileFilterCriteria({
+      Filters: [{ Pattern: JSON.stringify({ $or: [{ value: { a: ['1'] } }, { value: { b: ['2'] } }] }) }],
+    });
+    expect(matches(bytes({ b: '2' }))).toBe(true);
+    expect(matches(bytes({ a: '2' }))).toBe(false);
+  });
+
+  it('an object inside a list matches when one element does', () => {
+    const matches = onValue({ items: { sku: [{ prefix: 'X' }] } });
+    expect(matches(bytes({ items: [{ sku: 'A1' }, { sku: 'X9' }] }))).toBe(true);
+    expect(matches(bytes({ items: [{ sku: 'A1' }] }))).toBe(false);
+  });
+
+  it('an anything-but list never matches a value it lists, and always another string (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string(), { minLength: 1, maxLength: 5 }), fc.string(), (listed, other) => {
+        const matches = onValue({ f: [{ 'anything-but': listed }] });
+        for (const value of listed) expect(matches(bytes({ f: value }))).toBe(false);
+        expect(matches(bytes({ f: other }))).toBe(!listed.includes(other));
+      }),
+    );
+  });
+});
+
+describe('compileFilterCriteria: invalid criteria are refused with the filter named', () => {
+  const invalid: Array<{ name: string; pattern: string; message: RegExp }> = [
+    { name: 'not JSON', pattern: '{ value: ', message: /Filters\[0\]\.Pattern: is not valid JSON/ },
+    { name: 'not an object', pattern: '["value"]', message: /must be a JSON object/ },
+    { name: 'metadata key', pattern: '{"partition":[0]}', message: /filter only on "value".*partition/ },
+    {
+      name: 'metadata key inside $or',
+      pattern: '{"$or":[{"value":{"a":["1"]}},{"topic":["t"]}]}',
+      message: /filter only on "value".*topic/,
+    },
+    { name: 'empty rule list', pattern: '{"value":{"a":[]}}', message: /"value\.a": an empty rule list/ },
+    {
+      name: 'unknown operator',
+      pattern: '{"value":{"a":[{"wildcard":"x*"}]}}',
+      message: /"wildcard" is not a Lambda/,
+    },
+    { name: 'bad numeric', pattern: '{"value":{"a":[{"numeric":[">","10"]}]}}', message: /"numeric" takes/ },
+    {
+      name: 'bad exists',
+      pattern: '{"value":{"a":[{"exists":"yes"}]}}',
+      message: /"exists" takes true or false/,
+    },
+    { name: 'empty pattern', pattern: '{"value":{}}', message: /"value": is empty/ },
+    {
+      name: 'one-branch $or',
+      pattern: '{"value":{"$or":[{"a":["1"]}]}}',
+      message: /"\$or" takes a list of at least two/,
+    },
+  ];
+  for (const row of invalid) {
+    it(row.name, () => {
+      const compile = () => compileFilterCriteria({ Filters: [{ Pattern: row.pattern }] });
+      expect(compile).toThrow(InvalidMappingSettingError);
+      expect(compile).toThrow(row.message);
+    });
+  }
+
+  it('more than 10 filters', () => {
+    const Filters = Array.from({ length: 11 }, () => ({ Pattern: '{"value":["x"]}' }));
+    expect(() => compileFilterCriteria({ Filters })).toThrow(/at most 10 filters/);
+  });
+});
