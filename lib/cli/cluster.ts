@@ -149,7 +149,8 @@ export async function resolveCluster(
     ...(embedded ? { embedded } : {}),
     kafkaConfig: (clientId: string) => kafkaClientConfig({ brokers, auth, clientId }),
   });
-  const given = options.brokers ?? process.env.KAFKA_BROKERS;
+  // An empty KAFKA_BROKERS counts as unset, as in a shell `KAFKA_BROKERS= cmd`.
+  const given = options.brokers ?? (process.env.KAFKA_BROKERS || undefined);
   if (given !== undefined) {
     const origin = options.brokers === undefined ? 'KAFKA_BROKERS' : '--brokers';
     const brokers = given
