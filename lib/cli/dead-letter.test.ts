@@ -1,4 +1,4 @@
-import type { KafkaMessage } from 'kafkajs';
+import type { IHeaders, KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { consumedRecord, formatRecord } from './commands/consume.ts';
 import { recogniseFailureEnvelope } from './dead-letter.ts';
@@ -123,7 +123,7 @@ describe('recogniseFailureEnvelope', () => {
 const message = (
   value: Buffer | null,
   key: Buffer | null,
-  headers: KafkaMessage['headers'] = {},
+  headers: IHeaders = {},
 ): KafkaMessage => ({
   key,
   value,
@@ -131,7 +131,6 @@ const message = (
   offset: '5',
   timestamp: '1764410399900',
   attributes: 0,
-  size: 0,
 });
 
 describe('formatRecord', () => {
