@@ -120,11 +120,7 @@ describe('recogniseFailureEnvelope', () => {
   });
 });
 
-const message = (
-  value: Buffer | null,
-  key: Buffer | null,
-  headers: IHeaders = {},
-): KafkaMessage => ({
+const message = (value: Buffer | null, key: Buffer | null, headers: IHeaders = {}): KafkaMessage => ({
   key,
   value,
   headers,
