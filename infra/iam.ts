@@ -92,6 +92,13 @@ export function mskTriggerStatements(options: {
   );
   if (failureTopic !== undefined) {
     statements.push(
+      // AWS's example policy for a Kafka on-failure topic also grants DescribeCluster on the cluster:
+      // https://docs.aws.amazon.com/lambda/latest/dg/kafka-on-failure-destination.html
+      new iam.PolicyStatement({
+        sid: 'MskDescribeClusterForFailureTopic',
+        actions: ['kafka-cluster:DescribeCluster'],
+        resources: [clusterArn],
+      }),
       new iam.PolicyStatement({
         sid: 'MskWriteFailureTopic',
         actions: ['kafka-cluster:DescribeTopic', 'kafka-cluster:WriteData'],

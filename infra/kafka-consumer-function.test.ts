@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -36,6 +37,7 @@ function importedNetwork(stack: Stack): KafkaNetwork {
 describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
   let template: Template;
   let stack: Stack;
+  let publicDeliveryErrors: cloudwatch.Metric;
 
   beforeAll(() => {
     stack = newStack();
@@ -98,7 +100,9 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
       source: publicSource,
       topic: 'clicks',
       consumerGroupId: 'clicks-consumer',
+      filterCriteria: { Filters: [{ Pattern: '{ "value": { "kind": ["click"] } }' }] },
     });
+    publicDeliveryErrors = pub.metricOnFailureDeliveryErrors();
     new KafkaReplayFunction(stack, 'PublicReplay', { entry: ENTRY, source: publicSource, target: pub });
     template = Template.fromStack(stack);
   }, 120_000); // synth on a busy 2-core machine
@@ -151,6 +155,12 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
         Effect: 'Allow',
         Action: ['kafka-cluster:DescribeGroup', 'kafka-cluster:AlterGroup'],
         Resource: 'arn:aws:kafka:eu-west-1:111122223333:group/shop/0f3c-uuid-1/orders-tuned',
+      },
+      {
+        Sid: 'MskDescribeClusterForFailureTopic',
+        Effect: 'Allow',
+        Action: 'kafka-cluster:DescribeCluster',
+        Resource: CLUSTER_ARN,
       },
       {
         Sid: 'MskWriteFailureTopic',
@@ -287,6 +297,30 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
     expect(readable).toEqual([CA_ARN, SECRET_ARN]);
   });
 
+  it('turns on every metric group of the mapping and takes Lambda-shaped filter criteria', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      Topics: ['clicks'],
+      MetricsConfig: { Metrics: ['EventCount', 'ErrorCount', 'KafkaMetrics'] },
+      FilterCriteria: { Filters: [{ Pattern: '{ "value": { "kind": ["click"] } }' }] },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      Topics: ['payments'],
+      MetricsConfig: { Metrics: ['EventCount', 'ErrorCount', 'KafkaMetrics'] },
+      FilterCriteria: Match.absent(),
+    });
+  });
+
+  it('measures failed on-failure deliveries per mapping, not per function', () => {
+    const mappingId = Object.keys(
+      template.findResources('AWS::Lambda::EventSourceMapping', { Properties: { Topics: ['clicks'] } }),
+    )[0]!;
+    expect(publicDeliveryErrors.namespace).toBe('AWS/Lambda');
+    expect(publicDeliveryErrors.metricName).toBe('OnFailureDestinationDeliveryErrorCount');
+    expect(stack.resolve(publicDeliveryErrors.dimensions)).toEqual({
+      EventSourceMappingUUID: { Ref: mappingId },
+    });
+  });
+
   it('passes cdk-nag AwsSolutions with only the acknowledged, explained wildcards', () => {
     expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
   });
@@ -309,6 +343,14 @@ describe('configurations refused at synth time', () => {
         source: { kind: 'self-managed', bootstrapServers: ['k:9092'], auth: { type: 'none' } } as const,
       },
       /need an authentication secret/,
+    ],
+    [
+      { ...base, filterCriteria: { Filters: [{ Pattern: '{ "partition": [0] }' }] } },
+      /filter only on "value"/,
+    ],
+    [
+      { ...base, filterCriteria: { Filters: [{ Pattern: '{ "value": { "a": [{ "wildcard": "x*" }] } }' }] } },
+      /"wildcard" is not a Lambda filter operator/,
     ],
   ])('consumer %#', (props, message) => {
     expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).toThrow(KafkaConsumerConfigError);

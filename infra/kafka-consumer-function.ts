@@ -7,6 +7,8 @@ import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { InvalidMappingSettingError } from '../lib/emulator/errors.ts';
+import { compileFilterCriteria, type FilterCriteria } from '../lib/emulator/filter.ts';
 import { lambdaBundling } from './bundling.ts';
 import { mskTriggerStatements, networkInterfaceStatements } from './iam.ts';
 import type { KafkaSource } from './kafka-source.ts';
@@ -88,6 +90,12 @@ export interface KafkaConsumerFunctionProps {
   /** @default true */
   readonly enabled?: boolean;
   /**
+   * Lambda's `FilterCriteria`, the same object the emulator's `filterCriteria` takes (patterns on the
+   * record's `value`; checked at synth time with the emulator's rules). Records matching no filter are
+   * never delivered and are committed past. @default no filter
+   */
+  readonly filterCriteria?: FilterCriteria;
+  /**
    * Overrides for the function (memory, timeout, environment, VPC…); applied over this construct's defaults.
    * Not the role: its least-privilege policy is what this construct is for (add to `function.role` instead).
    */
@@ -148,6 +156,7 @@ export class KafkaConsumerFunction extends Construct {
       );
     }
     const onFailure = props.onFailure ?? { type: 'sqs' };
+    const filters = filterProperty(props.filterCriteria);
     if (onFailure.type === 'kafka' && onFailure.topic === topic) {
       throw new KafkaConsumerConfigError(`the failure topic must differ from the source topic "${topic}"`);
     }
@@ -214,6 +223,17 @@ export class KafkaConsumerFunction extends Construct {
       provisionedPollerConfig: props.provisionedPollers ?? { minimumPollers: 1, maximumPollers: 3 },
       onFailure: onFailure.type === 'kafka' ? new KafkaDlq(onFailure.topic) : new SqsDlq(this.failureQueue!),
       enabled: props.enabled ?? true,
+      filters,
+      // Every metric group a Kafka mapping offers: event counts (polled, filtered, dropped…), error counts
+      // (OnFailureDestinationDeliveryErrorCount among them) and Kafka consumer metrics.
+      // https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-properties-lambda-eventsourcemapping-metricsconfig.html
+      metricsConfig: {
+        metrics: [
+          lambda.MetricType.EVENT_COUNT,
+          lambda.MetricType.ERROR_COUNT,
+          lambda.MetricType.KAFKA_METRICS,
+        ],
+      },
       ...props.mappingProps,
     });
     this.mappingUuid = this.eventSourceMapping.eventSourceMappingId;
@@ -229,8 +249,31 @@ export class KafkaConsumerFunction extends Construct {
    * consumer.metricOffsetLag().createAlarm(this, 'Lag', { threshold: 1000, evaluationPeriods: 3 });
    */
   metricOffsetLag(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    // OffsetLag is published per function (`FunctionName`), not per mapping: with several mappings on one
+    // function the Maximum is the largest lag of any of them. This construct gives each mapping its own
+    // function, so here the function's lag is this mapping's.
     return this.function.metric('OffsetLag', {
       statistic: cloudwatch.Stats.MAXIMUM,
+      period: Duration.minutes(1),
+      ...props,
+    });
+  }
+
+  /**
+   * Failed deliveries to the on-failure destination (ErrorCount metrics, on by default here): each one is
+   * a record Lambda gave up on and could not park, so it is lost unless replayed from Kafka. Per mapping
+   * (`EventSourceMappingUUID`).
+   * https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html#event-source-mapping-metrics
+   *
+   * @example
+   * consumer.metricOnFailureDeliveryErrors().createAlarm(this, 'DlqDelivery', { threshold: 0, evaluationPeriods: 1 });
+   */
+  metricOnFailureDeliveryErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: 'AWS/Lambda',
+      metricName: 'OnFailureDestinationDeliveryErrorCount',
+      dimensionsMap: { EventSourceMappingUUID: this.mappingUuid },
+      statistic: cloudwatch.Stats.SUM,
       period: Duration.minutes(1),
       ...props,
     });
@@ -303,4 +346,16 @@ export class KafkaConsumerFunction extends Construct {
       acknowledgeNetworkInterfaceWildcards(role);
     }
   }
+}
+
+/** The mapping's `filters` from Lambda's `FilterCriteria`, refused at synth time when Lambda would refuse it. */
+function filterProperty(criteria: FilterCriteria | undefined): Array<{ pattern: string }> | undefined {
+  if (criteria === undefined || criteria.Filters.length === 0) return undefined;
+  try {
+    compileFilterCriteria(criteria);
+  } catch (error) {
+    if (error instanceof InvalidMappingSettingError) throw new KafkaConsumerConfigError(error.message);
+    throw error;
+  }
+  return criteria.Filters.map((filter) => ({ pattern: filter.Pattern }));
 }
