@@ -8,6 +8,7 @@ import { registerInitCommand } from './commands/init.ts';
 import { registerInvokeCommand } from './commands/invoke.ts';
 import { registerProduceCommand } from './commands/produce.ts';
 import { registerReplayCommand } from './commands/replay.ts';
+import { registerSqsCommand } from './commands/sqs.ts';
 import { exitWithUsageCode } from './usage.ts';
 import { silenceKafkajsTimerWarning } from './warnings.ts';
 
@@ -28,6 +29,7 @@ registerInitCommand(program);
 registerInvokeCommand(program);
 registerProduceCommand(program);
 registerReplayCommand(program);
+registerSqsCommand(program);
 
 try {
   await program.parseAsync();

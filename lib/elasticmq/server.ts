@@ -64,6 +64,9 @@ export interface ElasticMq {
 /** ElasticMQ's own line once its queues from the configuration exist and the REST server is bound. */
 const STARTED = /=== ElasticMQ server \(.*\) started in/;
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+/** Run folders are `<tmp>/kafka-lambda-elasticmq-*`, holding the configuration and the log. */
+export const RUN_DIR_PREFIX = 'kafka-lambda-elasticmq-';
+export const CONFIG_FILE = 'elasticmq.conf';
 
 /**
  * Starts ElasticMQ (jars from Maven Central, resolved once into the cache) on a free loopback port
@@ -97,8 +100,8 @@ async function startOnce(libs: string, options: StartElasticMqOptions): Promise<
   const port = await freePort();
   const region = options.region ?? 'us-east-1';
   const accountId = options.accountId ?? '000000000000';
-  const runDir = await mkdtemp(join(tmpdir(), 'kafka-lambda-elasticmq-'));
-  const configFile = join(runDir, 'elasticmq.conf');
+  const runDir = await mkdtemp(join(tmpdir(), RUN_DIR_PREFIX));
+  const configFile = join(runDir, CONFIG_FILE);
   const logFile = join(runDir, 'elasticmq.log');
   await writeFile(configFile, serverConfig(port, region, accountId, options.queues ?? []));
   const javaArgs = [

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { Kafka } from 'kafkajs';
+import { parseDestination } from '../../emulator/destination-sender.ts';
 import {
   createLocalEventSourceMapping,
   InvalidMappingSettingError,
@@ -22,6 +23,7 @@ import {
 } from '../cluster.ts';
 import { redirectConsole } from '../console.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
+import { resolveSqsEndpoint } from './sqs.ts';
 
 interface DevOptions extends ClusterOptions {
   topic: string;
@@ -35,6 +37,7 @@ interface DevOptions extends ClusterOptions {
   maxRecordAge?: number;
   bisect: boolean;
   onFailure?: string;
+  sqsEndpoint?: string;
   selfManaged: boolean;
   timeout: number;
   redelivery: Redelivery;
@@ -201,7 +204,14 @@ export function registerDevCommand(program: Command): void {
       integerOption(-1, 604_800),
     )
     .option('--bisect', 'BisectBatchOnFunctionError', false)
-    .option('--on-failure <destination>', 'on-failure destination, kafka://<topic>')
+    .option(
+      '--on-failure <destination>',
+      'on-failure destination: kafka://<topic>, or an SQS queue ARN (sent to a local SQS server)',
+    )
+    .option(
+      '--sqs-endpoint <url>',
+      'SQS API for an SQS --on-failure (default: AWS_ENDPOINT_URL_SQS, the server of kafka-lambda sqs start, or one started for this run)',
+    )
     .option(
       '--self-managed',
       'self-managed Kafka events (eventSource SelfManagedKafka) instead of MSK',
@@ -280,7 +290,13 @@ export function registerDevCommand(program: Command): void {
       const display = createDisplay(() => mapping);
       let signals = 0;
       let stopOnSignal: (() => void) | undefined;
+      let sqs: Awaited<ReturnType<typeof resolveSqsEndpoint>> | undefined;
       try {
+        // Validated first: a bad ARN is a usage error before any server starts.
+        const onFailure =
+          options.onFailure === undefined ? undefined : parseDestination(options.onFailure, options.topic);
+        if (onFailure?.kind === 'sqs')
+          sqs = await resolveSqsEndpoint(options.sqsEndpoint, onFailure.queueName);
         mapping = createLocalEventSourceMapping({
           brokers: cluster.brokers,
           kafka: cluster.kafkaConfig('kafka-lambda-esm'),
@@ -297,19 +313,20 @@ export function registerDevCommand(program: Command): void {
           ...(options.maxRecordAge === undefined ? {} : { maximumRecordAgeInSeconds: options.maxRecordAge }),
           bisectBatchOnFunctionError: options.bisect,
           ...(options.onFailure ? { onFailure: options.onFailure } : {}),
+          ...(sqs ? { destinations: { sqsEndpoint: sqs.endpoint } } : {}),
           eventSource: options.selfManaged ? 'self-managed' : 'msk',
           redelivery: options.redelivery,
           function: fn,
           onEvent: (event) => display.event(event),
         });
-        const destination = options.onFailure?.replace(/^kafka:\/\//, '');
+        const destination = onFailure?.kind === 'kafka' ? onFailure.topic : undefined;
         const created = await ensureTopics(
           cluster,
           [options.topic, ...(destination ? [destination] : [])],
           options.partitions,
         );
         process.stderr.write(
-          `dev: ${handlerReference ?? `Invoke API ${options.invoke}`} ← topic ${options.topic} (group ${mapping.consumerGroupId}) on ${cluster.brokers.join(',')} (${cluster.origin})${created.length > 0 ? `; created ${created.join(', ')}` : ''}\n`,
+          `dev: ${handlerReference ?? `Invoke API ${options.invoke}`} ← topic ${options.topic} (group ${mapping.consumerGroupId}) on ${cluster.brokers.join(',')} (${cluster.origin})${created.length > 0 ? `; created ${created.join(', ')}` : ''}${sqs ? `; on-failure to SQS at ${sqs.endpoint} (${sqs.origin})` : ''}\n`,
         );
         const stopped = new Promise<void>((resolve) => {
           stopOnSignal = () => {
@@ -344,6 +361,7 @@ export function registerDevCommand(program: Command): void {
           );
         }
         await cluster.embedded?.stop();
+        await sqs?.server?.stop();
         if (stopOnSignal) {
           process.off('SIGINT', stopOnSignal);
           process.off('SIGTERM', stopOnSignal);

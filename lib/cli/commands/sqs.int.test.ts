@@ -1,0 +1,126 @@
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../test/fixtures/run-cli.ts';
+import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/kafka.ts';
+import { isAlive } from '../../broker/process.ts';
+import { type ElasticMq, resolveElasticMqJars, startElasticMq } from '../../elasticmq/index.ts';
+import type { BatchFailureEnvelope } from '../../emulator/destination.ts';
+
+const kafka = testKafka('sqs-cli');
+const queue = uniqueName('orders-dlq');
+let sqs: ElasticMq;
+
+beforeAll(async () => {
+  sqs = await startElasticMq({ queues: [queue] });
+});
+
+afterAll(async () => {
+  await sqs?.stop();
+});
+
+describe('kafka-lambda dev with an SQS on-failure destination', () => {
+  it('sends the failed batch to the queue the ARN names, on the SQS server given by --sqs-endpoint', async () => {
+    const topic = uniqueName('dev-sqs');
+    await createTopic(kafka, topic, 1);
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({
+      topic,
+      messages: [
+        { key: 'c-x', value: JSON.stringify({ orderId: 'o-bad', items: [] }) },
+        {
+          key: 'c-1',
+          value: JSON.stringify({ orderId: 'o-1', customerId: 'c-1', items: [{ sku: 'tea', quantity: 1 }] }),
+        },
+      ],
+    });
+    await producer.disconnect();
+
+    const run = await runCli(
+      [
+        'dev',
+        'functions/orders/handler.ts',
+        '--topic',
+        topic,
+        '--brokers',
+        testBrokers().join(','),
+        '--report-batch-item-failures',
+        '--retries',
+        '1',
+        '--on-failure',
+        sqs.queueArn(queue),
+        '--sqs-endpoint',
+        sqs.endpoint,
+        '--window',
+        '0',
+        '--exit-when-idle',
+      ],
+      { env: { RESERVATIONS_FAILURE_RATE: '0' } },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(`on-failure to SQS at ${sqs.endpoint} (--sqs-endpoint)`);
+    expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(`committed offsets: ${topic}-0=2`);
+
+    const client = new SQSClient({
+      endpoint: sqs.endpoint,
+      region: sqs.region,
+      credentials: sqs.credentials,
+    });
+    try {
+      const { Messages = [] } = await client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: `${sqs.endpoint}/${sqs.accountId}/${queue}`,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 2,
+        }),
+      );
+      expect(Messages).toHaveLength(1);
+      const envelope = JSON.parse(Messages[0]!.Body!) as BatchFailureEnvelope;
+      expect(envelope.requestContext).toMatchObject({
+        condition: 'RetryAttemptsExhausted',
+        approximateInvokeCount: 2,
+      });
+      expect(envelope.KafkaBatchInfo).toMatchObject({
+        batchSize: 1,
+        recordsInfo: { [`${topic}-0`]: { firstRecordOffset: '0', lastRecordOffset: '0' } },
+      });
+    } finally {
+      client.destroy();
+    }
+  });
+});
+
+describe('kafka-lambda sqs start|status|stop', () => {
+  it('starts one background server, reports it, and stops it', async () => {
+    // A cache of its own (the jars linked in): the state file never touches the user's server.
+    const cache = await mkdtemp(join(tmpdir(), 'kafka-lambda-sqs-cli-'));
+    const env = { KAFKA_LAMBDA_CACHE: cache };
+    try {
+      await symlink(dirname(dirname(await resolveElasticMqJars())), join(cache, 'elasticmq'));
+      const started = await runCli(['sqs', 'start', '--queue', 'orders-dlq'], { env });
+      expect(started.code).toBe(0);
+      const endpoint = started.stdout.trim();
+      expect(endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const pid = Number(/pid (\d+)/.exec(started.stderr)?.[1]);
+      expect(isAlive(pid)).toBe(true);
+
+      const again = await runCli(['sqs', 'start'], { env });
+      expect(again.stdout.trim()).toBe(endpoint);
+      expect(again.stderr).toContain(`already running (pid ${pid})`);
+      expect(await runCli(['sqs', 'status'], { env })).toMatchObject({
+        code: 0,
+        stdout: `running ${endpoint} (pid ${pid})\n`,
+      });
+
+      expect((await runCli(['sqs', 'stop'], { env })).stdout).toBe(`stopped (pid ${pid})\n`);
+      expect(isAlive(pid)).toBe(false);
+      expect(await runCli(['sqs', 'status'], { env })).toMatchObject({ code: 3, stdout: 'stopped\n' });
+    } finally {
+      await runCli(['sqs', 'stop'], { env });
+      await rm(cache, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,105 @@
+import type { Command } from 'commander';
+import { type ElasticMq, resolveElasticMqJars, startElasticMq } from '../../elasticmq/index.ts';
+import { backgroundSqsStatus, startBackgroundSqs, stopBackgroundSqs } from '../../elasticmq/state.ts';
+
+/**
+ * `kafka-lambda sqs start|stop|status|install`: a local SQS-compatible server (ElasticMQ) for SQS
+ * on-failure destinations.
+ *
+ * @example
+ * ```ts
+ * registerSqsCommand(program); // kafka-lambda sqs start --queue orders-dlq
+ * ```
+ */
+export function registerSqsCommand(program: Command): void {
+  const sqs = program
+    .command('sqs')
+    .description(
+      'run a local SQS-compatible server (ElasticMQ) on 127.0.0.1 for SQS on-failure destinations (Java 17+ and Maven needed)',
+    );
+
+  sqs
+    .command('start')
+    .description('start the server in the background and print its endpoint')
+    .option('--queue <name...>', 'queues to create at start')
+    .action(async (options: { queue?: string[] }) => {
+      const { server, alreadyRunning } = await startBackgroundSqs(options.queue ?? []);
+      console.error(
+        alreadyRunning
+          ? `SQS server already running (pid ${server.pid})`
+          : `SQS server started (ElasticMQ, pid ${server.pid}; queue ARNs arn:aws:sqs:${server.region}:${server.accountId}:<name>)`,
+      );
+      console.log(server.endpoint);
+    });
+
+  sqs
+    .command('status')
+    .description('say whether the background server is running (exit 0) or not (exit 3)')
+    .action(async () => {
+      const status = await backgroundSqsStatus();
+      if (status.state === 'running') {
+        console.log(`running ${status.server.endpoint} (pid ${status.server.pid})`);
+        return;
+      }
+      console.log(status.state === 'stopped' ? 'stopped' : `not serving (pid ${status.server.pid} alive)`);
+      process.exitCode = 3;
+    });
+
+  sqs
+    .command('stop')
+    .description('stop the background server (SIGTERM, then SIGKILL); its messages are lost')
+    .action(async () => {
+      const stopped = await stopBackgroundSqs();
+      console.log(stopped ? `stopped (pid ${stopped.pid})` : 'no SQS server was running');
+    });
+
+  sqs
+    .command('install')
+    .description("resolve ElasticMQ's jars from Maven Central into the cache (done on first start anyway)")
+    .action(async () => {
+      console.log(await resolveElasticMqJars());
+    });
+}
+
+/**
+ * Where `dev` sends an `arn:aws:sqs:…` on-failure destination: `--sqs-endpoint`, `AWS_ENDPOINT_URL_SQS`
+ * (the AWS SDKs' own variable), the background server, or a server started for this run. On a server
+ * of this tool the queue is created when missing, as `dev` creates topics on a broker it owns.
+ *
+ * @example
+ * ```ts
+ * const sqs = await resolveSqsEndpoint(options.sqsEndpoint, 'orders-dlq');
+ * createLocalEventSourceMapping({ ...settings, destinations: { sqsEndpoint: sqs.endpoint } });
+ * await sqs.server?.stop();
+ * ```
+ */
+export async function resolveSqsEndpoint(
+  option: string | undefined,
+  queueName: string,
+): Promise<{ endpoint: string; origin: string; server?: ElasticMq }> {
+  const given = option ?? process.env.AWS_ENDPOINT_URL_SQS;
+  if (given) return { endpoint: given, origin: option ? '--sqs-endpoint' : 'AWS_ENDPOINT_URL_SQS' };
+  const status = await backgroundSqsStatus();
+  if (status.state === 'running') {
+    await createQueue(status.server.endpoint, queueName);
+    return { endpoint: status.server.endpoint, origin: 'the background SQS server' };
+  }
+  process.stderr.write('starting a local SQS server (ElasticMQ, stopped when dev exits)…\n');
+  const server = await startElasticMq({ queues: [queueName] });
+  return { endpoint: server.endpoint, origin: 'a local SQS server', server };
+}
+
+/** CreateQueue is idempotent for a queue with the same attributes. */
+async function createQueue(endpoint: string, queueName: string): Promise<void> {
+  const { CreateQueueCommand, SQSClient } = await import('@aws-sdk/client-sqs');
+  const client = new SQSClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    await client.send(new CreateQueueCommand({ QueueName: queueName }));
+  } finally {
+    client.destroy();
+  }
+}
