@@ -1,11 +1,10 @@
 /**
  * A real SQS-compatible server for tests and local work, without Docker: ElasticMQ's jars from
  * Maven Central, on 127.0.0.1, messages in memory. The emulator sends `arn:aws:sqs:…` on-failure
- * destinations to it.
+ * destinations to it; `kafka-lambda sqs start` runs it in the background.
  *
  * @example
  * ```ts
- * import { startElasticMq } from 'kafka-lambda/elasticmq';
  * await using sqs = await startElasticMq({ queues: ['orders-dlq'] });
  * createLocalEventSourceMapping({ ...options, onFailure: sqs.queueArn('orders-dlq'), destinations: { sqsEndpoint: sqs.endpoint } });
  * ```

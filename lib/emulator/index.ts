@@ -17,7 +17,17 @@
  * ```
  */
 export { MAX_PAYLOAD_BYTES } from './batch.ts';
-export type { FailureCondition, FailureEnvelope } from './destination.ts';
+export type {
+  BatchFailureEnvelope,
+  FailedRecordsInfo,
+  FailureCondition,
+  FailureEnvelope,
+  FailureRequestContext,
+  FailureResponseContext,
+  KafkaFailureCondition,
+  S3FailureEnvelope,
+} from './destination.ts';
+export type { DestinationTargets } from './destination-sender.ts';
 export {
   createLocalEventSourceMapping,
   type LocalEventSourceMapping,

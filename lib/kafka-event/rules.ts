@@ -57,8 +57,11 @@ export function positionProblem(value: unknown): string {
   const tooLarge =
     (typeof value === 'number' && Number.isInteger(value) && value > Number.MAX_SAFE_INTEGER) ||
     (typeof value === 'string' && DIGITS.test(value));
-  if (tooLarge)
-    return `is ${describeValue(value)}, above 2^53 − 1: a JavaScript number cannot hold it exactly, so the record could not be reported by its offset`;
+  if (tooLarge) {
+    // A number has already been rounded by JSON.parse: say so, or the value shown looks like a typo.
+    const shown = typeof value === 'number' ? `${value} as JavaScript reads it` : describeValue(value);
+    return `is ${shown}, above 2^53 − 1: a JavaScript number cannot hold it exactly, so the record could not be reported by its offset`;
+  }
   return `is ${describeValue(value)}, expected a non-negative integer`;
 }
 

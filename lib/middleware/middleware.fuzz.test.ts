@@ -4,7 +4,12 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { encodeEventRecord } from '../kafka-event/encode.ts';
 import type { KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
-import { createLambdaContext, failedOffsets } from '../testing/index.ts';
+import {
+  createLambdaContext,
+  failedOffsets,
+  InvalidKafkaEventError,
+  validateKafkaEvent,
+} from '../testing/index.ts';
 import {
   type KafkaBatchLogger,
   type KafkaBatchOptions,
@@ -323,8 +328,22 @@ describe('kafkaBatch fuzz: anything thrown', () => {
 describe('kafkaBatch fuzz: malformed events', () => {
   const validEvent = batchArb.map((records) => toEvent(records, 'aws:kafka'));
   const anyValue = fc.oneof(
-    fc.anything(),
-    fc.constantFrom(undefined, null, '', '3', -1, 1.5, 2 ** 60, 'aGk=', [], {}),
+    fc.anything({ withNullPrototype: true }),
+    fc.constantFrom(
+      undefined,
+      null,
+      '',
+      '3',
+      -1,
+      1.5,
+      2 ** 53,
+      2 ** 60,
+      '9007199254740993',
+      'aGk=',
+      '!!!',
+      [],
+      {},
+    ),
   );
 
   /** Replaces (or deletes) one field somewhere in the event. */
@@ -360,6 +379,30 @@ describe('kafkaBatch fuzz: malformed events', () => {
       else target[name] = value;
       return copy;
     });
+
+  it("is refused by validateKafkaEvent (accept: 'middleware', as kafka-lambda invoke checks) exactly when kafkaBatch throws KafkaEventError", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(mutated, fc.anything({ withNullPrototype: true })), async (event) => {
+        const handler = middy().use(kafkaBatch({ logger: quiet, onRecord: () => {} }));
+        let middlewareRefused = false;
+        try {
+          await handler(event as never, createLambdaContext());
+        } catch (error) {
+          expect(error).toBeInstanceOf(KafkaEventError);
+          middlewareRefused = true;
+        }
+        let validatorRefused = false;
+        try {
+          validateKafkaEvent(event, { accept: 'middleware', onWarning: () => {} });
+        } catch (error) {
+          expect(error).toBeInstanceOf(InvalidKafkaEventError);
+          validatorRefused = true;
+        }
+        expect(validatorRefused).toBe(middlewareRefused);
+      }),
+      { numRuns: 500 },
+    );
+  });
 
   it('either returns a response naming only event records, or throws KafkaEventError', async () => {
     await fc.assert(

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseKafkaEvent } from '../kafka-event/parse.ts';
 import { kafkaEvent } from './event-builder.ts';
-import { InvalidKafkaEventError, validateKafkaEvent } from './validate-event.ts';
+import { type EventIssue, InvalidKafkaEventError, validateKafkaEvent } from './validate-event.ts';
 
 const valid = () =>
   structuredClone(
@@ -128,6 +129,91 @@ describe('validateKafkaEvent', () => {
     expect(() => validateKafkaEvent(event)).toThrow(
       /^not a valid Kafka event: records\["order-events-1"\]\[0\]\.offset: is -1, expected a non-negative integer; records\["order-events-1"\]\[1\]\.offset: is -1, expected a non-negative integer$/,
     );
+  });
+});
+
+describe('validateKafkaEvent: the rules kafkaBatch applies', () => {
+  const collect = () => {
+    const warnings: EventIssue[] = [];
+    return { warnings, onWarning: (warning: EventIssue) => void warnings.push(warning) };
+  };
+
+  it("accepts under accept: 'middleware' what kafkaBatch accepts, warning about what Lambda would not send", () => {
+    const event = valid();
+    const [first] = event.records['order-events-0']!;
+    Object.assign(first!, {
+      partition: '0',
+      offset: '7',
+      headers: [{ h: [200, 255, -1] }],
+      value: '!!!not base64$$$',
+    });
+    event.records['order-events-01'] = event.records['order-events-1']!;
+    delete event.records['order-events-1'];
+    const { warnings, onWarning } = collect();
+    expect(validateKafkaEvent(event, { accept: 'middleware', onWarning })).toBe(event);
+    expect(warnings.map((w) => w.path)).toEqual([
+      'records["order-events-0"][0].partition',
+      'records["order-events-0"][0].offset',
+      'records["order-events-0"][0].value',
+      'records["order-events-0"][0].headers[0].h[0]',
+      'records["order-events-0"][0].headers[0].h[1]',
+      'records["order-events-01"]',
+    ]);
+    // Exactly as Lambda sends it (the default), the same event is refused, naming each field.
+    expect(issuesOf(event).map((issue) => issue.path)).toEqual(warnings.map((w) => w.path));
+  });
+
+  it('refuses, in both modes, exactly what kafkaBatch refuses, with its message', () => {
+    const event = valid();
+    event.records['order-events-1']![1]!.offset = 2 ** 53;
+    const message =
+      'is 9007199254740992 as JavaScript reads it, above 2^53 − 1: a JavaScript number cannot hold it exactly, so the record could not be reported by its offset';
+    for (const accept of ['lambda', 'middleware'] as const) {
+      expect(() => validateKafkaEvent(event, { accept })).toThrow(InvalidKafkaEventError);
+      try {
+        validateKafkaEvent(event, { accept });
+      } catch (error) {
+        expect((error as InvalidKafkaEventError).issues).toEqual([
+          { path: 'records["order-events-1"][1].offset', message },
+        ]);
+      }
+    }
+    expect(() => parseKafkaEvent(event)).toThrow(
+      `Invalid Kafka event: records["order-events-1"][1].offset ${message}`,
+    );
+  });
+
+  it('accepts a partition that repeats an offset (the Powertools sample shape) with a warning, in both modes', () => {
+    const event = valid();
+    const run = event.records['order-events-1']!;
+    run.push({ ...run[1]!, value: 'ZA==' });
+    for (const accept of ['lambda', 'middleware'] as const) {
+      const { warnings, onWarning } = collect();
+      expect(validateKafkaEvent(event, { accept, onWarning })).toBe(event);
+      expect(warnings).toEqual([
+        {
+          path: 'records["order-events-1"][2].offset',
+          message: expect.stringMatching(/^repeats offset 1 of order-events-1: Lambda never sends this/),
+        },
+      ]);
+    }
+  });
+
+  it("warns when an event exceeds Lambda's 6 MB payload limit", () => {
+    const event = valid();
+    event.records['order-events-0']![0]!.value = Buffer.alloc(5 * 2 ** 20).toString('base64');
+    const { warnings, onWarning } = collect();
+    expect(validateKafkaEvent(event, { onWarning })).toBe(event);
+    expect(warnings).toEqual([
+      {
+        path: '',
+        message: expect.stringMatching(/^the event is 6\.7 MB of JSON, above Lambda's 6 MB payload limit/),
+      },
+    ]);
+    event.records['order-events-0']![0]!.value = Buffer.alloc(4 * 2 ** 20).toString('base64');
+    const below = collect();
+    validateKafkaEvent(event, { onWarning: below.onWarning });
+    expect(below.warnings).toEqual([]);
   });
 });
 
