@@ -1,13 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { openSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { BrokerStartError } from './errors.ts';
 import { assertJava17, DEFAULT_KAFKA_VERSION, resolveBrokerJars, usesLog4j2 } from './jars.ts';
 import { freePort, isAlive, packageRoot, processOutput, waitForExit } from './process.ts';
+import { createRunDir, recordRunJvm, removeStaleRunDirs, runJvmPid } from './run-dir.ts';
+import { spawnWatched } from './watchdog.ts';
 
 /** Options of {@link startBroker}. */
 export interface StartBrokerOptions {
@@ -17,11 +17,6 @@ export interface StartBrokerOptions {
   heapMb?: number;
   /** How long to wait for the broker to serve requests (default 90 s). */
   startTimeoutMs?: number;
-  /**
-   * Keep the broker running after this process exits (what `kafka-lambda broker start` does).
-   * By default the broker is tied to this process: if it exits or crashes, the broker is stopped.
-   */
-  detached?: boolean;
 }
 
 /** A running single-node KRaft broker on 127.0.0.1. */
@@ -36,6 +31,12 @@ export interface EmbeddedBroker {
   readonly version: string;
   /** SIGTERM, SIGKILL after `timeoutMs` (default 20 s), then removes the data folder. */
   stop(timeoutMs?: number): Promise<void>;
+  /**
+   * Lets the broker outlive this process (what `kafka-lambda broker start` does once it has recorded the
+   * broker). Until then the broker is tied to this process: if it exits, crashes or is killed, even during
+   * start-up, the broker is stopped.
+   */
+  detach(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
@@ -45,7 +46,9 @@ const FATAL = 'Exiting Kafka due to fatal exception';
 /**
  * Starts a real Apache Kafka broker (single-node KRaft, combined broker and controller) on free
  * loopback ports, in a fresh temporary folder, and resolves once it serves requests: the cluster
- * answers metadata requests and the group coordinator answers group requests.
+ * answers metadata requests and the group coordinator answers group requests. The broker is tied to
+ * this process (see {@link EmbeddedBroker.detach}). Data folders left by brokers whose processes were
+ * killed are deleted first.
  *
  * @example
  * ```ts
@@ -59,6 +62,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Emb
   const version = options.version ?? process.env.KAFKA_VERSION ?? DEFAULT_KAFKA_VERSION;
   await assertJava17();
   const libs = await resolveBrokerJars(version);
+  await removeStaleRunDirs();
   let lastError: unknown;
   // Ports are chosen before the JVM binds them; another process can take one meanwhile, so retry.
   for (let attempt = 1; attempt <= 3; attempt++) {
@@ -78,10 +82,11 @@ async function startOnce(
   options: StartBrokerOptions,
 ): Promise<EmbeddedBroker> {
   const [port, controllerPort] = [await freePort(), await freePort()];
-  const runDir = await mkdtemp(join(tmpdir(), 'kafka-lambda-broker-'));
+  const run = await createRunDir();
+  const runDir = run.path;
   const logsDir = join(runDir, 'logs');
   await mkdir(logsDir);
-  const propertiesFile = join(runDir, 'server.properties');
+  const propertiesFile = run.propertiesFile;
   await writeFile(propertiesFile, serverProperties(port, controllerPort, join(runDir, 'data')));
 
   const tool = await runKafkaTool(
@@ -113,17 +118,8 @@ async function startOnce(
     'kafka.Kafka',
     propertiesFile,
   ];
-  const stdoutLog = join(logsDir, 'stdout.log');
-  let jvm: { pid: number; exited: () => boolean; stop: (timeoutMs: number) => Promise<void> };
-  if (options.detached) {
-    const out = openSync(stdoutLog, 'a');
-    const child = spawn('java', javaArgs, { detached: true, stdio: ['ignore', out, out] });
-    child.unref();
-    const pid = child.pid ?? 0;
-    jvm = { pid, exited: () => !isAlive(pid), stop: (timeoutMs) => stopPid(pid, timeoutMs) };
-  } else {
-    jvm = await spawnWatched(javaArgs, stdoutLog);
-  }
+  const jvm = await spawnWatched('java', javaArgs, join(logsDir, 'stdout.log'));
+  let detached = false;
 
   const broker: EmbeddedBroker = {
     bootstrapServers: `127.0.0.1:${port}`,
@@ -131,8 +127,13 @@ async function startOnce(
     runDir,
     version,
     async stop(timeoutMs = 20_000) {
-      await jvm.stop(timeoutMs);
+      // Once detached, only while it is still this run's JVM: the pid may have been reused since.
+      if (!detached || (await runJvmPid(runDir)) === jvm.pid) await jvm.stop(timeoutMs);
       await rm(runDir, { recursive: true, force: true });
+    },
+    async detach() {
+      await jvm.detach();
+      detached = true;
     },
     [Symbol.asyncDispose]() {
       return this.stop();
@@ -140,6 +141,7 @@ async function startOnce(
   };
 
   try {
+    await recordRunJvm(run, jvm.pid);
     await waitForLog(runDir, jvm.exited, options.startTimeoutMs ?? 90_000);
     await waitUntilServing(broker.bootstrapServers, 30_000);
   } catch (error) {
@@ -149,62 +151,6 @@ async function startOnce(
     throw new BrokerStartError(`The broker did not serve requests: ${(error as Error).message}`, tail);
   }
   return broker;
-}
-
-/**
- * Runs the JVM under a small shell watchdog that reads this process's end of a pipe: when this
- * process exits for any reason (even SIGKILL), the pipe closes and the watchdog stops the JVM, so a
- * crashed or interrupted test run leaves no orphan broker. Also used for the local SQS server.
- *
- * @example
- * ```ts
- * const jvm = await spawnWatched(['-cp', classpath, 'org.elasticmq.server.Main'], logFile);
- * await jvm.stop(10_000);
- * ```
- */
-export async function spawnWatched(
-  javaArgs: string[],
-  stdoutLog: string,
-): Promise<{ pid: number; exited: () => boolean; stop: (timeoutMs: number) => Promise<void> }> {
-  // A background job's stdin is /dev/null in a non-interactive shell, hence the explicit fd 3.
-  const script = `
-exec 3<&0
-java "$@" </dev/null 3<&- >>"$KAFKA_LAMBDA_STDOUT" 2>&1 &
-jvm=$!
-echo "$jvm"
-{
-  read -r _ || true
-  kill -TERM "$jvm" 2>/dev/null
-  for _ in $(seq 1 "$KAFKA_LAMBDA_GRACE_TICKS"); do kill -0 "$jvm" 2>/dev/null || exit 0; sleep 0.5; done
-  kill -KILL "$jvm" 2>/dev/null
-} <&3 >/dev/null 2>&1 &
-wait "$jvm"
-`;
-  const watchdog: ChildProcess = spawn('bash', ['-c', script, 'kafka-broker', ...javaArgs], {
-    stdio: ['pipe', 'pipe', 'ignore'],
-    env: { ...process.env, KAFKA_LAMBDA_STDOUT: stdoutLog, KAFKA_LAMBDA_GRACE_TICKS: '40' },
-  });
-  const pid = await new Promise<number>((resolve, reject) => {
-    watchdog.once('error', reject);
-    watchdog.stdout?.once('data', (chunk: Buffer) => resolve(Number.parseInt(chunk.toString(), 10)));
-  });
-  watchdog.stdout?.destroy();
-  let exited = false;
-  watchdog.once('exit', () => {
-    exited = true;
-  });
-  // The watchdog must not keep this process alive; the pipe still closes when it exits.
-  watchdog.unref();
-  (watchdog.stdin as unknown as { unref?: () => void }).unref?.();
-  return {
-    pid,
-    exited: () => exited || !isAlive(pid),
-    async stop(timeoutMs) {
-      watchdog.stdin?.end();
-      if (!(await waitForExit(pid, timeoutMs))) process.kill(pid, 'SIGKILL');
-      await waitForExit(pid, 5_000);
-    },
-  };
 }
 
 /** SIGTERM, then SIGKILL after `timeoutMs`, for a broker started by another process. */

@@ -21,6 +21,7 @@ export { DEFAULT_KAFKA_VERSION, resolveBrokerJars } from './jars.ts';
 export {
   type BrokerRecord,
   type BrokerStatus,
+  type BrokerStopResult,
   backgroundBrokerStatus,
   startBackgroundBroker,
   stopBackgroundBroker,

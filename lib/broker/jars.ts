@@ -1,23 +1,41 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { BrokerPrerequisiteError } from './errors.ts';
-import { commandOutput, packageRoot } from './process.ts';
+import { commandOutput } from './process.ts';
 
 /** The Apache Kafka version the embedded broker runs unless `KAFKA_VERSION` says otherwise. */
 export const DEFAULT_KAFKA_VERSION = '3.9.2';
 
+/** Written last into a version's folder: without it the folder is not a usable classpath. */
+const COMPLETE_MARKER = '.complete';
+
 const MISSING_TOOLS =
   'Java 17+ and Maven are needed for the embedded broker; or set KAFKA_BROKERS=host:port to use your own';
 
-/** This tool's cache folder (`KAFKA_LAMBDA_CACHE`, or `.cache` in the package): broker jars and state. */
+/**
+ * This tool's per-user cache folder, shared by every project (so installs stay clean and the jars are
+ * downloaded once): `KAFKA_LAMBDA_CACHE`, else `$XDG_CACHE_HOME/kafka-lambda`, else
+ * `~/.cache/kafka-lambda`. It holds the broker's jars and the background broker's state file.
+ *
+ * @example
+ * ```ts
+ * console.log(cacheBase()); // e.g. /home/me/.cache/kafka-lambda
+ * ```
+ */
 export function cacheBase(): string {
-  return process.env.KAFKA_LAMBDA_CACHE ?? join(packageRoot, '.cache');
+  const override = process.env.KAFKA_LAMBDA_CACHE;
+  if (override) return resolve(override);
+  // A relative XDG_CACHE_HOME is invalid and to be ignored:
+  // https://specifications.freedesktop.org/basedir-spec/latest/#variables
+  const xdg = process.env.XDG_CACHE_HOME;
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache'), 'kafka-lambda');
 }
 
-/** Where the broker's jars for one Kafka version are kept (git-ignored, reused across runs). */
-export function brokerCacheDir(version: string): string {
+/** Where the broker's jars for one Kafka version are kept (reused by every later run). */
+function brokerCacheDir(version: string): string {
   return join(cacheBase(), 'kafka', version);
 }
 
@@ -28,7 +46,9 @@ export function usesLog4j2(version: string): boolean {
 
 /**
  * Resolves the jars of an Apache Kafka broker (and Kafka's own CLI tools) from Maven Central into
- * the cache, once; later calls return the cached classpath without touching the network.
+ * the cache, once; later calls return the cached classpath without touching the network. Each download
+ * goes to a folder of its own that is renamed into place when complete, so runs in several projects
+ * at once neither see half a classpath nor spoil each other's.
  *
  * @example
  * ```ts
@@ -40,16 +60,35 @@ export function usesLog4j2(version: string): boolean {
 export async function resolveBrokerJars(version: string = DEFAULT_KAFKA_VERSION): Promise<string> {
   const dir = brokerCacheDir(version);
   const libs = join(dir, 'libs');
-  const marker = join(dir, '.complete');
+  const marker = join(dir, COMPLETE_MARKER);
   if (existsSync(marker)) return libs;
 
   await assertJava17();
   if ((await commandOutput('mvn', ['--version'])) === undefined)
     throw new BrokerPrerequisiteError(MISSING_TOOLS);
 
-  await rm(libs, { recursive: true, force: true });
-  await mkdir(dir, { recursive: true });
-  const pom = join(dir, 'pom.xml');
+  await mkdir(dirname(dir), { recursive: true });
+  const staging = await mkdtemp(`${dir}.download-`);
+  try {
+    await downloadJars(version, staging);
+    try {
+      await rename(staging, dir);
+    } catch {
+      if (existsSync(marker)) return libs; // another run finished first: use its folder
+      // An incomplete folder is in the way (a download interrupted under an older layout): replace it.
+      await rm(dir, { recursive: true, force: true });
+      await rename(staging, dir);
+    }
+    return libs;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** Maven's copy of the broker's runtime classpath into `into/libs`, then the `.complete` marker. */
+async function downloadJars(version: string, into: string): Promise<void> {
+  const libs = join(into, 'libs');
+  const pom = join(into, 'pom.xml');
   await writeFile(pom, brokerPom(version));
   const output: string[] = [];
   const code = await new Promise<number | null>((resolve, reject) => {
@@ -77,8 +116,7 @@ export async function resolveBrokerJars(version: string = DEFAULT_KAFKA_VERSION)
       `Maven could not resolve Apache Kafka ${version} from Maven Central (exit ${code}):\n${output.join('').slice(-2000)}`,
     );
   }
-  await writeFile(marker, `${jars.length} jars\n`);
-  return libs;
+  await writeFile(join(into, COMPLETE_MARKER), `${jars.length} jars\n`);
 }
 
 /** @throws BrokerPrerequisiteError unless `java -version` reports 17 or later. */

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -71,4 +72,48 @@ export async function waitForExit(pid: number, timeoutMs: number): Promise<boole
     await new Promise((r) => setTimeout(r, 100));
   }
   return true;
+}
+
+/** What tells one process from a later one that reuses its pid: when it started, and its command line. */
+export interface ProcessIdentity {
+  /** Opaque start time: equal for the same process, different for a later one with the same pid. */
+  readonly startTime: string;
+  /** The arguments, joined by single spaces. */
+  readonly commandLine: string;
+}
+
+/**
+ * The identity of a running process, or undefined when it is gone (or cannot be inspected): from `/proc`
+ * on Linux, from `ps` elsewhere (macOS).
+ *
+ * @example
+ * ```ts
+ * const before = await processIdentity(pid);
+ * // later: the same process only if the start time is unchanged
+ * const same = (await processIdentity(pid))?.startTime === before?.startTime;
+ * ```
+ */
+export async function processIdentity(pid: number): Promise<ProcessIdentity | undefined> {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  if (process.platform === 'linux') {
+    try {
+      const [stat, cmdline] = await Promise.all([
+        readFile(`/proc/${pid}/stat`, 'utf8'),
+        readFile(`/proc/${pid}/cmdline`, 'utf8'),
+      ]);
+      // Field 22 is the start time in clock ticks since boot; field 2, the command name in parentheses,
+      // may itself hold spaces and parentheses, so count from the last ')'.
+      // https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html
+      const startTime = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+      if (!startTime) return undefined;
+      return { startTime, commandLine: cmdline.split('\0').filter(Boolean).join(' ') };
+    } catch {
+      return undefined;
+    }
+  }
+  // `lstart` is the full start date in a fixed 24-character layout ("Mon Dec  1 03:26:00 2026").
+  const out = await commandOutput('ps', ['-ww', '-o', 'lstart=', '-o', 'args=', '-p', String(pid)]);
+  const line = out?.trim();
+  if (!line || line.length < 25) return undefined;
+  return { startTime: line.slice(0, 24), commandLine: line.slice(24).trim() };
 }

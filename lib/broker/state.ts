@@ -1,13 +1,15 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { type EmbeddedBroker, startBroker, stopPid, waitUntilServing } from './broker.ts';
+import { startBroker, stopPid, waitUntilServing } from './broker.ts';
 import { cacheBase } from './jars.ts';
-import { isAlive } from './process.ts';
+import { removeStaleRunDirs, runJvmPid } from './run-dir.ts';
 
 /** What `kafka-lambda broker start` records so that `status` and `stop` find the broker again. */
 export interface BrokerRecord {
   bootstrapServers: string;
   pid: number;
+  /** The broker's data folder: only deleted when this tool created it, only its JVM is ever stopped. */
   runDir: string;
   version: string;
   startedAt: string;
@@ -19,27 +21,46 @@ export type BrokerStatus =
   | { state: 'running'; broker: BrokerRecord }
   | { state: 'not-serving'; broker: BrokerRecord };
 
+/** What {@link stopBackgroundBroker} did. */
+export interface BrokerStopResult {
+  /** The broker stopped; undefined when none was running. */
+  stopped?: BrokerRecord;
+  /** The data folder the state file named, when it is still there: not one this tool created, or in use. */
+  leftAlone?: string;
+  /** Data folders of brokers no longer running (the one stopped among them), deleted. */
+  removedStale: string[];
+}
+
+/** Per user, beside the jars: one background broker serves every project, even a read-only install. */
 function stateFile(): string {
   return join(cacheBase(), 'broker.json');
 }
 
 async function readRecord(): Promise<BrokerRecord | undefined> {
   try {
-    return JSON.parse(await readFile(stateFile(), 'utf8')) as BrokerRecord;
+    const record = JSON.parse(await readFile(stateFile(), 'utf8')) as Partial<BrokerRecord> | null;
+    const valid =
+      typeof record === 'object' &&
+      record !== null &&
+      typeof record.bootstrapServers === 'string' &&
+      Number.isSafeInteger(record.pid) &&
+      typeof record.runDir === 'string' &&
+      typeof record.version === 'string' &&
+      typeof record.startedAt === 'string';
+    return valid ? (record as BrokerRecord) : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** The recorded pid is still our broker JVM (not a process that reused the pid after a reboot). */
-async function isBrokerProcess(pid: number): Promise<boolean> {
-  if (!isAlive(pid)) return false;
-  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => undefined);
-  return cmdline === undefined || cmdline.includes('kafka.Kafka');
+/** True when the recorded pid is the JVM of the recorded run (never a process that merely looks like one). */
+async function isRecordedBrokerRunning(record: BrokerRecord): Promise<boolean> {
+  return (await runJvmPid(record.runDir)) === record.pid;
 }
 
 /**
  * Starts a broker that outlives this process and records it, or returns the one already running.
+ * The broker stays tied to this process until it is recorded: interrupted before, it stops too.
  *
  * @example
  * ```ts
@@ -51,7 +72,7 @@ export async function startBackgroundBroker(): Promise<{ broker: BrokerRecord; a
   const status = await backgroundBrokerStatus();
   if (status.state === 'running') return { broker: status.broker, alreadyRunning: true };
   if (status.state === 'not-serving') await stopBackgroundBroker();
-  const broker: EmbeddedBroker = await startBroker({ detached: true });
+  const broker = await startBroker();
   const record: BrokerRecord = {
     bootstrapServers: broker.bootstrapServers,
     pid: broker.pid,
@@ -59,8 +80,14 @@ export async function startBackgroundBroker(): Promise<{ broker: BrokerRecord; a
     version: broker.version,
     startedAt: new Date().toISOString(),
   };
-  await mkdir(dirname(stateFile()), { recursive: true });
-  await writeFile(stateFile(), `${JSON.stringify(record, null, 2)}\n`);
+  try {
+    await mkdir(dirname(stateFile()), { recursive: true });
+    await writeFile(stateFile(), `${JSON.stringify(record, null, 2)}\n`);
+  } catch (error) {
+    await broker.stop(5_000);
+    throw error;
+  }
+  await broker.detach();
   return { broker: record, alreadyRunning: false };
 }
 
@@ -74,7 +101,7 @@ export async function startBackgroundBroker(): Promise<{ broker: BrokerRecord; a
  */
 export async function backgroundBrokerStatus(): Promise<BrokerStatus> {
   const broker = await readRecord();
-  if (!broker || !(await isBrokerProcess(broker.pid))) return { state: 'stopped' };
+  if (!broker || !(await isRecordedBrokerRunning(broker))) return { state: 'stopped' };
   try {
     await waitUntilServing(broker.bootstrapServers, 5_000);
     return { state: 'running', broker };
@@ -84,18 +111,22 @@ export async function backgroundBrokerStatus(): Promise<BrokerStatus> {
 }
 
 /**
- * Stops the recorded background broker (SIGTERM, then SIGKILL) and removes its data.
+ * Stops the recorded background broker (SIGTERM, then SIGKILL) and removes its data. Only the JVM and the
+ * folder this tool started and created for that record are touched, whatever the state file says; data
+ * folders of brokers whose processes died are removed too.
  *
  * @example
  * ```ts
- * const stopped = await stopBackgroundBroker(); // undefined when none was running
+ * const { stopped } = await stopBackgroundBroker(); // stopped is undefined when none was running
  * ```
  */
-export async function stopBackgroundBroker(timeoutMs = 20_000): Promise<BrokerRecord | undefined> {
-  const broker = await readRecord();
-  if (!broker) return undefined;
-  if (await isBrokerProcess(broker.pid)) await stopPid(broker.pid, timeoutMs);
-  await rm(broker.runDir, { recursive: true, force: true });
+export async function stopBackgroundBroker(timeoutMs = 20_000): Promise<BrokerStopResult> {
+  const record = await readRecord();
+  const stopped = record && (await isRecordedBrokerRunning(record)) ? record : undefined;
+  if (stopped) await stopPid(stopped.pid, timeoutMs);
   await rm(stateFile(), { force: true });
-  return broker;
+  // The stopped broker's folder is stale now, like those of brokers whose processes were killed.
+  const removedStale = await removeStaleRunDirs();
+  const leftAlone = record && existsSync(record.runDir) ? record.runDir : undefined;
+  return { stopped, leftAlone, removedStale };
 }

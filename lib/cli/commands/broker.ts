@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { resolveBrokerJars } from '../../broker/jars.ts';
+import { cacheBase, resolveBrokerJars } from '../../broker/jars.ts';
 import { backgroundBrokerStatus, startBackgroundBroker, stopBackgroundBroker } from '../../broker/state.ts';
 
 /** `kafka-lambda broker start|stop|status|install`: the embedded Apache Kafka broker. */
@@ -23,25 +23,31 @@ export function registerBrokerCommand(program: Command): void {
 
   broker
     .command('status')
-    .description('say whether the background broker is running (exit 0) or not (exit 3)')
+    .description(
+      'say whether the background broker is running (exit 0) or not (exit 3), and where the jar cache is',
+    )
     .action(async () => {
       const status = await backgroundBrokerStatus();
       if (status.state === 'running') {
         console.log(
           `running ${status.broker.bootstrapServers} (Kafka ${status.broker.version}, pid ${status.broker.pid})`,
         );
-        return;
+      } else {
+        console.log(status.state === 'stopped' ? 'stopped' : `not serving (pid ${status.broker.pid} alive)`);
+        process.exitCode = 3;
       }
-      console.log(status.state === 'stopped' ? 'stopped' : `not serving (pid ${status.broker.pid} alive)`);
-      process.exitCode = 3;
+      console.log(`cache ${cacheBase()}`);
     });
 
   broker
     .command('stop')
     .description('stop the background broker (SIGTERM, then SIGKILL) and delete its data')
     .action(async () => {
-      const stopped = await stopBackgroundBroker();
+      const { stopped, leftAlone, removedStale } = await stopBackgroundBroker();
       console.log(stopped ? `stopped (pid ${stopped.pid})` : 'no broker was running');
+      if (leftAlone)
+        console.error(`left ${leftAlone} alone: not a broker data folder this tool created, or still in use`);
+      for (const folder of removedStale) console.error(`deleted broker data folder ${folder}`);
     });
 
   broker
