@@ -21,7 +21,15 @@ export type BrokerStatus =
   | { state: 'running'; broker: BrokerRecord }
   | { state: 'not-serving'; broker: BrokerRecord };
 
-/** What {@link stopBackgroundBroker} did. */
+/**
+ * What {@link stopBackgroundBroker} did.
+ *
+ * @example
+ * ```ts
+ * const { stopped, leftAlone } = await stopBackgroundBroker();
+ * if (leftAlone) console.error(`${leftAlone} is not a data folder of this tool: left alone`);
+ * ```
+ */
 export interface BrokerStopResult {
   /** The broker stopped; undefined when none was running. */
   stopped?: BrokerRecord;
