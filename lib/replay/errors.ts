@@ -1,3 +1,4 @@
+import { listSome } from './list.ts';
 import type { FailureReport } from './types.ts';
 
 /**
@@ -49,7 +50,7 @@ export class ReplayRefusedError extends ReplayError {
  *
  * @example
  * ```ts
- * await planReplay({ admin, groupId: 'g', topic: 'no-such-topic', target: { kind: 'earliest' } }); // throws
+ * await planReplay({ kafka, groupId: 'g', topic: 'no-such-topic', target: { kind: 'earliest' } }); // throws
  * ```
  */
 export class UnknownTopicError extends ReplayInputError {
@@ -66,7 +67,7 @@ export class UnknownTopicError extends ReplayInputError {
  *
  * @example
  * ```ts
- * await planReplay({ admin, groupId: 'g', topic: 'orders', partitions: [99], target: { kind: 'earliest' } });
+ * await planReplay({ kafka, groupId: 'g', topic: 'orders', partitions: [99], target: { kind: 'earliest' } });
  * ```
  */
 export class UnknownPartitionError extends ReplayInputError {
@@ -75,7 +76,7 @@ export class UnknownPartitionError extends ReplayInputError {
   readonly partitions: number[];
   constructor(topic: string, partitions: number[], existing: number) {
     super(
-      `topic "${topic}" has no partition ${partitions.join(', ')} (it has ${existing}: 0..${existing - 1})`,
+      `topic "${topic}" has no partition ${listSome(partitions)} (it has ${existing}: 0..${existing - 1})`,
     );
     this.topic = topic;
     this.partitions = partitions;
@@ -87,7 +88,7 @@ export class UnknownPartitionError extends ReplayInputError {
  *
  * @example
  * ```ts
- * await planReplay({ admin, groupId: 'g', topic: 'orders', target: { kind: 'offset', offset: 1e9 }, strict: true });
+ * await planReplay({ kafka, groupId: 'g', topic: 'orders', target: { kind: 'offset', offset: 1e9 }, strict: true });
  * ```
  */
 export class OffsetOutOfRangeError extends ReplayRefusedError {
@@ -95,9 +96,9 @@ export class OffsetOutOfRangeError extends ReplayRefusedError {
   readonly outOfRange: { partition: number; requested: number; low: number; high: number }[];
   constructor(topic: string, outOfRange: OffsetOutOfRangeError['outOfRange']) {
     super(
-      `target out of range on ${topic}: ${outOfRange
-        .map((p) => `partition ${p.partition} wants ${p.requested}, valid ${p.low}..${p.high}`)
-        .join('; ')} (strict: not clamped)`,
+      `target out of range on ${topic}: ${listSome(
+        outOfRange.map((p) => `partition ${p.partition} wants ${p.requested}, valid ${p.low}..${p.high}`),
+      )} (strict: not clamped)`,
     );
     this.outOfRange = outOfRange;
   }
@@ -108,7 +109,7 @@ export class OffsetOutOfRangeError extends ReplayRefusedError {
  *
  * @example
  * ```ts
- * await planReplay({ admin, groupId: 'new-group', topic: 'orders', target: { kind: 'shift', by: -10 } });
+ * await planReplay({ kafka, groupId: 'new-group', topic: 'orders', target: { kind: 'shift', by: -10 } });
  * ```
  */
 export class NoCommittedOffsetError extends ReplayInputError {
@@ -116,7 +117,7 @@ export class NoCommittedOffsetError extends ReplayInputError {
   readonly partitions: number[];
   constructor(groupId: string, topic: string, partitions: number[]) {
     super(
-      `group "${groupId}" has no committed offset on ${topic} partition ${partitions.join(', ')} to shift from`,
+      `group "${groupId}" has no committed offset on ${topic} partition ${listSome(partitions)} to shift from`,
     );
     this.partitions = partitions;
   }
@@ -145,6 +146,26 @@ export class GroupNotEmptyError extends ReplayRefusedError {
     this.groupId = groupId;
     this.state = state;
     this.members = members;
+  }
+}
+
+/**
+ * Another replay of the same group ran at the same time: this one was refused before it changed anything
+ * (the other holds the group, joined it at the same moment and won, or committed since this one checked),
+ * or — as a last line of defence — found after its own commit that the offsets carry another replay's
+ * audit record. Its own exit code (6), so that scripts can tell it from other refusals and re-plan.
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof ReplayConflictError) console.error(`re-plan: ${e.message}`); }
+ * ```
+ */
+export class ReplayConflictError extends ReplayRefusedError {
+  override name = 'ReplayConflictError';
+  readonly groupId: string;
+  constructor(groupId: string, message: string) {
+    super(`consumer group "${groupId}": ${message}`);
+    this.groupId = groupId;
   }
 }
 
@@ -231,9 +252,9 @@ export class OffsetVerificationError extends ReplayError {
   readonly mismatches: { partition: number; expected: number; actual: number | null }[];
   constructor(mismatches: OffsetVerificationError['mismatches']) {
     super(
-      `committed offsets differ from the plan: ${mismatches
-        .map((m) => `partition ${m.partition} expected ${m.expected}, found ${m.actual ?? 'none'}`)
-        .join('; ')}`,
+      `committed offsets differ from the plan: ${listSome(
+        mismatches.map((m) => `partition ${m.partition} expected ${m.expected}, found ${m.actual ?? 'none'}`),
+      )}`,
     );
     this.mismatches = mismatches;
   }

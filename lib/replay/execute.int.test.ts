@@ -55,7 +55,13 @@ describe('executeReplay without a mapping, on a real broker', () => {
       reason: 'INC-7: re-deliver after the fix',
     });
     expect(result.mapping).toBeNull();
-    expect(result.steps.map((s) => s.step)).toEqual(['plan', 'commit-offsets', 'verify-offsets']);
+    expect(result.steps.map((s) => s.step)).toEqual([
+      'plan',
+      'hold-group',
+      'plan',
+      'commit-offsets',
+      'verify-offsets',
+    ]);
     expect(result.plan.totals).toEqual({ partitions: 3, changed: 3, redeliver: 5 + 6 + 7, skip: 0 });
     expect(kafka.requestCount()).toBeGreaterThan(before);
 
@@ -70,9 +76,24 @@ describe('executeReplay without a mapping, on a real broker', () => {
     const byKafkajs = fetched!.partitions.sort((a, b) => a.partition - b.partition);
     expect(byKafkajs.map((p) => p.offset)).toEqual(['2', '2', '2']);
     expect(byKafkajs.map((p) => parseReplayMetadata(p.metadata))).toEqual([
-      { at: expect.any(String), previous: 7, reason: 'INC-7: re-deliver after the fix' },
-      { at: expect.any(String), previous: 8, reason: 'INC-7: re-deliver after the fix' },
-      { at: expect.any(String), previous: 9, reason: 'INC-7: re-deliver after the fix' },
+      {
+        at: expect.any(String),
+        previous: 7,
+        reason: 'INC-7: re-deliver after the fix',
+        run: expect.any(String),
+      },
+      {
+        at: expect.any(String),
+        previous: 8,
+        reason: 'INC-7: re-deliver after the fix',
+        run: expect.any(String),
+      },
+      {
+        at: expect.any(String),
+        previous: 9,
+        reason: 'INC-7: re-deliver after the fix',
+        run: expect.any(String),
+      },
     ]);
   });
 

@@ -1,13 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
-import type { ReplayKafka } from './connection.ts';
+import type { GroupHold, ReplayKafka } from './connection.ts';
 import {
-  GroupNotEmptyError,
   NotEnoughTimeError,
   OffsetVerificationError,
+  ReplayConflictError,
   ReplayExecutionError,
   ReplayInputError,
+  ReplayRefusedError,
 } from './errors.ts';
-import { isGroupInactive, waitForEmptyGroup } from './group.ts';
+import { describeGroup, refuseUnlessInactive, waitForEmptyGroup } from './group.ts';
+import { listSome } from './list.ts';
 import {
   checkMapping,
   type MappingInfo,
@@ -15,7 +18,7 @@ import {
   setMappingEnabled,
   waitForMappingState,
 } from './mapping.ts';
-import { formatReplayMetadata } from './metadata.ts';
+import { formatReplayMetadata, parseReplayMetadata } from './metadata.ts';
 import { summarizeError } from './outcome.ts';
 import { planReplay } from './plan.ts';
 import type { FailureReport, PlanRequest, ReplayPlan, ReplayProgress, ReplayStep } from './types.ts';
@@ -57,6 +60,9 @@ export const DEFAULT_REPLAY_TIMEOUTS: ReplayTimeouts = {
 
 /** Kept back from `deadline` for reading the offsets and the mapping's state into a failure report. */
 const FAILURE_REPORT_MS = 5_000;
+
+/** Bound on leaving the held group (best effort: the session expires on its own). */
+const RELEASE_MS = 5_000;
 
 /**
  * Least time the waits must have (after the restore's share) for a mapping to be disabled: below it the
@@ -112,11 +118,16 @@ export interface ReplayResult {
 /**
  * Moves the group's committed offsets to the target, safely:
  * - with an event source mapping: refuses one in transition; disables it, waits until Disabled and until
- *   the group has no members; plans against the offsets then committed; commits every partition in ONE
- *   OffsetCommit carrying audit metadata; reads the offsets back and compares them with the plan;
- *   re-enables the mapping if it was enabled and waits until Enabled;
- * - without a mapping: refuses while the group has members (and Kafka itself refuses the commit should a
- *   member join meanwhile).
+ *   the group has no members; then as below; re-enables the mapping if it was enabled and waits until
+ *   Enabled;
+ * - without a mapping: refuses while the group has members;
+ * - then holds the group (joins it as its only member, {@link ReplayKafka.holdGroup}) for the
+ *   plan→commit→verify window, so that the broker refuses any other replay's or consumer's commit and
+ *   join meanwhile; plans against the offsets then committed, refusing with {@link ReplayConflictError}
+ *   when they changed since it checked the group was empty (another replay committed in between); commits
+ *   every partition in ONE OffsetCommit carrying audit metadata unique to this run; reads the offsets back
+ *   and compares them with the plan (another replay's audit record there is a conflict too); leaves the
+ *   group.
  *
  * Refusals before anything changed throw the typed {@link ReplayRefusedError}/{@link ReplayInputError},
  * {@link NotEnoughTimeError} among them when the `deadline` leaves too little time to disable and re-enable
@@ -145,7 +156,7 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
   const steps: ReplayResult['steps'] = [];
   let step: ReplayStep = 'read-mapping';
   const progress = (message: string) => request.onProgress?.({ step, message });
-  const run = async <T>(next: ReplayStep, message: string, action: () => Promise<T>): Promise<T> => {
+  const run: RunStep = async (next, message, action) => {
     throwIfAborted(signal);
     step = next;
     progress(message);
@@ -168,11 +179,9 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
   }
   if (!groupId || !topic)
     throw new ReplayInputError('a consumer group and a topic (or a mapping) are required');
-  const planRequest = { ...request, groupId, topic, admin: kafka.admin };
+  const planRequest = { ...request, groupId, topic, kafka };
   let plan = await run('plan', `planning ${groupId} on ${topic}`, () => planReplay(planRequest));
-  if (!mapping && !isGroupInactive({ state: plan.groupState, members: plan.members })) {
-    throw new GroupNotEmptyError(groupId, plan.groupState, plan.members);
-  }
+  if (!mapping) refuseUnlessInactive(groupId, { ...plan, state: plan.groupState });
 
   const wasEnabled = info?.state === 'Enabled';
   if (mapping && wasEnabled) {
@@ -217,38 +226,75 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
           onProgress: progress,
         }),
       );
-      // Lambda may have committed up to the moment it stopped: plan again against the final offsets.
-      plan = await run('plan', `planning ${groupId} on ${topic} against the final committed offsets`, () =>
-        planReplay({ ...planRequest, now: request.now ?? new Date(plan.plannedAt) }),
-      );
     }
-    const at = new Date().toISOString();
-    const offsets = plan.partitions.map((p) => ({
-      partition: p.partition,
-      offset: p.target,
-      metadata: formatReplayMetadata({ at, previous: p.committed, reason: request.reason ?? '' }),
-    }));
-    await run('commit-offsets', `committing ${offsets.length} offset(s) in one request`, async () => {
-      commit = 'unanswered';
-      try {
-        await kafka.commitOffsets({ groupId, topic, offsets });
-      } finally {
-        commit = 'answered';
+    const hold = await holdGroup(run, kafka, groupId, topic);
+    const runId = randomUUID();
+    try {
+      // Lambda may have committed up to the moment it stopped: plan against the offsets committed now.
+      plan = await run(
+        'plan',
+        `planning ${groupId} on ${topic} against the committed offsets, holding the group`,
+        () => planReplay({ ...planRequest, now: request.now ?? new Date(plan.plannedAt) }),
+      );
+      const moved = plan.partitions.filter((p) => {
+        const before = hold.baseline.get(p.partition);
+        return (
+          (before?.offset ?? null) !== p.committed ||
+          (before?.metadata ?? null) !== (p.committedMetadata ?? null)
+        );
+      });
+      if (moved.length > 0) {
+        throw new ReplayConflictError(
+          groupId,
+          `the committed offset of ${topic} partition ${listSome(moved.map((p) => p.partition))} changed after this replay found the group empty (another replay committed in between); nothing was changed by this one: plan again`,
+        );
       }
-    });
-    await run('verify-offsets', 'reading the committed offsets back', async () => {
-      const now = await committedOffsets(kafka, groupId, topic);
-      const mismatches = offsets
-        .filter(
+      const at = new Date().toISOString();
+      const offsets = plan.partitions.map((p) => ({
+        partition: p.partition,
+        offset: p.target,
+        metadata: formatReplayMetadata({
+          at,
+          previous: p.committed,
+          reason: request.reason ?? '',
+          run: runId,
+        }),
+      }));
+      await run('commit-offsets', `committing ${offsets.length} offset(s) in one request`, async () => {
+        commit = 'unanswered';
+        try {
+          await kafka.commitOffsets({ groupId, topic, offsets, hold: hold.hold });
+          commit = 'answered';
+        } catch (error) {
+          // Refused whole by the broker (the hold was lost): nothing changed.
+          commit = error instanceof ReplayRefusedError ? 'none' : 'answered';
+          throw error;
+        }
+      });
+      await run('verify-offsets', 'reading the committed offsets back', async () => {
+        const now = await committedOffsets(kafka, groupId, topic);
+        const differ = offsets.filter(
           (o) => now.get(o.partition)?.offset !== o.offset || now.get(o.partition)?.metadata !== o.metadata,
-        )
-        .map((o) => ({
+        );
+        const other = differ
+          .map((o) => parseReplayMetadata(now.get(o.partition)?.metadata))
+          .find((audit) => audit?.run !== undefined && audit.run !== runId);
+        if (other) {
+          throw new ReplayConflictError(
+            groupId,
+            `after this replay's commit, the offsets carry another replay's audit record (at ${other.at}${other.reason ? `: ${other.reason}` : ''}): the other one's offsets won`,
+          );
+        }
+        const mismatches = differ.map((o) => ({
           partition: o.partition,
           expected: o.offset,
           actual: now.get(o.partition)?.offset ?? null,
         }));
-      if (mismatches.length > 0) throw new OffsetVerificationError(mismatches);
-    });
+        if (mismatches.length > 0) throw new OffsetVerificationError(mismatches);
+      });
+    } finally {
+      await beforeDeadline('leaving the group', Date.now() + RELEASE_MS, hold.hold.release()).catch(() => {});
+    }
     if (mapping && wasEnabled) {
       await run('enable-mapping', `enabling mapping ${mapping.uuid}`, () =>
         setMappingEnabled({
@@ -275,8 +321,8 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
       steps,
     };
   } catch (error) {
-    // Nothing changed (the broker refuses a member-less commit whole): the error speaks for itself.
-    if (!mappingTouched && (commit === 'none' || error instanceof GroupNotEmptyError)) throw error;
+    // Nothing changed (no commit sent, or the broker refused it whole): the error speaks for itself.
+    if (!mappingTouched && commit === 'none') throw error;
     const report = await failureReport({
       error,
       failedStep: step,
@@ -284,7 +330,7 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
       groupId,
       topic,
       plan,
-      commit: error instanceof GroupNotEmptyError ? 'none' : commit,
+      commit,
       mapping:
         mapping && info
           ? { ...mapping, before: info.state, restore: mappingTouched && wasEnabled }
@@ -294,6 +340,41 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
       progress,
     });
     throw new ReplayExecutionError(report, error);
+  }
+}
+
+type RunStep = <T>(next: ReplayStep, message: string, action: () => Promise<T>) => Promise<T>;
+
+/**
+ * The hold-group step: reads the committed offsets, checks that the group has no members, and joins it
+ * ({@link ReplayKafka.holdGroup}). The offsets are read first so that a replay committing after the check
+ * shows in the comparison with the plan made while holding.
+ */
+async function holdGroup(
+  run: RunStep,
+  kafka: ReplayKafka,
+  groupId: string,
+  topic: string,
+): Promise<{ hold: GroupHold; baseline: Awaited<ReturnType<typeof committedOffsets>> }> {
+  let pending: Promise<GroupHold> | undefined;
+  try {
+    return await run(
+      'hold-group',
+      `holding group ${groupId}: no other replay or consumer can join it or commit until this one is done`,
+      async () => {
+        const baseline = await committedOffsets(kafka, groupId, topic);
+        refuseUnlessInactive(groupId, await describeGroup(kafka.admin, groupId));
+        pending = kafka.holdGroup({ groupId });
+        return { hold: await pending, baseline };
+      },
+    );
+  } catch (error) {
+    // A hold obtained after its step gave up (deadline, abort) is let go at once.
+    void pending?.then(
+      (hold) => hold.release(),
+      () => {},
+    );
+    throw error;
   }
 }
 

@@ -1,6 +1,12 @@
 // The replay core: plan and execute moving a Kafka consumer group (typically a Lambda event source
 // mapping's) to an offset, a time, or a plan file, safely.
-export { connectReplayKafka, type OffsetToCommit, type ReplayKafka } from './connection.ts';
+export {
+  connectReplayKafka,
+  type GroupHold,
+  type OffsetToCommit,
+  REPLAY_PROTOCOL,
+  type ReplayKafka,
+} from './connection.ts';
 export * from './errors.ts';
 export {
   DEFAULT_REPLAY_TIMEOUTS,
@@ -9,7 +15,13 @@ export {
   type ReplayResult,
   type ReplayTimeouts,
 } from './execute.ts';
-export { describeGroup, isGroupInactive, waitForEmptyGroup } from './group.ts';
+export {
+  describeGroup,
+  isGroupInactive,
+  isHeldByReplay,
+  refuseUnlessInactive,
+  waitForEmptyGroup,
+} from './group.ts';
 export { type KafkaAuth, type KafkaConnection, kafkaClientConfig } from './kafka-config.ts';
 export {
   checkMapping,

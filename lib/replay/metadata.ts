@@ -12,6 +12,8 @@ export interface ReplayAudit {
   /** The committed offset it replaced (null when the group had none). */
   previous: number | null;
   reason: string;
+  /** Which execution wrote it: unique per execution, so that a run can tell its commit from another's. */
+  run?: string;
 }
 
 // Kafka refuses metadata over offset.metadata.max.bytes (default 4096) per partition, which would split
@@ -30,7 +32,14 @@ const MAX_REASON = 500;
 export function formatReplayMetadata(audit: ReplayAudit): string {
   const reason =
     audit.reason.length > MAX_REASON ? `${audit.reason.slice(0, MAX_REASON - 1)}…` : audit.reason;
-  return JSON.stringify({ 'kafka-lambda-replay': { at: audit.at, previous: audit.previous, reason } });
+  return JSON.stringify({
+    'kafka-lambda-replay': {
+      at: audit.at,
+      previous: audit.previous,
+      reason,
+      ...(audit.run === undefined ? {} : { run: audit.run }),
+    },
+  });
 }
 
 /**
@@ -53,6 +62,7 @@ export function parseReplayMetadata(metadata: string | null | undefined): Replay
       at: audit.at,
       previous: typeof audit.previous === 'number' ? audit.previous : null,
       reason: audit.reason,
+      ...(typeof audit.run === 'string' ? { run: audit.run } : {}),
     };
   } catch {
     return null;

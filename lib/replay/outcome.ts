@@ -1,19 +1,27 @@
-import { ReplayError, ReplayExecutionError, ReplayInputError, ReplayRefusedError } from './errors.ts';
+import {
+  ReplayConflictError,
+  ReplayError,
+  ReplayExecutionError,
+  ReplayInputError,
+  ReplayRefusedError,
+} from './errors.ts';
 import type { ReplayResult } from './execute.ts';
 import type { FailureReport, ReplayPlan } from './types.ts';
 
 /**
  * How a replay ended, for scripts: `invalid` (bad request, nothing changed), `refused` (safety check,
  * nothing changed), `failed` (failed mid-way, mapping restored, offsets all set or untouched — see the
- * report), `failed-unrestored` (failed and the mapping is NOT in its original state: act), `error`
- * (anything else, e.g. the cluster or the Lambda API could not be reached).
+ * report), `failed-unrestored` (failed and the mapping is NOT in its original state: act), `conflict`
+ * (another replay of the group ran at the same time: this one changed nothing — or, found after its
+ * commit, the other's offsets won; the mapping is in its original state), `error` (anything else, e.g.
+ * the cluster or the Lambda API could not be reached).
  *
  * @example
  * ```ts
  * const kind: ReplayErrorKind = describeReplayError(error).kind;
  * ```
  */
-export type ReplayErrorKind = 'invalid' | 'refused' | 'failed' | 'failed-unrestored' | 'error';
+export type ReplayErrorKind = 'invalid' | 'refused' | 'failed' | 'failed-unrestored' | 'conflict' | 'error';
 
 /**
  * A replay error as JSON: what the replay function returns and the CLI prints with `--json`.
@@ -47,6 +55,7 @@ export const REPLAY_EXIT_CODES: Record<ReplayErrorKind, number> = {
   refused: 3,
   failed: 4,
   'failed-unrestored': 5,
+  conflict: 6,
 };
 
 /**
@@ -62,11 +71,21 @@ export const REPLAY_EXIT_CODES: Record<ReplayErrorKind, number> = {
 export function describeReplayError(error: unknown): SerializedReplayError {
   const { name, message } = summarizeError(error);
   if (error instanceof ReplayExecutionError) {
-    const kind = error.report.mappingRestored ? 'failed' : 'failed-unrestored';
+    const kind = !error.report.mappingRestored
+      ? 'failed-unrestored'
+      : error.cause instanceof ReplayConflictError
+        ? 'conflict'
+        : 'failed';
     return { name, kind, message, report: error.report };
   }
   const kind: ReplayErrorKind =
-    error instanceof ReplayInputError ? 'invalid' : error instanceof ReplayRefusedError ? 'refused' : 'error';
+    error instanceof ReplayInputError
+      ? 'invalid'
+      : error instanceof ReplayConflictError
+        ? 'conflict'
+        : error instanceof ReplayRefusedError
+          ? 'refused'
+          : 'error';
   const issues = error instanceof ReplayError ? (error as { issues?: unknown }).issues : undefined;
   return Array.isArray(issues)
     ? { name, kind, message, issues: issues.map(String) }

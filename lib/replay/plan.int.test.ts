@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 const plan = (request: Partial<PlanRequest> & Pick<PlanRequest, 'target'>) =>
-  planReplay({ admin: kafka.admin, groupId, topic, ...request });
+  planReplay({ kafka, groupId, topic, ...request });
 const summary = (p: ReplayPlan) =>
   p.partitions.map((x) => ({
     partition: x.partition,

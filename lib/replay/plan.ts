@@ -1,4 +1,4 @@
-import type { Admin } from 'kafkajs';
+import type { ReplayKafka } from './connection.ts';
 import {
   NoCommittedOffsetError,
   OffsetOutOfRangeError,
@@ -7,37 +7,47 @@ import {
   UnknownPartitionError,
   UnknownTopicError,
 } from './errors.ts';
+import { isHeldByReplay } from './group.ts';
+import { listSome } from './list.ts';
 import { parseDuration, parseTimestamp } from './targets.ts';
 import type { PartitionPlan, PlanRequest, PlanWarning, ReplayPlan, ReplayTarget } from './types.ts';
 
 /**
  * Works out, for every selected partition, where the group is, where the target is (clamped into the
  * log's [low, high] range with a warning, or refused with `strict`), and how many records that re-delivers
- * or skips. Read-only. The broker round trips do not grow with the partition count: the watermarks, the
- * committed offsets, the group and (for time targets) the offsets by timestamp are one batched request
- * each per broker, sent concurrently.
+ * or skips. Read-only. Offsets are read as `kafka-consumer-groups --reset-offsets` reads them (read
+ * uncommitted): `high` is the high watermark, past any open transaction's records, and a time inside an
+ * open transaction finds its records. The broker round trips do not grow with the partition count: the
+ * watermarks, the committed offsets, the group and (for time targets) the offsets by timestamp are one
+ * batched request each per broker, sent concurrently.
  *
  * @throws {UnknownTopicError | UnknownPartitionError | NoCommittedOffsetError | ReplayInputError}
  * @throws {OffsetOutOfRangeError | ReplayRefusedError} with `strict`, for targets outside the log
  * @example
  * ```ts
- * const plan = await planReplay({ admin, groupId: 'orders-fn', topic: 'orders', target: { kind: 'duration', duration: 'PT1H' } });
+ * const plan = await planReplay({ kafka, groupId: 'orders-fn', topic: 'orders', target: { kind: 'duration', duration: 'PT1H' } });
  * for (const p of plan.partitions) console.log(p.partition, p.committed, '→', p.target, `${p.redeliver} again`);
  * ```
  */
-export async function planReplay({ admin, ...request }: PlanRequest & { admin: Admin }): Promise<ReplayPlan> {
+export async function planReplay({
+  kafka,
+  ...request
+}: PlanRequest & { kafka: ReplayKafka }): Promise<ReplayPlan> {
   const { groupId, topic, target, strict = false } = request;
+  const { admin } = kafka;
   const now = request.now ?? new Date();
   const timestamp = targetTimestamp(target, now);
   // listTopics is one metadata request, without kafkajs' retries on an unknown topic.
   if (!(await admin.listTopics()).includes(topic)) throw new UnknownTopicError(topic);
-  const [watermarks, committed, groups, byTimestamp] = await Promise.all([
-    admin.fetchTopicOffsets(topic),
+  const [lows, highs, committed, groups, byTimestamp] = await Promise.all([
+    kafka.listOffsets({ topic, at: 'earliest' }),
+    kafka.listOffsets({ topic, at: 'latest' }),
     admin.fetchOffsets({ groupId, topics: [topic] }),
     admin.describeGroups([groupId]),
-    timestamp === undefined ? undefined : admin.fetchTopicOffsetsByTimestamp(topic, timestamp),
+    // Kafka reads negative times as special offsets (-1 latest, -2 earliest, …): never ask for one.
+    timestamp === undefined || timestamp < 0 ? undefined : kafka.listOffsets({ topic, at: timestamp }),
   ]);
-  const existing = watermarks.length;
+  const existing = highs.size;
   const selected = selectPartitions(topic, existing, request.partitions, target);
   const group = groups.groups[0];
   const committedByPartition = new Map(
@@ -46,8 +56,6 @@ export async function planReplay({ admin, ...request }: PlanRequest & { admin: A
       { offset: Number(p.offset), metadata: p.metadata },
     ]),
   );
-  const watermarkByPartition = new Map(watermarks.map((w) => [w.partition, w]));
-  const timestampOffsets = new Map(byTimestamp?.map((t) => [t.partition, Number(t.offset)]));
 
   const withoutCommit = selected.filter((p) => !((committedByPartition.get(p)?.offset ?? -1) >= 0));
   if (target.kind === 'shift' && withoutCommit.length > 0) {
@@ -55,10 +63,9 @@ export async function planReplay({ admin, ...request }: PlanRequest & { admin: A
   }
 
   const partitions = selected.map((partition): PartitionPlan => {
-    const mark = watermarkByPartition.get(partition);
-    if (!mark) throw new UnknownPartitionError(topic, [partition], existing);
-    const low = Number(mark.low);
-    const high = Number(mark.high);
+    const low = lows.get(partition);
+    const high = highs.get(partition);
+    if (low == null || high == null) throw new UnknownPartitionError(topic, [partition], existing);
     const stored = committedByPartition.get(partition);
     const committedOffset = stored && stored.offset >= 0 ? stored.offset : null;
     const warnings: PlanWarning[] = [];
@@ -81,7 +88,15 @@ export async function planReplay({ admin, ...request }: PlanRequest & { admin: A
         break;
       case 'timestamp':
       case 'duration': {
-        requested = timestampOffsets.get(partition) ?? high;
+        if (timestamp! < 0) {
+          requested = low;
+          warnings.push({
+            code: 'TIME_BEFORE_EPOCH',
+            message: `the requested time is before the epoch (1970-01-01T00:00:00Z), where Kafka's record times start: target is the first retained record (${low})`,
+          });
+          break;
+        }
+        requested = byTimestamp?.get(partition) ?? high;
         if (requested >= high) {
           requested = high;
           warnings.push({
@@ -141,6 +156,7 @@ export async function planReplay({ admin, ...request }: PlanRequest & { admin: A
     plannedAt: now.toISOString(),
     groupState: group?.state ?? 'Unknown',
     members: group?.members.length ?? 0,
+    heldByReplay: isHeldByReplay(group),
     partitions,
     totals: {
       partitions: partitions.length,
@@ -183,7 +199,7 @@ function selectPartitions(
     const outside = subset ? listed.filter((p) => !subset.includes(p)) : [];
     if (outside.length > 0) {
       throw new ReplayInputError(
-        `offsets given for partitions outside the selected ones: ${outside.join(', ')}`,
+        `offsets given for partitions outside the selected ones: ${listSome(outside)}`,
       );
     }
     selected = [...listed].sort((a, b) => a - b);
@@ -207,7 +223,7 @@ function refuseOutOfRange(topic: string, partitions: PartitionPlan[]): void {
   );
   if (empty.length > 0) {
     throw new ReplayRefusedError(
-      `no record at or after the requested time on ${topic} partition ${empty.map((p) => p.partition).join(', ')} (strict: not moved to the log end)`,
+      `no record at or after the requested time on ${topic} partition ${listSome(empty.map((p) => p.partition))} (strict: not moved to the log end)`,
     );
   }
 }

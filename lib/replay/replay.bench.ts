@@ -47,7 +47,7 @@ async function counted(action: () => Promise<unknown>): Promise<number> {
 
 const plan = (partitions: number, groupId: string) =>
   planReplay({
-    admin: replay.admin,
+    kafka: replay,
     groupId,
     topic: topics.get(partitions)!,
     target: { kind: 'shift', by: -5 },

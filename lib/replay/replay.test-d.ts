@@ -27,8 +27,8 @@ describe('replay public types', () => {
     expectTypeOf<ReplayRequest['toOffset']>().toEqualTypeOf<number | undefined>();
   });
 
-  it('planReplay takes an admin and a plan request', () => {
-    expectTypeOf(planReplay).parameter(0).toHaveProperty('admin');
+  it('planReplay takes a replay connection and a plan request', () => {
+    expectTypeOf(planReplay).parameter(0).toHaveProperty('kafka');
     expectTypeOf(planReplay).returns.resolves.toHaveProperty('totals');
   });
 });

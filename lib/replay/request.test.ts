@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReplayInputError } from './errors.ts';
-import { parseReplayRequest, ReplayRequestError, requestTarget } from './request.ts';
+import { parseReplayRequest, ReplayRequestError, requestTarget, requestTopic } from './request.ts';
 
 const issues = (input: unknown): string[] => {
   try {
@@ -25,6 +25,38 @@ describe('parseReplayRequest', () => {
     ).toBe(true);
   });
 
+  it('says that a request must be a JSON object', () => {
+    for (const [input, got] of [
+      [null, 'null'],
+      ['toEarliest', 'a string'],
+      [42, 'a number'],
+      [[], 'an array'],
+      [true, 'a boolean'],
+    ] as const) {
+      expect(issues(input)).toEqual([`the request must be a JSON object (got ${got})`]);
+    }
+  });
+
+  it('says what is wrong with a time, a duration or a plan file, by field', () => {
+    expect(issues({ group: 'g', topic: 't', toDatetime: '2026-02-30T00:00:00Z' })).toEqual([
+      'toDatetime: timestamp "2026-02-30T00:00:00Z": 2026-02 has no day 30',
+    ]);
+    expect(issues({ group: 'g', topic: 't', byDuration: 'PT1X' })[0]).toMatch(
+      /^byDuration: duration "PT1X" is not ISO 8601/,
+    );
+    expect(issues({ group: 'g', fromFile: 'orders,0,1\norders,0,2' })).toEqual([
+      'fromFile: plan file line 2 repeats orders partition 0 (first given on line 1)',
+    ]);
+    expect(
+      issues({
+        group: 'g',
+        topic: 't',
+        partitions: Array.from({ length: 10_001 }, (_, i) => i),
+        toEarliest: true,
+      }),
+    ).toEqual(['partitions: must name at most 10000 partitions']);
+  });
+
   it('names unknown fields', () => {
     expect(issues({ mapping: 'm', toEarliest: true, dryRun: true })).toEqual(['dryRun: unknown field']);
   });
@@ -47,15 +79,24 @@ describe('parseReplayRequest', () => {
   it('checks time formats up front', () => {
     expect(issues({ group: 'g', toDatetime: '2026-11-29T10:00:00' })[0]).toMatch(/toDatetime: .*with a zone/);
     expect(issues({ group: 'g', byDuration: '1h' })).toEqual([
-      'byDuration: must be an ISO 8601 duration like PT1H30M or P1D',
+      'byDuration: duration "1h" is not ISO 8601 like PT1H30M, P1DT12H or PT0.5S (days, hours, minutes, seconds)',
     ]);
     expect(issues({ group: 'g', fromFile: 'orders;0;1' })).toEqual([
-      'fromFile: must be topic,partition,offset lines',
+      'fromFile: plan file line 1 has 1 column(s); expected 3: topic,partition,offset',
     ]);
   });
+});
 
-  it('refuses a non-object', () => {
-    expect(issues('toEarliest')).toHaveLength(1);
+describe('requestTopic', () => {
+  it('is the plan file’s one topic; a plan file naming several is refused for what it is', () => {
+    expect(requestTopic(parseReplayRequest({ group: 'g', fromFile: 'orders,0,5\norders,1,5' }))).toBe(
+      'orders',
+    );
+    expect(() =>
+      requestTopic(parseReplayRequest({ group: 'g', fromFile: 'orders,0,5\npayments,0,5' })),
+    ).toThrow(
+      "plan file names 2 topics (orders, payments): a replay moves one topic's offsets; split the file, or give the topic to use",
+    );
   });
 });
 

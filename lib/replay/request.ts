@@ -1,18 +1,34 @@
 import * as v from 'valibot';
 import { ReplayInputError } from './errors.ts';
-import { parseDuration, parsePlanFile, parseTimestamp } from './targets.ts';
+import { listSome } from './list.ts';
+import {
+  MAX_PLAN_ENTRIES,
+  MAX_TOPIC_LENGTH,
+  parseDuration,
+  parsePlanFile,
+  parseTimestamp,
+} from './targets.ts';
 import type { ReplayTarget } from './types.ts';
 
 const offset = v.pipe(v.number(), v.integer('must be an integer'), v.minValue(0, 'must not be negative'));
 const name = (max: number) => v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(max));
-const valid = (parse: (text: string) => unknown) => (text: string) => {
+/** A check that `parse` accepts the text; its issue is the parser's own message (what is wrong, where). */
+const parsed = (parse: (text: string) => unknown, fallback: string) =>
+  v.check(
+    (text: string) => problem(parse, text) === undefined,
+    (issue: v.CheckIssue<string>) => problem(parse, String(issue.input)) ?? fallback,
+  );
+function problem(parse: (text: string) => unknown, text: string): string | undefined {
   try {
     parse(text);
-    return true;
-  } catch {
-    return false;
+    return undefined;
+  } catch (error) {
+    return error instanceof ReplayInputError ? error.message : undefined;
   }
-};
+}
+
+/** Largest plan file content accepted: room for the most entries a plan may have, on long lines. */
+const MAX_PLAN_FILE_CHARS = 4_000_000;
 
 /**
  * The target fields of a request; exactly one must be present.
@@ -49,33 +65,44 @@ export const ReplayRequestSchema = v.pipe(
     mapping: v.optional(name(64)),
     /** Consumer group id, for a replay without a mapping (or to confirm the mapping's). */
     group: v.optional(name(255)),
-    topic: v.optional(name(249)),
-    partitions: v.optional(v.pipe(v.array(offset), v.minLength(1, 'must name at least one partition'))),
+    topic: v.optional(name(MAX_TOPIC_LENGTH)),
+    partitions: v.optional(
+      v.pipe(
+        v.array(offset),
+        v.minLength(1, 'must name at least one partition'),
+        v.maxLength(MAX_PLAN_ENTRIES, `must name at most ${MAX_PLAN_ENTRIES} partitions`),
+      ),
+    ),
     toOffset: v.optional(offset),
     toOffsets: v.optional(
       v.pipe(
         v.array(v.strictObject({ partition: offset, offset })),
         v.minLength(1, 'must give at least one offset'),
+        v.maxLength(MAX_PLAN_ENTRIES, `must give at most ${MAX_PLAN_ENTRIES} offsets`),
       ),
     ),
     toDatetime: v.optional(
       v.union([
         v.pipe(
           v.string(),
-          v.check(valid(parseTimestamp), 'must be ISO 8601 with a zone (2026-11-29T10:00:00Z) or epoch ms'),
+          parsed(parseTimestamp, 'must be ISO 8601 with a zone (2026-11-29T10:00:00Z) or epoch ms'),
         ),
         offset,
       ]),
     ),
     byDuration: v.optional(
-      v.pipe(v.string(), v.check(valid(parseDuration), 'must be an ISO 8601 duration like PT1H30M or P1D')),
+      v.pipe(v.string(), parsed(parseDuration, 'must be an ISO 8601 duration like PT1H30M or P1D')),
     ),
     toEarliest: v.optional(v.literal(true)),
     toLatest: v.optional(v.literal(true)),
     shiftBy: v.optional(v.pipe(v.number(), v.integer('must be an integer'))),
     /** Plan file content: `topic,partition,offset` lines, as `kafka-consumer-groups --export` writes. */
     fromFile: v.optional(
-      v.pipe(v.string(), v.check(valid(parsePlanFile), 'must be topic,partition,offset lines')),
+      v.pipe(
+        v.string(),
+        v.maxLength(MAX_PLAN_FILE_CHARS, `must be at most ${MAX_PLAN_FILE_CHARS} characters`),
+        parsed(parsePlanFile, 'must be topic,partition,offset lines'),
+      ),
     ),
     execute: v.optional(v.boolean(), false),
     strict: v.optional(v.boolean(), false),
@@ -124,6 +151,10 @@ export class ReplayRequestError extends ReplayInputError {
  * ```
  */
 export function parseReplayRequest(input: unknown): ReplayRequest {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    const got = input === null ? 'null' : Array.isArray(input) ? 'an array' : `a ${typeof input}`;
+    throw new ReplayRequestError([`the request must be a JSON object (got ${got})`]);
+  }
   const result = v.safeParse(ReplayRequestSchema, input);
   if (result.success) return result.output;
   throw new ReplayRequestError(
@@ -141,8 +172,10 @@ export function parseReplayRequest(input: unknown): ReplayRequest {
 }
 
 /**
- * The topic a request names: its `topic`, or else the one topic of its plan file.
+ * The topic a request names: its `topic`, or else the one topic of its plan file (a plan file naming
+ * several topics is refused: a replay moves one topic's offsets).
  *
+ * @throws {ReplayInputError}
  * @example
  * ```ts
  * requestTopic(parseReplayRequest({ group: 'g', fromFile: 'orders,0,5' })); // 'orders'
@@ -151,7 +184,12 @@ export function parseReplayRequest(input: unknown): ReplayRequest {
 export function requestTopic(request: ReplayRequest): string | undefined {
   if (request.topic !== undefined || request.fromFile === undefined) return request.topic;
   const topics = [...new Set(parsePlanFile(request.fromFile).map((e) => e.topic))];
-  return topics.length === 1 ? topics[0] : undefined;
+  if (topics.length > 1) {
+    throw new ReplayInputError(
+      `plan file names ${topics.length} topics (${listSome(topics)}): a replay moves one topic's offsets; split the file, or give the topic to use`,
+    );
+  }
+  return topics[0];
 }
 
 /**
@@ -183,7 +221,7 @@ export function requestTarget(
   const others = [...new Set(entries.filter((e) => e.topic !== topic).map((e) => e.topic))];
   if (others.length > 0) {
     throw new ReplayInputError(
-      `plan file names topic(s) ${others.join(', ')}; this replay is for "${topic}" only`,
+      `plan file names topic(s) ${listSome(others)}; this replay is for "${topic}" only`,
     );
   }
   return {

@@ -88,7 +88,7 @@ export async function runReplayRequest({
 }): Promise<Extract<ReplayOutcome, { ok: true }>> {
   if (!request.execute) {
     const plan = await planReplay({
-      admin: kafka.admin,
+      kafka,
       groupId,
       topic,
       target,

@@ -16,6 +16,10 @@ describe('parseDuration', () => {
       expect(() => parseDuration(bad), bad).toThrow(ReplayInputError);
     }
     expect(() => parseDuration(-1)).toThrow(ReplayInputError);
+    expect(() => parseDuration(`P${'9'.repeat(400)}D`)).toThrow(/too long to compute/);
+  });
+  it('takes a duration reaching before the epoch (the plan clamps it to the earliest offset)', () => {
+    expect(parseDuration('P99999999999D')).toBe(99_999_999_999 * 86_400_000);
   });
   it('round-trips any hours/minutes/seconds', () => {
     fc.assert(
@@ -39,6 +43,38 @@ describe('parseTimestamp', () => {
     expect(() => parseTimestamp('2026-13-45T10:00:00Z')).toThrow(ReplayInputError);
     expect(() => parseTimestamp(-5)).toThrow(ReplayInputError);
   });
+  it('refuses days, hours, minutes, seconds and zones that do not exist instead of rolling them over', () => {
+    expect(() => parseTimestamp('2026-02-30T00:00:00Z')).toThrow(/2026-02 has no day 30/);
+    expect(() => parseTimestamp('2026-04-31T00:00:00Z')).toThrow(/2026-04 has no day 31/);
+    expect(() => parseTimestamp('2026-02-29T00:00:00Z')).toThrow(/2026-02 has no day 29/);
+    expect(() => parseTimestamp('2026-11-29T24:00Z')).toThrow(/hour 24 is not 00..23/);
+    expect(() => parseTimestamp('2026-11-29T10:60:00Z')).toThrow(/minute 60/);
+    expect(() => parseTimestamp('2026-11-29T10:00:60Z')).toThrow(/second 60/);
+    expect(() => parseTimestamp('2026-11-29T10:00:00+19:00')).toThrow(/±18:00/);
+    expect(() => parseTimestamp('2026-00-10T10:00:00Z')).toThrow(/no month 00/);
+    expect(parseTimestamp('2028-02-29T00:00:00Z')).toBe(Date.UTC(2028, 1, 29));
+    expect(parseTimestamp('2000-02-29T23:59:59.999-05:30')).toBe(Date.UTC(2000, 2, 1, 5, 29, 59, 999));
+  });
+  it('returns instants before the epoch as they are (negative), years 0..99 included', () => {
+    expect(parseTimestamp('0000-01-01T00:00:00Z')).toBe(-62_167_219_200_000);
+    expect(parseTimestamp('0099-12-31T23:59:59Z')).toBeLessThan(
+      Date.UTC(100, 0, 1) - Date.UTC(1900, 0, 1) - 1,
+    );
+  });
+  it('agrees with Date.parse on every valid instant', () => {
+    fc.assert(
+      fc.property(
+        fc.date({
+          min: new Date('1970-01-01T00:00:00Z'),
+          max: new Date('9999-12-31T23:59:59Z'),
+          noInvalidDate: true,
+        }),
+        (date) => {
+          expect(parseTimestamp(date.toISOString())).toBe(date.getTime());
+        },
+      ),
+    );
+  });
 });
 
 describe('parsePlanFile', () => {
@@ -48,11 +84,42 @@ describe('parsePlanFile', () => {
       { topic: 'orders', partition: 1, offset: 977 },
     ]);
   });
-  it('names the bad line', () => {
-    expect(() => parsePlanFile('orders,0,1\norders,x,2')).toThrow(/line 2/);
-    expect(() => parsePlanFile('orders,0,1\norders,0,2')).toThrow(/line 2 repeats orders partition 0/);
-    expect(() => parsePlanFile('orders,0,-1')).toThrow(ReplayInputError);
+  it('names the bad line and what is wrong with it, without quoting it', () => {
+    expect(() => parsePlanFile('orders,0,1\norders,x,2')).toThrow(
+      'plan file line 2: the partition is not a non-negative integer',
+    );
+    expect(() => parsePlanFile('orders,0,1\n\norders,0,2')).toThrow(
+      'plan file line 3 repeats orders partition 0 (first given on line 1)',
+    );
+    expect(() => parsePlanFile('# c\norders,0,-1')).toThrow('plan file line 2: the offset is negative (-1)');
+    expect(() => parsePlanFile('orders,-3,1')).toThrow('plan file line 1: the partition is negative (-3)');
+    expect(() => parsePlanFile('orders,0,1,extra')).toThrow(
+      'plan file line 1 has 4 column(s) (an extra column); expected 3: topic,partition,offset',
+    );
+    expect(() => parsePlanFile('orders,0')).toThrow('plan file line 1 has 2 column(s); expected 3');
+    expect(() => parsePlanFile('orders,0,1\nord\u0000ers,1,2')).toThrow(
+      'plan file line 2 has binary content',
+    );
+    expect(() => parsePlanFile('orders,0,\ufffd')).toThrow('plan file line 1 has binary content');
+    expect(() => parsePlanFile(`${'t'.repeat(250)},0,1`)).toThrow(/longer than Kafka's 249 characters/);
+    expect(() => parsePlanFile('orders,0,99999999999999999999')).toThrow('the offset is too large');
     expect(() => parsePlanFile('\n# nothing\n')).toThrow(/no entries/);
+  });
+  it('bounds the entries', () => {
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `orders,${i},1`).join('\n');
+    expect(parsePlanFile(lines(10_000))).toHaveLength(10_000);
+    expect(() => parsePlanFile(lines(10_001))).toThrow('plan file has more than 10000 entries (line 10001)');
+  });
+  it('never echoes a line, whatever it holds', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 20, maxLength: 200 }), (secret) => {
+        try {
+          parsePlanFile(`orders,0,1\n${secret},x,${secret}`);
+        } catch (error) {
+          expect((error as Error).message).not.toContain(secret);
+        }
+      }),
+    );
   });
 });
 

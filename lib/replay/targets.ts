@@ -1,8 +1,18 @@
 import { ReplayInputError } from './errors.ts';
 
+/** Kafka's longest topic name (`--topic` and plan-file topics alike). */
+export const MAX_TOPIC_LENGTH = 249;
+
+/**
+ * Most entries a plan file may hold: well above any topic's partition count, far below a plan whose
+ * answer would not fit a Lambda response.
+ */
+export const MAX_PLAN_ENTRIES = 10_000;
+
 /**
  * Parses a duration: ISO 8601 as Kafka's `--by-duration` takes it (`PnDTnHnMn.nS`, e.g. `PT1H30M`, `P1D`)
- * or a number of milliseconds.
+ * or a number of milliseconds. A duration longer than the time since the epoch is valid: its instant
+ * is then before the epoch and plans to the earliest offset with a warning.
  *
  * @example
  * ```ts
@@ -16,22 +26,32 @@ export function parseDuration(duration: string | number): number {
     }
     return duration;
   }
-  const match = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d{1,3})?)S)?)?$/i.exec(duration.trim());
+  const text = duration.trim();
+  const match = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d{1,3})?)S)?)?$/i.exec(text);
   const [, days, hours, minutes, seconds] = match ?? [];
-  if (!match || (days ?? hours ?? minutes ?? seconds) === undefined || /T$/i.test(duration.trim())) {
+  if (!match || (days ?? hours ?? minutes ?? seconds) === undefined || /T$/i.test(text)) {
     throw new ReplayInputError(
-      `duration "${duration}" is not ISO 8601 like PT1H30M, P1DT12H or PT0.5S (days, hours, minutes, seconds)`,
+      `duration "${clip(duration)}" is not ISO 8601 like PT1H30M, P1DT12H or PT0.5S (days, hours, minutes, seconds)`,
     );
   }
-  return Math.round(
+  const ms = Math.round(
     ((Number(days ?? 0) * 24 + Number(hours ?? 0)) * 60 + Number(minutes ?? 0)) * 60_000 +
       Number(seconds ?? 0) * 1000,
   );
+  if (!Number.isFinite(ms)) throw new ReplayInputError(`duration "${clip(duration)}" is too long to compute`);
+  return ms;
 }
+
+// Kafka's tool parses times with java.time, whose zone offsets stop at ±18:00.
+const ISO_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):?(\d{2}))$/i;
 
 /**
  * Parses a timestamp: ISO 8601 with an explicit zone (`Z` or `+01:00`; a zone-less time would mean
- * different instants on a laptop and in a Lambda) or epoch milliseconds.
+ * different instants on a laptop and in a Lambda) or epoch milliseconds. Strict: a day the month does
+ * not have (`2026-02-30`), hour 24, minute or second 60, an offset past ±18:00 are refused rather than
+ * rolled over. An instant before the epoch (`0000-01-01T00:00:00Z`) is returned as is (negative); the
+ * plan clamps it to the earliest offset with a warning.
  *
  * @example
  * ```ts
@@ -42,19 +62,57 @@ export function parseTimestamp(timestamp: string | number): number {
   if (typeof timestamp === 'number' || /^\d+$/.test(timestamp.trim())) {
     const ms = Number(timestamp);
     if (!Number.isSafeInteger(ms) || ms < 0) {
-      throw new ReplayInputError(`timestamp must be non-negative epoch milliseconds, got ${timestamp}`);
+      throw new ReplayInputError(
+        `timestamp must be non-negative epoch milliseconds, got ${clip(String(timestamp))}`,
+      );
     }
     return ms;
   }
   const text = timestamp.trim();
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(text)) {
+  const match = ISO_TIME.exec(text);
+  if (!match) {
     throw new ReplayInputError(
-      `timestamp "${timestamp}" is not ISO 8601 with a zone (e.g. 2026-11-29T10:00:00Z or 2026-11-29T11:00:00+01:00) nor epoch milliseconds`,
+      `timestamp "${clip(timestamp)}" is not ISO 8601 with a zone (e.g. 2026-11-29T10:00:00Z or 2026-11-29T11:00:00+01:00) nor epoch milliseconds`,
     );
   }
-  const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw new ReplayInputError(`timestamp "${timestamp}" is not a valid date`);
-  return ms;
+  const [, year, month, day, hour, minute, second = '0', fraction = '', zulu, sign, zoneHours, zoneMinutes] =
+    match;
+  const [y, mo, d, h, mi, se] = [year, month, day, hour, minute, second].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const invalid = (what: string) => new ReplayInputError(`timestamp "${clip(timestamp)}": ${what}`);
+  if (mo < 1 || mo > 12) throw invalid(`there is no month ${month}`);
+  const daysInMonth = new Date(Date.UTC(2000, mo, 0)).getUTCDate() - (mo === 2 && !isLeapYear(y) ? 1 : 0);
+  if (d < 1 || d > daysInMonth) throw invalid(`${year}-${month} has no day ${day}`);
+  if (h > 23) throw invalid(`hour ${hour} is not 00..23`);
+  if (mi > 59) throw invalid(`minute ${minute} is not 00..59`);
+  if (se > 59) throw invalid(`second ${second} is not 00..59`);
+  let offsetMinutes = 0;
+  if (!zulu) {
+    const zh = Number(zoneHours);
+    const zm = Number(zoneMinutes);
+    if (zm > 59 || zh * 60 + zm > 18 * 60)
+      throw invalid(`zone offset ${sign}${zoneHours}:${zoneMinutes} is not within ±18:00`);
+    offsetMinutes = (sign === '-' ? -1 : 1) * (zh * 60 + zm);
+  }
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d); // unlike Date.UTC, years 0..99 stay themselves
+  date.setUTCHours(h, mi, se, Number(fraction.padEnd(3, '0').slice(0, 3)));
+  return date.getTime() - offsetMinutes * 60_000;
+}
+
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+/** Quotes at most the start of an input in a message. */
+function clip(text: string): string {
+  return text.length > 64 ? `${text.slice(0, 64)}…` : text;
 }
 
 /**
@@ -73,7 +131,10 @@ export interface PlanFileEntry {
 
 /**
  * Parses a plan file in the CSV shape of `kafka-consumer-groups` (`topic,partition,offset` per line;
- * blank lines and `#` comments are skipped). Names the line of any malformed entry.
+ * blank lines and `#` comments are skipped). A malformed line is refused with its number and what is
+ * wrong with it (columns missing or extra, a partition or offset that is not a non-negative integer,
+ * a topic name longer than Kafka allows, a partition given twice, binary content), never quoting it.
+ * At most {@link MAX_PLAN_ENTRIES} entries.
  *
  * @example
  * ```ts
@@ -82,26 +143,63 @@ export interface PlanFileEntry {
  */
 export function parsePlanFile(text: string): PlanFileEntry[] {
   const entries: PlanFileEntry[] = [];
-  const seen = new Set<string>();
+  const firstLine = new Map<string, number>();
   for (const [index, raw] of text.split(/\r?\n/).entries()) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    const cells = line.split(',').map((cell) => cell.trim());
-    const [topic, partition, offset] = cells;
-    if (cells.length !== 3 || !topic || !/^\d+$/.test(partition ?? '') || !/^\d+$/.test(offset ?? '')) {
+    const at = `plan file line ${index + 1}`;
+    if (isBinary(raw)) {
       throw new ReplayInputError(
-        `plan file line ${index + 1} is not "topic,partition,offset" with non-negative integers: ${line}`,
+        `${at} has binary content: a plan file is text, topic,partition,offset per line`,
       );
     }
-    const key = `${topic}\u0000${partition}`;
-    if (seen.has(key)) {
-      throw new ReplayInputError(`plan file line ${index + 1} repeats ${topic} partition ${partition}`);
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    if (entries.length === MAX_PLAN_ENTRIES) {
+      throw new ReplayInputError(`plan file has more than ${MAX_PLAN_ENTRIES} entries (line ${index + 1})`);
     }
-    seen.add(key);
-    entries.push({ topic, partition: Number(partition), offset: Number(offset) });
+    const cells = line.split(',').map((cell) => cell.trim());
+    if (cells.length !== 3) {
+      throw new ReplayInputError(
+        `${at} has ${cells.length} column(s)${cells.length > 3 ? ' (an extra column)' : ''}; expected 3: topic,partition,offset`,
+      );
+    }
+    const [topic, partition, offset] = cells as [string, string, string];
+    if (topic === '') throw new ReplayInputError(`${at}: the topic is empty`);
+    if (topic.length > MAX_TOPIC_LENGTH) {
+      throw new ReplayInputError(
+        `${at}: the topic name is longer than Kafka's ${MAX_TOPIC_LENGTH} characters`,
+      );
+    }
+    const partitionNumber = nonNegativeInteger(partition, `${at}: the partition`);
+    const offsetNumber = nonNegativeInteger(offset, `${at}: the offset`);
+    const key = `${topic}\u0000${partitionNumber}`;
+    const first = firstLine.get(key);
+    if (first !== undefined) {
+      throw new ReplayInputError(
+        `${at} repeats ${topic.length > 64 ? 'its topic' : topic} partition ${partitionNumber} (first given on line ${first})`,
+      );
+    }
+    firstLine.set(key, index + 1);
+    entries.push({ topic, partition: partitionNumber, offset: offsetNumber });
   }
   if (entries.length === 0) throw new ReplayInputError('plan file has no entries');
   return entries;
+}
+
+/** Control characters (NUL among them; tabs aside) or bytes that were not UTF-8 (decoded as U+FFFD). */
+function isBinary(line: string): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const code = line.charCodeAt(i);
+    if ((code < 0x20 && code !== 0x09) || code === 0x7f || code === 0xfffd) return true;
+  }
+  return false;
+}
+
+function nonNegativeInteger(cell: string, what: string): number {
+  if (/^-\d+$/.test(cell)) throw new ReplayInputError(`${what} is negative (${clip(cell)})`);
+  if (!/^\d+$/.test(cell)) throw new ReplayInputError(`${what} is not a non-negative integer`);
+  const value = Number(cell);
+  if (!Number.isSafeInteger(value)) throw new ReplayInputError(`${what} is too large`);
+  return value;
 }
 
 /**

@@ -37,7 +37,8 @@ export interface PlanWarning {
     | 'CLAMPED_TO_HIGH'
     | 'NO_RECORD_AT_OR_AFTER_TIMESTAMP'
     | 'NO_COMMITTED_OFFSET'
-    | 'COMMITTED_BELOW_LOW';
+    | 'COMMITTED_BELOW_LOW'
+    | 'TIME_BEFORE_EPOCH';
   message: string;
 }
 
@@ -75,7 +76,7 @@ export interface PartitionPlan {
  *
  * @example
  * ```ts
- * const plan = await planReplay({ admin, groupId: 'orders-fn', topic: 'orders', target: { kind: 'earliest' } });
+ * const plan = await planReplay({ kafka, groupId: 'orders-fn', topic: 'orders', target: { kind: 'earliest' } });
  * console.log(plan.totals.redeliver, 'records will be delivered again');
  * ```
  */
@@ -88,6 +89,8 @@ export interface ReplayPlan {
   /** The group's state when planned (`Empty`, `Stable`, `Dead`, …) and its member count. */
   groupState: string;
   members: number;
+  /** True when the members are another replay holding the group (an execution now is a conflict). */
+  heldByReplay: boolean;
   partitions: PartitionPlan[];
   totals: { redeliver: number; skip: number; partitions: number; changed: number };
 }
@@ -125,6 +128,7 @@ export type ReplayStep =
   | 'disable-mapping'
   | 'wait-mapping-disabled'
   | 'wait-group-empty'
+  | 'hold-group'
   | 'plan'
   | 'commit-offsets'
   | 'verify-offsets'

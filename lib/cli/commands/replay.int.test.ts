@@ -121,7 +121,20 @@ describe('kafka-lambda replay --brokers', () => {
     expect(twoTargets.stderr).toContain('give exactly one of --to-offset, --to-datetime');
     const badTime = await runOnGroup(G, topic, '--to-datetime', '2026-11-29T10:00');
     expect(badTime.code).toBe(2);
-    expect(badTime.stderr).toContain('  - --to-datetime: must be ISO 8601 with a zone');
+    expect(badTime.stderr).toContain(
+      '  - --to-datetime: timestamp "2026-11-29T10:00" is not ISO 8601 with a zone',
+    );
+    for (const [flag, value, problem] of [
+      ['--to-datetime', '2026-02-30T00:00:00Z', '2026-02 has no day 30'],
+      ['--to-datetime', '2026-04-31T00:00:00Z', '2026-04 has no day 31'],
+      ['--to-datetime', '2026-11-29T24:00Z', 'hour 24 is not 00..23'],
+      ['--by-duration', 'PT1H30', 'is not ISO 8601'],
+    ]) {
+      const refused = await runOnGroup(G, topic, flag!, value!);
+      expect(refused.code, value).toBe(2);
+      expect(refused.stderr).toContain(`  - ${flag}: `);
+      expect(refused.stderr).toContain(problem);
+    }
     const badOffset = await runOnGroup(G, topic, '--to-offset', '-1');
     expect(badOffset.code).toBe(2);
     expect(badOffset.stderr).toContain("option '--to-offset <n>' argument '-1' is invalid");

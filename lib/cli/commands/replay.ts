@@ -364,7 +364,7 @@ function print(outcome: ReplayOutcome, options: ReplayOptions): void {
  *
  * @example
  * ```ts
- * console.log(planTable(await planReplay({ admin, groupId, topic, target: { kind: 'earliest' } }), false));
+ * console.log(planTable(await planReplay({ kafka, groupId, topic, target: { kind: 'earliest' } }), false));
  * ```
  */
 export function planTable(plan: ReplayPlan, executed: boolean): string {
@@ -445,7 +445,7 @@ export async function runReplayDemo(
   let target: number;
   let high: number;
   try {
-    const plan = await planReplay({ admin: kafka.admin, ...request });
+    const plan = await planReplay({ kafka, ...request });
     out(
       `⑦ replay       kafka-lambda replay --group ${groupId} --topic ${topic}:0 --shift-by -5 (dry run first):`,
     );
