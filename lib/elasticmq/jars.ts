@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { BrokerPrerequisiteError } from '../broker/errors.ts';
 import { assertJava17, cacheBase } from '../broker/jars.ts';
 import { commandOutput, processOutput } from '../broker/process.ts';
@@ -10,6 +10,7 @@ import { ElasticMqPrerequisiteError } from './errors.ts';
 /** The ElasticMQ version the local SQS server runs (`org.elasticmq:elasticmq-server_2.13`). */
 export const DEFAULT_ELASTICMQ_VERSION = '1.6.11';
 
+const COMPLETE_MARKER = '.complete';
 const MISSING_TOOLS = 'Java 17+ and Maven are needed for the local SQS server (ElasticMQ)';
 
 /** Where ElasticMQ's jars for one version are kept, beside the broker's (git-ignored, reused across runs). */
@@ -19,7 +20,9 @@ export function elasticMqCacheDir(version: string): string {
 
 /**
  * Resolves ElasticMQ's server and its dependencies from Maven Central into the cache, once; later
- * calls return the cached classpath folder without touching the network.
+ * calls return the cached classpath folder without touching the network. Each download goes to a
+ * folder of its own, renamed into place when complete (as the broker's jars are), so concurrent first
+ * runs neither see half a classpath nor spoil each other's.
  *
  * @example
  * ```ts
@@ -31,7 +34,7 @@ export function elasticMqCacheDir(version: string): string {
 export async function resolveElasticMqJars(version: string = DEFAULT_ELASTICMQ_VERSION): Promise<string> {
   const dir = elasticMqCacheDir(version);
   const libs = join(dir, 'libs');
-  const marker = join(dir, '.complete');
+  const marker = join(dir, COMPLETE_MARKER);
   if (existsSync(marker)) return libs;
 
   try {
@@ -42,9 +45,27 @@ export async function resolveElasticMqJars(version: string = DEFAULT_ELASTICMQ_V
   }
   if ((await commandOutput('mvn', ['--version'])) === undefined)
     throw new ElasticMqPrerequisiteError(MISSING_TOOLS);
-  await rm(libs, { recursive: true, force: true });
-  await mkdir(dir, { recursive: true });
-  const pom = join(dir, 'pom.xml');
+  await mkdir(dirname(dir), { recursive: true });
+  const staging = await mkdtemp(`${dir}.download-`);
+  try {
+    await downloadJars(version, staging);
+    try {
+      await rename(staging, dir);
+    } catch {
+      if (existsSync(marker)) return libs; // another run finished first: use its folder
+      await rm(dir, { recursive: true, force: true }); // an incomplete folder is in the way
+      await rename(staging, dir);
+    }
+    return libs;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** Maven's copy of ElasticMQ's runtime classpath into `into/libs`, then the completion marker. */
+async function downloadJars(version: string, into: string): Promise<void> {
+  const libs = join(into, 'libs');
+  const pom = join(into, 'pom.xml');
   await writeFile(pom, elasticMqPom(version));
   const { code, stdout, stderr } = await processOutput(
     spawn(
@@ -67,8 +88,7 @@ export async function resolveElasticMqJars(version: string = DEFAULT_ELASTICMQ_V
       `Maven could not resolve ElasticMQ ${version} from Maven Central (exit ${code}):\n${`${stdout}${stderr}`.slice(-2000)}`,
     );
   }
-  await writeFile(marker, `${jars.length} jars\n`);
-  return libs;
+  await writeFile(join(into, COMPLETE_MARKER), `${jars.length} jars\n`);
 }
 
 /** Every POM ElasticMQ 1.6.11 brings in resolves from Maven Central alone (no other repository is declared). */
