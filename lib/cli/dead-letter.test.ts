@@ -146,7 +146,7 @@ describe('formatRecord', () => {
       'orders-dlq-0@5 failed order-events-3@1041 RetriesExhausted after 3 invocation(s) (Unhandled) key=c-7',
     ]);
     expect(formatRecord(record, value, true)).toEqual([
-      'orders-dlq-0@5 2025-11-29T09:59:59.900Z failed order-events-3@1041 RetriesExhausted after 3 invocation(s) (Unhandled) key=c-7',
+      'orders-dlq-0@5 failed order-events-3@1041 RetriesExhausted after 3 invocation(s) (Unhandled) key=c-7',
       '  record key=c-7 [source=cli] {"orderId":"o-1005"}',
     ]);
   });

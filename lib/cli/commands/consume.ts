@@ -166,14 +166,13 @@ function rest(value: unknown, format: ConsumedRecord['valueFormat'], text: Shown
  */
 export function formatRecord(record: ConsumedRecord, value: Buffer | null, verbose: boolean): string[] {
   const at = `${record.topic}-${record.partition}@${record.offset}`;
-  const when = verbose ? ` ${record.timestamp}` : '';
   const key = record.key === null ? '' : ` key=${word(record.key)}`;
   const headers =
     record.headers.length === 0
       ? ''
       : ` [${record.headers.map(([n, v]) => `${word(n)}=${word(v)}`).join(' ')}]`;
   if (!record.failure) {
-    return [`${at}${when}${key}${headers} ${rest(record.value, record.valueFormat, showBytes(value))}`];
+    return [`${at}${key}${headers} ${rest(record.value, record.valueFormat, showBytes(value))}`];
   }
   const lines: string[] = [];
   for (const failure of record.failure) {
@@ -185,7 +184,7 @@ export function formatRecord(record: ConsumedRecord, value: Buffer | null, verbo
       failure.invocations === undefined ? '' : ` after ${failure.invocations} invocation(s)`;
     const functionError = failure.functionError ? ` (${failure.functionError})` : '';
     lines.push(
-      `${at}${when} failed ${failure.topic}-${failure.partition}@${range} ${failure.condition}${invocations}${functionError}${key}`,
+      `${at} failed ${failure.topic}-${failure.partition}@${range} ${failure.condition}${invocations}${functionError}${key}`,
     );
     if (verbose && failure.record) {
       const r = failure.record;
@@ -245,7 +244,7 @@ export function registerConsumeCommand(program: Command): void {
         .conflicts(['group', 'fromBeginning']),
     )
     .option('-g, --group <id>', 'read as this consumer group: start at its committed offsets and commit')
-    .option('-v, --verbose', 'timestamps, and the failed record inside each on-failure message')
+    .option('-v, --verbose', 'show the failed record inside each on-failure message, decoded')
     .option('--json', 'one JSON object per record')
     .addHelpText('after', EXAMPLES)
     .exitOverride(exitWithUsageCode);
