@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { format } from 'node:util';
@@ -14,6 +15,7 @@ import type { KafkaEvent } from '../../kafka-event/types.ts';
 import { loadHandler } from '../../local/load-handler.ts';
 import { partitionForKey } from '../../testing/partitioner.ts';
 import { redirectConsole } from '../console.ts';
+import { USAGE_EXIT_CODE } from '../usage.ts';
 import { runReplayDemo } from './replay.ts';
 
 /**
@@ -362,6 +364,14 @@ export function registerDemoCommand(program: Command): void {
       "start a broker, produce sample orders (some poison, some refused once downstream), run the orders function through Lambda's Kafka trigger emulator, show retries by offset, the dead-letter topic and the committed offsets, then replay part of a partition",
     )
     .action(async () => {
+      if (!existsSync(FUNCTION)) {
+        // An installed package has no example function: the demo belongs to the repository.
+        console.error(
+          `kafka-lambda demo is a repository command: it runs the example function ${FUNCTION} of a clone of kafka-lambda (npm start there). For your own handler: kafka-lambda dev <handler> --topic <topic>`,
+        );
+        process.exitCode = USAGE_EXIT_CODE;
+        return;
+      }
       out("kafka-lambda demo: Lambda's Kafka trigger, locally, against a real broker");
       out();
       const external = process.env.KAFKA_BROKERS;
