@@ -16,6 +16,15 @@ describe('appConfigFromContext', () => {
       offsetLagThreshold: 1000,
       alarmTopicArn: undefined,
       failureRate: undefined,
+      region: undefined,
+      pollerGroupName: undefined,
+    });
+  });
+
+  it('reads the Region and the poller group', () => {
+    expect(from({ region: 'us-west-1', pollerGroupName: 'shop' })).toMatchObject({
+      region: 'us-west-1',
+      pollerGroupName: 'shop',
     });
   });
 

@@ -80,6 +80,10 @@ export interface AppConfig {
   readonly alarmTopicArn?: string;
   /** Share of orders the example consumer's simulated downstream rejects (0..1), to see retries and the DLQ. */
   readonly failureRate?: number;
+  /** The Region to deploy to, so that synth can refuse what the Region lacks. @default environment-agnostic stacks */
+  readonly region?: string;
+  /** Provisioned pollers shared with other mappings of the same group name. @default the mapping's own pollers */
+  readonly pollerGroupName?: string;
 }
 
 type Lookup = (key: string) => unknown;
@@ -219,7 +223,7 @@ function cluster(lookup: Lookup): ClusterConfig {
 
 /**
  * Reads the app's configuration from CDK context. Keys: `cluster` (serverless | provisioned | existing |
- * self-managed), `prefix`, `topic`, `consumerGroupId`, `failureTopic`, `offsetLagThreshold`, `alarmTopicArn`, `failureRate`;
+ * self-managed), `prefix`, `topic`, `consumerGroupId`, `failureTopic`, `offsetLagThreshold`, `alarmTopicArn`, `failureRate`, `region`, `pollerGroupName`;
  * new clusters: `natGateways`, `kafkaVersion`, `brokerInstanceType`; existing: `clusterArn`, `auth`,
  * `secretArn`, `vpcId`, `subnetIds`, `securityGroupIds`; self-managed: `bootstrapServers`, `auth`,
  * `secretArn`, `rootCaSecretArn` and optionally the VPC keys.
@@ -237,5 +241,7 @@ export function appConfigFromContext(lookup: Lookup): AppConfig {
     offsetLagThreshold: integer(lookup, 'offsetLagThreshold', 1000, 1),
     alarmTopicArn: text(lookup, 'alarmTopicArn'),
     failureRate: fraction(lookup, 'failureRate'),
+    region: text(lookup, 'region'),
+    pollerGroupName: text(lookup, 'pollerGroupName'),
   };
 }

@@ -34,6 +34,8 @@ export interface KafkaLambdaAppStackProps extends StackProps {
   readonly consumerEntry?: string;
   /** The replay handler file. @default functions/replay/handler.ts */
   readonly replayEntry?: string;
+  /** Share the consumer's provisioned pollers with other mappings of this group name. @default its own pollers */
+  readonly pollerGroupName?: string;
   /** Environment of the orders consumer (e.g. `RESERVATIONS_FAILURE_RATE` to see retries and the DLQ). */
   readonly consumerEnvironment?: Record<string, string>;
 }
@@ -60,6 +62,7 @@ export class KafkaLambdaAppStack extends Stack {
       topic: props.topic ?? 'orders',
       consumerGroupId: props.consumerGroupId ?? 'orders-consumer',
       onFailure: props.onFailure,
+      provisionedPollers: { minimumPollers: 1, maximumPollers: 3, pollerGroupName: props.pollerGroupName },
       functionProps: { ...bundlingRoot, environment: props.consumerEnvironment },
     });
     this.replay = new KafkaReplayFunction(this, 'Replay', {
@@ -80,6 +83,16 @@ export class KafkaLambdaAppStack extends Stack {
         evaluationPeriods: 5,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         // No data: no records flowing and no lag reported; not an outage by itself.
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+      // A failed delivery to the dead-letter destination is a record given up on and not parked: silent
+      // data loss unless it is replayed from Kafka.
+      this.consumer.metricOnFailureDeliveryErrors().createAlarm(this, 'DeadLetterDeliveryAlarm', {
+        alarmDescription:
+          'The trigger could not deliver failed records to its on-failure destination: replay them from Kafka.',
+        threshold: 0,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
     ];

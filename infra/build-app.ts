@@ -33,12 +33,14 @@ function secret(scope: Construct, id: string, arn: string): secretsmanager.ISecr
 export function buildApp(app: App, config: AppConfig): BuiltApp {
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const { cluster } = config;
+  const env = config.region === undefined ? undefined : { region: config.region };
   let clusterStack: KafkaClusterStack | undefined;
   let sourceFor: (scope: Construct) => KafkaSource;
   switch (cluster.kind) {
     case 'serverless':
     case 'provisioned': {
       const stack = new KafkaClusterStack(app, `${config.prefix}Cluster`, {
+        env,
         description: `kafka-lambda: VPC and MSK ${cluster.kind === 'serverless' ? 'Serverless' : 'provisioned'} cluster`,
         variant: cluster.kind,
         natGateways: cluster.natGateways,
@@ -80,6 +82,7 @@ export function buildApp(app: App, config: AppConfig): BuiltApp {
       break;
   }
   const application = new KafkaLambdaAppStack(app, `${config.prefix}App`, {
+    env,
     description: 'kafka-lambda: orders consumer, replay function, dead-letter queue, alarms',
     source: sourceFor,
     topic: config.topic,
@@ -88,6 +91,7 @@ export function buildApp(app: App, config: AppConfig): BuiltApp {
       config.failureTopic === undefined ? { type: 'sqs' } : { type: 'kafka', topic: config.failureTopic },
     offsetLagThreshold: config.offsetLagThreshold,
     alarmTopicArn: config.alarmTopicArn,
+    pollerGroupName: config.pollerGroupName,
     consumerEnvironment:
       config.failureRate === undefined
         ? undefined

@@ -4,6 +4,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as msk from 'aws-cdk-lib/aws-msk';
 import type { Construct } from 'constructs';
 import type { MskSource } from './kafka-source.ts';
+import { assertMskServerlessRegion } from './regions.ts';
 
 /** The private IAM-auth listener of MSK (Serverless and provisioned). */
 const IAM_PORT = ec2.Port.tcp(9098);
@@ -50,6 +51,7 @@ export class KafkaClusterStack extends Stack {
 
   constructor(scope: Construct, id: string, props: KafkaClusterStackProps) {
     super(scope, id, props);
+    if (props.variant === 'serverless') assertMskServerlessRegion(this.region);
     const clusterName = props.clusterName ?? this.stackName;
     this.vpc = new ec2.Vpc(this, 'Vpc', {
       maxAzs: 2,

@@ -1,4 +1,4 @@
-import { Validations } from 'aws-cdk-lib';
+import { Stack, Token, Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
 /**
@@ -9,6 +9,9 @@ import type { IConstruct } from 'constructs';
  * acknowledgeNetworkInterfaceWildcards(role);
  */
 export function acknowledgeNetworkInterfaceWildcards(scope: IConstruct): void {
+  // The ARN names the Region as a token in an environment-agnostic stack, literally when it has a Region.
+  const region = Stack.of(scope).region;
+  const regionInArn = Token.isUnresolved(region) ? '<AWS::Region>' : region;
   Validations.of(scope).acknowledge(
     {
       id: 'AwsSolutions-IAM5[Resource::*]',
@@ -16,7 +19,7 @@ export function acknowledgeNetworkInterfaceWildcards(scope: IConstruct): void {
         'EC2 Describe* actions (network interfaces, subnets, VPCs, security groups) support no resource-level permissions.',
     },
     {
-      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:*/*]',
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:${regionInArn}:<AWS::AccountId>:*/*]`,
       reason:
         'Lambda creates the ENIs at run time, so no id exists at deploy time; the Lambda guide asks for all resource ids of the account and region in that case.',
     },

@@ -4,6 +4,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { appConfigFromContext } from './app-config.ts';
 import { type BuiltApp, buildApp } from './build-app.ts';
+import { UnsupportedRegionError } from './regions.ts';
 import { allStatements, roleStatements } from './template-queries.ts';
 
 // Each cluster variant of the app, from the same context values a user passes with `-c`. Bundling is
@@ -128,6 +129,50 @@ describe('cluster variants', { timeout: 60_000 }, () => {
       Action: ['kafka-cluster:DescribeTopic', 'kafka-cluster:WriteData'],
     });
     application.resourceCountIs('AWS::SQS::Queue', 0);
-    application.resourceCountIs('AWS::CloudWatch::Alarm', 1);
+    // Offset lag and failed deliveries to the failure topic; no queue-depth alarm without a queue.
+    application.resourceCountIs('AWS::CloudWatch::Alarm', 2);
+  });
+
+  it('alarms on failed deliveries to the dead-letter destination, per mapping', () => {
+    const { application } = synth({});
+    const mappingId = Object.keys(application.findResources('AWS::Lambda::EventSourceMapping'))[0]!;
+    application.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'OnFailureDestinationDeliveryErrorCount',
+      Dimensions: [{ Name: 'EventSourceMappingUUID', Value: { Ref: mappingId } }],
+      Statistic: 'Sum',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('pollerGroupName: the trigger shares provisioned pollers with the named group', () => {
+    const { application } = synth({ pollerGroupName: 'shop' });
+    application.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      ProvisionedPollerConfig: { MinimumPollers: 1, MaximumPollers: 3, PollerGroupName: 'shop' },
+    });
+  });
+});
+
+describe('regions known at synth time', { timeout: 60_000 }, () => {
+  it.each(['us-west-1', 'me-south-1', 'cn-north-1', 'us-gov-west-1'])(
+    'refuses MSK Serverless in %s and names the alternative',
+    (region) => {
+      const build = () => synth({ region });
+      expect(build).toThrow(UnsupportedRegionError);
+      expect(build).toThrow(/-c cluster=provisioned/);
+    },
+  );
+
+  it('builds MSK provisioned in a Region without MSK Serverless', () => {
+    const { built } = synth({ region: 'us-west-1', cluster: 'provisioned' });
+    expect(built.cluster!.region).toBe('us-west-1');
+    expect(built.application.region).toBe('us-west-1');
+  });
+
+  it('builds MSK Serverless where it exists', () => {
+    const { built } = synth({ region: 'eu-west-1' });
+    Template.fromStack(built.cluster!).resourceCountIs('AWS::MSK::ServerlessCluster', 1);
   });
 });
