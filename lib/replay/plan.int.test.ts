@@ -208,3 +208,99 @@ describe('planReplay on a real broker', () => {
     expect(result.partitions[0]).toMatchObject({ committed: null, committedMetadata: null });
   });
 });
+
+describe('planReplay against an open transaction, compared with kafka-consumer-groups --dry-run', () => {
+  // One partition: 5 committed records (timestamps BASE_TIME + i s), then a transaction left open with 3
+  // records (timestamps BASE_TIME + 10 s, 11 s, 12 s). The high watermark is 8, the last stable offset 5.
+  const txTopic = uniqueName('replay-plan-tx');
+  const txGroup = uniqueName('replay-plan-tx-group');
+  let abort: (() => Promise<void>) | undefined;
+
+  beforeAll(async () => {
+    await seedTopic(testKafka(), {
+      topic: txTopic,
+      partitions: 1,
+      records: 5,
+      groupId: txGroup,
+      committed: [2],
+    });
+    const producer = testKafka().producer({
+      transactionalId: uniqueName('replay-plan-tx-producer'),
+      idempotent: true,
+      maxInFlightRequests: 1,
+    });
+    await producer.connect();
+    const transaction = await producer.transaction();
+    await transaction.send({
+      topic: txTopic,
+      messages: [10, 11, 12].map((s) => ({ value: `open-${s}`, timestamp: String(BASE_TIME + s * 1000) })),
+    });
+    abort = async () => {
+      await transaction.abort();
+      await producer.disconnect();
+    };
+  });
+  afterAll(async () => {
+    await abort?.();
+  });
+
+  /** NEW-OFFSET of partition 0 in `kafka-consumer-groups --reset-offsets … --dry-run`. */
+  async function kafkaToolPlan(...target: string[]): Promise<number> {
+    const { runKafkaTool } = await import('../broker/broker.ts');
+    const result = await runKafkaTool('org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', [
+      '--bootstrap-server',
+      testBrokers().join(','),
+      '--group',
+      txGroup,
+      '--topic',
+      txTopic,
+      '--reset-offsets',
+      ...target,
+      '--dry-run',
+    ]);
+    if (result.code !== 0) throw new Error(`ConsumerGroupCommand failed (${result.code}): ${result.stderr}`);
+    // GROUP TOPIC PARTITION NEW-OFFSET (the tool pads its columns; lines may wrap)
+    const cells = result.stdout.trim().split(/\s+/);
+    const at = cells.findIndex((cell, i) => cell === txGroup && cells[i + 1] === txTopic);
+    if (at === -1 || cells[at + 2] !== '0')
+      throw new Error(`no plan row in: ${result.stdout} ${result.stderr}`);
+    return Number(cells[at + 3]);
+  }
+  const ours = async (target: PlanRequest['target']) =>
+    (await planReplay({ kafka, groupId: txGroup, topic: txTopic, target })).partitions[0]!;
+
+  it('--to-latest is the high watermark past the open transaction, as Kafka’s tool plans it', async () => {
+    const latest = await ours({ kind: 'latest' });
+    expect(latest).toMatchObject({ low: 0, high: 8, target: 8, redeliver: 0, skip: 6 });
+    expect(latest.target).toBe(await kafkaToolPlan('--to-latest'));
+  });
+
+  it('--to-offset 999 clamps to that same log end', async () => {
+    const clamped = await ours({ kind: 'offset', offset: 999 });
+    expect(clamped).toMatchObject({
+      target: 8,
+      warnings: [expect.objectContaining({ code: 'CLAMPED_TO_HIGH' })],
+    });
+    expect(clamped.target).toBe(await kafkaToolPlan('--to-offset', '999'));
+  });
+
+  it('a time inside the open transaction finds its first record there', async () => {
+    const at = new Date(BASE_TIME + 11_000).toISOString();
+    const inside = await ours({ kind: 'timestamp', timestamp: at });
+    expect(inside).toMatchObject({ target: 6, warnings: [] });
+    expect(inside.target).toBe(await kafkaToolPlan('--to-datetime', at.replace(/Z$/, '+00:00')));
+  });
+
+  it('an instant before the epoch plans to the earliest offset with a warning', async () => {
+    const before = await ours({ kind: 'timestamp', timestamp: '0000-01-01T00:00:00Z' });
+    expect(before).toMatchObject({
+      target: 0,
+      warnings: [expect.objectContaining({ code: 'TIME_BEFORE_EPOCH' })],
+    });
+    const ancient = await ours({ kind: 'duration', duration: 'P99999999999D' });
+    expect(ancient).toMatchObject({
+      target: 0,
+      warnings: [expect.objectContaining({ code: 'TIME_BEFORE_EPOCH' })],
+    });
+  });
+});
