@@ -353,6 +353,10 @@ async function consume(options: ConsumeOptions): Promise<number> {
     // records of partitions not selected are ignored, and nothing is committed without --group.
     for (const [partition, range] of ranges)
       consumer.seek({ topic: options.topic, partition, offset: String(range.start) });
+    if (options.follow) {
+      const from = [...ranges].map(([partition, range]) => `${options.topic}-${partition}@${range.start}`);
+      process.stderr.write(`following from ${from.join(' ')} (Ctrl-C to stop)\n`);
+    }
     await stopped;
   } finally {
     process.off('SIGINT', onSignal);

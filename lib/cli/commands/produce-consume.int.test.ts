@@ -15,6 +15,7 @@ import {
   testKafka,
   uniqueName,
 } from '../../../test/kafka.ts';
+import { processOutput } from '../../broker/process.ts';
 import type { ConsumedRecord } from './consume.ts';
 import type { ProduceSummary } from './produce.ts';
 
@@ -194,6 +195,46 @@ describe('kafka-lambda produce → consume', () => {
     expect(await committedOffsetsByKafkaTool(group)).toEqual([
       { topic, partition: 0, currentOffset: 5, logEndOffset: 5 },
     ]);
+  });
+
+  it('--follow starts at the end (or --from-beginning) and prints new records as they come', async () => {
+    const topic = uniqueName('follow');
+    expect(
+      (await cli(['produce', '--topic', topic, '--partitions', '1', '--count', '2', '--value', 'old-{i}']))
+        .code,
+    ).toBe(0);
+    const follow = (extra: string[]) => {
+      const child = spawn(
+        process.execPath,
+        [
+          fileURLToPath(new URL('../../../bin/kafka-lambda.js', import.meta.url)),
+          'consume',
+          '--topic',
+          topic,
+          '--follow',
+          '--max',
+          '3',
+          '--brokers',
+          brokers(),
+          ...extra,
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      const ready = new Promise<void>((resolve) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('following from')) resolve();
+        });
+      });
+      return { ready, output: processOutput(child) };
+    };
+    const fromEnd = follow([]);
+    const fromBeginning = follow(['--from-beginning']);
+    await Promise.all([fromEnd.ready, fromBeginning.ready]);
+    expect((await cli(['produce', '--topic', topic, '--count', '3', '--value', 'new-{i}'])).code).toBe(0);
+    const [end, beginning] = await Promise.all([fromEnd.output, fromBeginning.output]);
+    expect(end.stderr).toContain(`following from ${topic}-0@2 (Ctrl-C to stop)`);
+    expect(end.stdout).toBe(`${topic}-0@2 new-0\n${topic}-0@3 new-1\n${topic}-0@4 new-2\n`);
+    expect(beginning.stdout).toBe(`${topic}-0@0 old-0\n${topic}-0@1 old-1\n${topic}-0@2 new-0\n`);
   });
 
   it("shows each dead-letter record's origin, written by the emulator (Kafka destination: one message per record)", async () => {

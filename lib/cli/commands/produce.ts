@@ -1,4 +1,4 @@
-import { createReadStream, readFileSync } from 'node:fs';
+import { accessSync, constants, createReadStream, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type IHeaders, Kafka, type Message } from 'kafkajs';
@@ -100,6 +100,16 @@ function positiveNumber(value: string): number {
   return number;
 }
 
+function readableFile(path: string): string {
+  if (path === '-') return path;
+  try {
+    accessSync(path, constants.R_OK);
+  } catch (error) {
+    throw new InvalidArgumentError(`cannot read it: ${(error as Error).message}`);
+  }
+  return path;
+}
+
 function binaryFile(path: string): Buffer {
   try {
     return readFileSync(path);
@@ -123,10 +133,9 @@ export function registerProduceCommand(program: Command): void {
     .description('put records on a topic: JSON lines from stdin or a file, or generated with a counter')
     .requiredOption('-t, --topic <topic>', 'the topic to write to (created when missing)')
     .addOption(
-      new Option(
-        '--file <path>',
-        'read one value per line from this file ("-": stdin, the default)',
-      ).conflicts(['count', 'value', 'valueFile']),
+      new Option('--file <path>', 'read one value per line from this file ("-": stdin, the default)')
+        .argParser(readableFile)
+        .conflicts(['count', 'value', 'valueFile']),
     )
     .addOption(
       new Option('--key-field <name>', 'key each record with this field of its JSON value').conflicts('key'),
@@ -281,14 +290,6 @@ interface SourceValue {
 
 async function* inputLines(file: string | undefined): AsyncGenerator<SourceValue> {
   const input = file === undefined || file === '-' ? process.stdin : createReadStream(file);
-  const opened = new Promise<void>((resolve, reject) => {
-    if (input === process.stdin) resolve();
-    input.once('open', () => resolve());
-    input.once('error', (error: Error) =>
-      reject(new ProduceInputError(`--file: cannot read ${file}: ${error.message}`)),
-    );
-  });
-  await opened;
   let line = 0;
   for await (const text of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {
     line++;
