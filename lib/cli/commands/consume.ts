@@ -312,6 +312,13 @@ async function consume(options: ConsumeOptions): Promise<number> {
       reached(payload.partition, Math.max(next.get(payload.partition)!, Number(payload.lastOffset) + 1));
     }
   });
+  // kafkajs gives up (a crash it will not restart from): report it instead of waiting forever.
+  let crashed: Error | undefined;
+  consumer.on(consumer.events.CRASH, ({ payload }) => {
+    if (payload.restart) return;
+    crashed = payload.error;
+    stop();
+  });
   const onSignal = () => stop();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
@@ -363,6 +370,7 @@ async function consume(options: ConsumeOptions): Promise<number> {
     process.off('SIGTERM', onSignal);
     await consumer.disconnect();
   }
+  if (crashed) return fail(1, `${crashed.message} (after ${printed} record(s))`);
   return summarise(printed, options);
 }
 
