@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stopPid } from '../../broker/broker.ts';
 import { cacheBase } from '../../broker/jars.ts';
-import { packageRoot, processOutput } from '../../broker/process.ts';
+import { isAlive, packageRoot, processOutput } from '../../broker/process.ts';
 
 const cli = join(packageRoot, 'bin/kafka-lambda.js');
 
@@ -101,6 +102,10 @@ describe("README's local loop", () => {
     await processOutput(
       spawn(process.execPath, [cli, 'broker', 'stop'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] }),
     );
+    // If the loop failed before its `broker stop` and that did not work either, stop the JVM by its pid.
+    const record = await readFile(join(work, 'cache/broker.json'), 'utf8').catch(() => undefined);
+    const pid = record === undefined ? undefined : (JSON.parse(record) as { pid: number }).pid;
+    if (pid !== undefined && isAlive(pid)) await stopPid(pid);
     await rm(work, { recursive: true, force: true });
   });
 
