@@ -226,7 +226,7 @@ async function produce(options: ProduceOptions): Promise<number> {
   let exitCode = 0;
   let sends = 0;
   try {
-    const values = generated ? generatedValues(options) : inputLines(options.file);
+    const values = generated ? generatedValues(options) : inputLines(options.file, stop.signal);
     const records = toRecords(paced(values, options.rate, stop.signal), options, partitionCount);
     await inBatches(records, async (batch) => {
       const landed = await sendBatch(producer, options.topic, batch);
@@ -288,10 +288,11 @@ interface SourceValue {
   position: string;
 }
 
-async function* inputLines(file: string | undefined): AsyncGenerator<SourceValue> {
+/** Non-blank lines of the file or stdin; Ctrl-C (`signal`) ends the input like an end of file. */
+async function* inputLines(file: string | undefined, signal: AbortSignal): AsyncGenerator<SourceValue> {
   const input = file === undefined || file === '-' ? process.stdin : createReadStream(file);
   let line = 0;
-  for await (const text of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {
+  for await (const text of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY, signal })) {
     line++;
     if (text.trim() === '') continue;
     yield { value: Buffer.from(text), position: `line ${line}` };
