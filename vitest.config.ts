@@ -4,7 +4,13 @@ import { defineConfig } from 'vitest/config';
 // Two projects: unit tests never wait for a broker; integration tests (*.int.test.ts) share one real
 // Apache Kafka broker that test/global-setup.ts starts once per run.
 // `kafka-lambda-source` (package.json exports): `kafka-lambda/*` imports resolve to the TypeScript sources.
-const resolve = { conditions: ['kafka-lambda-source', ...defaultServerConditions] };
+// Without 'module': the AWS SDK's `module` builds (dist-es) use extensionless imports Node cannot load.
+const resolve = {
+  conditions: [
+    'kafka-lambda-source',
+    ...defaultServerConditions.filter((condition) => condition !== 'module'),
+  ],
+};
 
 export default defineConfig({
   test: {
