@@ -7,7 +7,7 @@
  *   { "mapping": "<uuid>", "topic": "orders", "partitions": [0, 3], "shiftBy": -100 }
  *   { "group": "reports", "topic": "orders", "fromFile": "orders,0,1041\norders,1,977" }
  * Output: { ok: true, executed, groupId, topic, mapping, plan, steps? } or { ok: false, error: { name, kind,
- * message, issues?, report? } } — `kind` is invalid | refused | failed | failed-unrestored | error. Messages
+ * message, issues?, report? } } — `kind` is invalid | refused | failed | failed-unrestored | conflict | error. Messages
  * of the replay's own errors and of AWS service errors are passed on; any other error is answered (and
  * logged) by its name and error code only, as its message may quote a secret.
  *

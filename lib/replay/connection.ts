@@ -1,5 +1,5 @@
-import { type Admin, AssignerProtocol, type Broker, type Cluster, Kafka } from 'kafkajs';
-import { GroupNotEmptyError, ReplayConflictError } from './errors.ts';
+import { type Admin, AssignerProtocol, type Broker, type Cluster, Kafka, type KafkaConfig } from 'kafkajs';
+import { GroupNotEmptyError, ReplayConflictError, ReplayConnectionError } from './errors.ts';
 import { type KafkaConnection, kafkaClientConfig } from './kafka-config.ts';
 
 /**
@@ -165,6 +165,7 @@ export async function connectReplayKafka(connection: KafkaConnection): Promise<R
   // The hold, commit and offset requests go out under the replay's own client id, which is how a
   // rebalancing group's members are recognised as a replay.
   const own = new Kafka({ ...config, clientId: REPLAY_PROTOCOL });
+  await probe(config);
   let requests = 0;
   const admin = kafka.admin();
   admin.on(admin.events.REQUEST, () => {
@@ -329,6 +330,48 @@ export async function connectReplayKafka(connection: KafkaConnection): Promise<R
     disconnect,
     [Symbol.asyncDispose]: disconnect,
   };
+}
+
+/** The first connection's bound on a server that accepts but never answers the Kafka handshake. */
+const PROBE_REQUEST_MS = 10_000;
+// Node's codes for "nothing to connect to there", as kafkajs passes them on.
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/**
+ * One connection attempt without kafkajs' retries (which take 10 s and more to give up): a cluster that
+ * cannot be reached, or a server that does not speak Kafka (or not the configured TLS/SASL), is reported
+ * at once as a {@link ReplayConnectionError}. Errors of other kinds are passed on.
+ */
+async function probe(config: KafkaConfig): Promise<void> {
+  const admin = new Kafka({ ...config, requestTimeout: PROBE_REQUEST_MS, retry: { retries: 0 } }).admin();
+  const where = config.brokers as string[];
+  try {
+    await admin.connect();
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause ?? error;
+    const name = (cause as Error).name ?? '';
+    const code = (cause as { code?: string }).code ?? '';
+    const at = `Kafka at ${where.join(',')}`;
+    if (UNREACHABLE.has(code)) throw new ReplayConnectionError(`cannot reach ${at} (${code})`);
+    if (name === 'KafkaJSSASLAuthenticationError') {
+      throw new ReplayConnectionError(`${at} refused the SASL credentials (authentication failed)`);
+    }
+    if (name.startsWith('KafkaJS') || code === 'ECONNRESET' || code === 'EPROTO') {
+      throw new ReplayConnectionError(
+        `${at} did not answer as a Kafka broker (${code || name}): check the address and port, and that the authentication (plaintext, TLS, SASL) matches the listener`,
+      );
+    }
+    throw error;
+  } finally {
+    await admin.disconnect().catch(() => {});
+  }
 }
 
 /**

@@ -211,6 +211,20 @@ export class NotEnoughTimeError extends ReplayRefusedError {
 }
 
 /**
+ * The cluster could not be reached, or what answered is not a Kafka broker speaking the configured
+ * protocol (plaintext vs TLS, SASL): found on the first connection attempt, without retrying for
+ * seconds. The message names the address and the cause, never credentials.
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof ReplayConnectionError) console.error(e.message); } // "cannot reach Kafka at …: ECONNREFUSED …"
+ * ```
+ */
+export class ReplayConnectionError extends ReplayError {
+  override name = 'ReplayConnectionError';
+}
+
+/**
  * A bounded wait ran out (mapping state, group emptiness, Lambda API retries).
  *
  * @example

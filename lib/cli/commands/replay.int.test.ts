@@ -10,9 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReplayHandler } from '../../../functions/replay/handler.ts';
 import { runCli } from '../../../test/fixtures/run-cli.ts';
 import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../../test/kafka.ts';
-import { connectReplayKafka, type ReplayKafka, type ReplayOutcome } from '../../replay/index.ts';
+import {
+  connectReplayKafka,
+  describeGroup,
+  type ReplayKafka,
+  type ReplayOutcome,
+} from '../../replay/index.ts';
 import { modelEventSourceMapping } from '../../replay/testing/esm-model.ts';
 import { seedTopic } from '../../replay/testing/seed.ts';
+import { pollUntil } from '../../replay/wait.ts';
 import { runReplayDemo } from './replay.ts';
 
 const topic = uniqueName('orders');
@@ -89,6 +95,30 @@ describe('kafka-lambda replay --brokers', () => {
     expect(again.stdout).toMatch(/last replay \S+ from 8: INC-3/);
   });
 
+  it('a dry run on a group with members says that --execute will be refused', async () => {
+    const G = await group();
+    const member = testKafka().consumer({ groupId: G, sessionTimeout: 6_000, heartbeatInterval: 500 });
+    await member.connect();
+    try {
+      await member.subscribe({ topic });
+      await member.run({ autoCommit: false, eachMessage: async () => {} });
+      await pollUntil('group Stable', { timeoutMs: 60_000, intervalMs: 200 }, async () => {
+        const seen = (await describeGroup(kafka.admin, G)).state;
+        return { done: seen === 'Stable', seen };
+      });
+      const result = await runOnGroup(G, topic, '--to-earliest');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(
+        `Group ${G} is Stable with 1 member(s): --execute will be refused while it has members`,
+      );
+      const refused = await runOnGroup(G, topic, '--to-earliest', '--execute');
+      expect(refused.code).toBe(3);
+      expect(await current(G)).toEqual([7, 8, 9]);
+    } finally {
+      await member.disconnect();
+    }
+  });
+
   it('--json prints the outcome for scripts', async () => {
     const G = await group();
     const result = await runOnGroup(G, `${topic}:0,2`, '--shift-by', '-2', '--json');
@@ -147,6 +177,60 @@ describe('kafka-lambda replay --brokers', () => {
     const flags = await run(['--brokers', testBrokers().join(','), '--dry-run', '--execute', '--to-latest']);
     expect(flags.code).toBe(2);
     expect(await current(G)).toEqual([7, 8, 9]);
+  });
+});
+
+describe('kafka-lambda replay: what is missing, said at once', () => {
+  // Loose bounds: kafkajs' retries and the AWS SDK's took 10 to 40 s to end in a withheld message.
+  const promptly = 30_000;
+  const noAws = {
+    AWS_REGION: '',
+    AWS_DEFAULT_REGION: '',
+    AWS_PROFILE: '',
+    AWS_CONFIG_FILE: join(tmpdir(), 'kafka-lambda-no-aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(tmpdir(), 'kafka-lambda-no-aws-credentials'),
+    AWS_ACCESS_KEY_ID: '',
+    AWS_SECRET_ACCESS_KEY: '',
+    AWS_SESSION_TOKEN: '',
+    AWS_WEB_IDENTITY_TOKEN_FILE: '',
+    AWS_CONTAINER_CREDENTIALS_FULL_URI: '',
+    AWS_CONTAINER_CREDENTIALS_RELATIVE_URI: '',
+    AWS_EC2_METADATA_DISABLED: 'true',
+  };
+
+  it('a broker address with nothing listening', async () => {
+    const result = await run(['--brokers', '127.0.0.1:1', '--group', 'g', '--topic', 't', '--to-latest']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot reach Kafka at 127.0.0.1:1 (ECONNREFUSED)');
+    expect(result.ms).toBeLessThan(promptly);
+  });
+
+  it('a server that is not a Kafka broker', async () => {
+    const http = createServer((_, res) => res.end('not Kafka'));
+    const url = await listen(http);
+    try {
+      const address = url.replace('http://', '');
+      const result = await run(['--brokers', address, '--group', 'g', '--topic', 't', '--to-latest']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`Kafka at ${address} did not answer as a Kafka broker`);
+      expect(result.stderr).not.toContain('withheld');
+      expect(result.ms).toBeLessThan(promptly);
+    } finally {
+      await new Promise((resolve) => http.close(resolve));
+    }
+  });
+
+  it('--function without a region, or without credentials', async () => {
+    const noRegion = await run(['--function', 'replay-fn', '--to-latest'], noAws);
+    expect(noRegion.code).toBe(2);
+    expect(noRegion.stderr).toContain('--function calls the Lambda API and needs an AWS region');
+    const noCredentials = await run(['--function', 'replay-fn', '--to-latest'], {
+      ...noAws,
+      AWS_REGION: 'eu-west-1',
+    });
+    expect(noCredentials.code).toBe(1);
+    expect(noCredentials.stderr).toContain('--function calls the Lambda API and found no AWS credentials');
+    expect(noCredentials.ms).toBeLessThan(promptly);
   });
 });
 

@@ -16,6 +16,7 @@ import {
   parseTopicPartitions,
   planReplay,
   REPLAY_EXIT_CODES,
+  ReplayError,
   ReplayInputError,
   type ReplayOutcome,
   type ReplayPlan,
@@ -24,6 +25,7 @@ import {
   requestTopic,
 } from '../../replay/index.ts';
 import { type RequestMapping, readRequestMapping, runReplayRequest } from '../../replay/run-request.ts';
+import { beforeDeadline } from '../../replay/wait.ts';
 import { exitWithUsageCode, integerOption } from '../usage.ts';
 
 interface ReplayOptions {
@@ -64,6 +66,7 @@ Exit codes:
   4  failed mid-way; the mapping is back in its original state and the offsets are all set or untouched
      (the report on stderr / in --json says which)
   5  failed mid-way and the mapping could NOT be restored: check it now
+  6  conflict: another replay of the group ran at the same time; this one changed nothing (plan again)
 
 Examples:
   kafka-lambda replay --brokers 127.0.0.1:9092 --group orders-fn --topic orders --to-earliest
@@ -204,7 +207,7 @@ async function invokeReplayFunction(
   request: ReplayRequest,
   options: ReplayOptions,
 ): Promise<ReplayOutcome> {
-  const lambda = new LambdaClient(options.region ? { region: options.region } : {});
+  const lambda = await lambdaClient(options, '--function');
   progress(`invoking ${name}${request.execute ? ' (waits for the mapping to disable and re-enable)' : ''}`);
   const response = await lambda.send(
     new InvokeCommand({ FunctionName: name, Payload: new TextEncoder().encode(JSON.stringify(request)) }),
@@ -230,8 +233,7 @@ async function invokeReplayFunction(
 async function replayDirectly(request: ReplayRequest, options: ReplayOptions): Promise<ReplayOutcome> {
   // Each mapping call is bounded (and retried on throttling) so that a hung request cannot eat the waits.
   const lambda = request.mapping
-    ? new LambdaClient({
-        ...(options.region && { region: options.region }),
+    ? await lambdaClient(options, '--esm', {
         requestHandler: { connectionTimeout: 5_000, requestTimeout: 15_000 },
       })
     : undefined;
@@ -276,6 +278,35 @@ async function replayDirectly(request: ReplayRequest, options: ReplayOptions): P
   } finally {
     await kafka.disconnect();
   }
+}
+
+/** How long finding AWS credentials may take (the chain ends with the instance metadata service). */
+const CREDENTIALS_MS = 10_000;
+
+/**
+ * A Lambda API client whose region and credentials are known to be there: without them, the SDK would
+ * retry for half a minute and end with an error whose message the answer withholds.
+ */
+async function lambdaClient(
+  options: ReplayOptions,
+  flag: string,
+  config: ConstructorParameters<typeof LambdaClient>[0] = {},
+): Promise<LambdaClient> {
+  const lambda = new LambdaClient({ ...config, ...(options.region && { region: options.region }) });
+  const region = await lambda.config.region().catch(() => '');
+  if (!region) {
+    throw new ReplayInputError(
+      `${flag} calls the Lambda API and needs an AWS region: give --region or set AWS_REGION`,
+    );
+  }
+  try {
+    await beforeDeadline('AWS credentials', Date.now() + CREDENTIALS_MS, lambda.config.credentials());
+  } catch {
+    throw new ReplayError(
+      `${flag} calls the Lambda API and found no AWS credentials (environment variables, shared credentials or config file, SSO, container or instance role)`,
+    );
+  }
+  return lambda;
 }
 
 async function connection(options: ReplayOptions): Promise<KafkaConnection> {
@@ -353,6 +384,7 @@ function print(outcome: ReplayOutcome, options: ReplayOptions): void {
       ? `Replayed ${where}: ${plan.totals.changed} of ${plan.totals.partitions} partition(s) moved.`
       : `Plan for ${where} (dry run: nothing changed; add --execute to apply):`,
   );
+  if (!outcome.executed && plan.members > 0) console.log(membersNote(plan, outcome.mapping));
   console.log(planTable(plan, outcome.executed));
   console.log(
     `${plan.totals.redeliver} record(s) ${outcome.executed ? 'will be' : 'would be'} delivered again, ${plan.totals.skip} skipped.`,
@@ -386,6 +418,18 @@ export function planTable(plan: ReplayPlan, executed: boolean): string {
     table.push([p.partition, p.committed ?? '-', p.low, p.high, p.target, p.redeliver, p.skip, notes(p)]);
   }
   return table.toString();
+}
+
+/** What a dry run's group members mean for `--execute`. */
+function membersNote(plan: ReplayPlan, mapping: { uuid: string } | null): string {
+  const group = `Group ${plan.groupId} is ${plan.groupState} with ${plan.members} member(s)`;
+  if (plan.heldByReplay) {
+    return `${group}: another replay holds it right now; --execute would be refused as a conflict (exit 6) until it is done.`;
+  }
+  if (mapping) {
+    return `${group}: --execute disables mapping ${mapping.uuid} first and waits for them to leave.`;
+  }
+  return `${group}: --execute will be refused while it has members (stop its consumers, or give --esm to disable the mapping around the change).`;
 }
 
 // The request's JSON fields, as the flags that set them (for messages about a command line).
