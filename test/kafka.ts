@@ -43,15 +43,27 @@ export interface KafkaToolOffsetRow {
  */
 export async function committedOffsetsByKafkaTool(group: string): Promise<KafkaToolOffsetRow[]> {
   const { runKafkaTool } = await import('../lib/broker/broker.ts');
-  const result = await runKafkaTool('org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', [
-    '--bootstrap-server',
-    testBrokers().join(','),
-    '--describe',
-    '--offsets',
-    '--group',
-    group,
-  ]);
-  if (result.code !== 0) throw new Error(`ConsumerGroupCommand failed (${result.code}): ${result.stderr}`);
+  const describe = () =>
+    runKafkaTool('org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', [
+      '--bootstrap-server',
+      testBrokers().join(','),
+      '--describe',
+      '--offsets',
+      '--group',
+      group,
+      // The tool's default (5 s) is too short on a loaded machine.
+      '--timeout',
+      '30000',
+    ]);
+  let result = await describe();
+  // On a timeout the tool prints "Error: … TimeoutException" and still exits 0 with no rows: ask again
+  // rather than read that as "no offsets".
+  for (let attempt = 1; attempt < 3 && /TimeoutException/.test(result.stdout + result.stderr); attempt++) {
+    result = await describe();
+  }
+  if (result.code !== 0 || /TimeoutException/.test(result.stdout + result.stderr)) {
+    throw new Error(`ConsumerGroupCommand failed (${result.code}): ${result.stdout}${result.stderr}`);
+  }
   const rows: KafkaToolOffsetRow[] = [];
   for (const line of result.stdout.split('\n')) {
     const cells = line.trim().split(/\s+/);
