@@ -3,7 +3,21 @@
  * touch.
  */
 
-export type { KafkaBatchResponse, KafkaEvent, LambdaContext } from '../kafka-event/types.ts';
+export type {
+  KafkaBatchItemFailure,
+  KafkaBatchResponse,
+  KafkaEvent,
+  KafkaEventHeader,
+  KafkaEventRecord,
+  KafkaItemIdentifier,
+  KafkaSchemaMetadata,
+  LambdaClientContext,
+  LambdaContext,
+  MskEventSource,
+  MskKafkaEvent,
+  SelfManagedEventSource,
+  SelfManagedKafkaEvent,
+} from '../kafka-event/types.ts';
 export {
   KafkaBatchFailedError,
   KafkaBatchOptionsError,

@@ -10,7 +10,17 @@
  * expect(failedOffsets(await invokeHandler(handler, event), event)).toEqual({ 'orders-0': [1] });
  * ```
  */
-export type { LambdaContext } from '../kafka-event/types.ts';
+export type {
+  KafkaEvent,
+  KafkaEventRecord,
+  KafkaSchemaMetadata,
+  LambdaClientContext,
+  LambdaContext,
+  MskEventSource,
+  MskKafkaEvent,
+  SelfManagedEventSource,
+  SelfManagedKafkaEvent,
+} from '../kafka-event/types.ts';
 export { createLambdaContext, type LambdaContextOptions } from '../local/context.ts';
 export { failedOffsets, InvalidBatchResponseError } from './batch-response.ts';
 export {
