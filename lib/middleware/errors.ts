@@ -3,6 +3,8 @@
  * record's key, value or headers, so logging one never leaks a payload.
  */
 
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+
 export { KafkaEventError } from '../kafka-event/parse.ts';
 
 /**
@@ -89,6 +91,28 @@ export class KafkaSchemaError extends KafkaPoisonRecordError {
   constructor(position: RecordPosition, field: 'key' | 'value', paths: readonly string[]) {
     super(position, field, `failed schema validation at ${paths.map((p) => p || '(root)').join(', ')}`);
     this.paths = paths;
+  }
+
+  /**
+   * The error for a Standard Schema's issues: their paths only (at most 10), never their messages.
+   *
+   * @example
+   * ```ts
+   * const result = schema['~standard'].validate(data);
+   * if (result.issues) throw KafkaSchemaError.fromIssues(record, 'value', result.issues);
+   * ```
+   */
+  static fromIssues(
+    position: RecordPosition,
+    field: 'key' | 'value',
+    issues: readonly StandardSchemaV1.Issue[],
+  ): KafkaSchemaError {
+    const paths = new Set<string>();
+    for (const issue of issues) {
+      paths.add((issue.path ?? []).map((s) => String(typeof s === 'object' ? s.key : s)).join('.'));
+      if (paths.size === 10) break;
+    }
+    return new KafkaSchemaError(position, field, [...paths]);
   }
 }
 

@@ -32,6 +32,7 @@ export { kafkaBatch } from './middleware.ts';
 export type {
   KafkaBatchContext,
   KafkaBatchOptions,
+  KafkaDecoder,
   KafkaOrdering,
   KafkaPartitionHandler,
   KafkaPartitionOptions,

@@ -1,9 +1,15 @@
 import type { MiddlewareObj } from '@middy/core';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { KafkaEventError, parseKafkaEvent } from '../kafka-event/parse.ts';
 import type { LambdaContext as Context, KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
 import { KafkaBatchOptionsError } from './errors.ts';
 import { jsonLogger, safeLogger } from './log.ts';
-import type { KafkaBatchOptions, KafkaPartitionHandler, KafkaRecordHandler } from './options.ts';
+import type {
+  KafkaBatchOptions,
+  KafkaDecoder,
+  KafkaPartitionHandler,
+  KafkaRecordHandler,
+} from './options.ts';
 import { type BatchConfig, BatchRun } from './run.ts';
 
 const ORDERINGS = new Set(['partition', 'key', 'none']);
@@ -92,13 +98,20 @@ function configure(options: KafkaBatchOptions<unknown, unknown>): BatchConfig {
   const onPoison = options.onPoison ?? 'report';
   if (onPoison !== 'report' && onPoison !== 'skip' && typeof onPoison !== 'function')
     throw new KafkaBatchOptionsError("onPoison must be 'report', 'skip' or a function");
+  const decoders: { key?: KafkaDecoder<unknown>; value?: KafkaDecoder<unknown> } = {};
+  const schemas: { key?: StandardSchemaV1; value?: StandardSchemaV1 } = {};
   for (const field of ['key', 'value'] as const) {
     const schema: unknown = options[field];
-    if (
-      schema !== undefined &&
-      typeof (schema as { '~standard'?: { validate?: unknown } })['~standard']?.validate !== 'function'
-    )
-      throw new KafkaBatchOptionsError(`${field} must be a Standard Schema (zod, valibot, arktype…)`);
+    if (schema === undefined) continue;
+    const candidate = schema as { kind?: unknown; decode?: unknown; '~standard'?: { validate?: unknown } };
+    if (candidate.kind === 'kafka-decoder' && typeof candidate.decode === 'function')
+      decoders[field] = schema as KafkaDecoder<unknown>;
+    else if (typeof candidate['~standard']?.validate === 'function')
+      schemas[field] = schema as StandardSchemaV1;
+    else
+      throw new KafkaBatchOptionsError(
+        `${field} must be a Standard Schema (zod, valibot, arktype…) or a decoder (kafka-lambda/avro…)`,
+      );
   }
   const { logger, metrics } = options;
   if (
@@ -113,8 +126,10 @@ function configure(options: KafkaBatchOptions<unknown, unknown>): BatchConfig {
     concurrency,
     onRecord: onRecord as KafkaRecordHandler<unknown, unknown> | undefined,
     onPartition: onPartition as KafkaPartitionHandler<unknown, unknown> | undefined,
-    valueSchema: options.value,
-    keySchema: options.key,
+    valueSchema: schemas.value,
+    keySchema: schemas.key,
+    valueDecoder: decoders.value,
+    keyDecoder: decoders.key,
     onPoison,
     timeoutReserveMs,
     throwOnBatchFailure: options.throwOnBatchFailure ?? false,

@@ -109,11 +109,51 @@ export type KafkaPoisonPolicy =
       batch: KafkaBatchContext,
     ) => unknown);
 
+/**
+ * Turns a record's key or value bytes into data, for formats a Standard Schema cannot read (Avro,
+ * Protobuf, schema-registry framing): given as the `key` or `value` option instead of a Standard
+ * Schema; its output is `record.keyData` / `record.data`. The decoders of `kafka-lambda/avro`,
+ * `kafka-lambda/protobuf` and `kafka-lambda/json-schema` implement it (and validate their output with
+ * a Standard Schema); the middleware itself imports no decoding library.
+ *
+ * `decode` gets the bytes (`null` for a null or absent key or value: a tombstone), the record (its
+ * position and schema metadata) and the invocation's signal (aborted at the deadline: pass it to any
+ * request). It returns the data, or a promise of it (only when it must fetch something, e.g. a writer
+ * schema; the sync path costs no promise). A {@link KafkaPoisonRecordError} it throws makes the record
+ * poison (`onPoison`); any other error fails the record like a handler's error (it is retried). Its
+ * errors must not quote the bytes.
+ *
+ * @example
+ * ```ts
+ * const upperCase: KafkaDecoder<string | null> = {
+ *   kind: 'kafka-decoder',
+ *   decode: (bytes) => (bytes === null ? null : bytes.toString('latin1').toUpperCase()),
+ * };
+ * kafkaBatch({ value: upperCase, onRecord: (record) => console.log(record.data) });
+ * ```
+ */
+export interface KafkaDecoder<TOutput> {
+  /** Tells a decoder from a Standard Schema. */
+  readonly kind: 'kafka-decoder';
+  decode(
+    bytes: Buffer | null,
+    record: KafkaRecord<unknown, unknown>,
+    field: 'key' | 'value',
+    signal: AbortSignal,
+  ): TOutput | Promise<TOutput>;
+}
+
 interface KafkaBatchCommonOptions<TValue, TKey> {
-  /** Standard Schema (zod, valibot, arktype…) for the value, given `record.json()`; typed as `record.data`. */
-  value?: StandardSchemaV1<unknown, TValue>;
-  /** Standard Schema for the key, given the key as UTF-8 text (`null` if none); typed as `record.keyData`. */
-  key?: StandardSchemaV1<unknown, TKey>;
+  /**
+   * Standard Schema (zod, valibot, arktype…) for the value, given `record.json()`; or a
+   * {@link KafkaDecoder} given the value's bytes (Avro, Protobuf…). Typed as `record.data`.
+   */
+  value?: StandardSchemaV1<unknown, TValue> | KafkaDecoder<TValue>;
+  /**
+   * Standard Schema for the key, given the key as UTF-8 text (`null` if none); or a
+   * {@link KafkaDecoder} given the key's bytes. Typed as `record.keyData`.
+   */
+  key?: StandardSchemaV1<unknown, TKey> | KafkaDecoder<TKey>;
   /** At most this many records (or partition runs) in flight at once. Default 16. */
   concurrency?: number;
   /** Default `'report'`. */

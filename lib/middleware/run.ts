@@ -15,6 +15,7 @@ import {
 import { describeError, type KafkaBatchLogger, type KafkaBatchMetrics } from './log.ts';
 import type {
   KafkaBatchContext,
+  KafkaDecoder,
   KafkaOrdering,
   KafkaPartitionHandler,
   KafkaPoisonPolicy,
@@ -30,6 +31,9 @@ export interface BatchConfig {
   onPartition: KafkaPartitionHandler<unknown, unknown> | undefined;
   valueSchema: StandardSchemaV1 | undefined;
   keySchema: StandardSchemaV1 | undefined;
+  /** Set instead of the schema when the option is a {@link KafkaDecoder}. */
+  valueDecoder?: KafkaDecoder<unknown> | undefined;
+  keyDecoder?: KafkaDecoder<unknown> | undefined;
   onPoison: KafkaPoisonPolicy;
   timeoutReserveMs: number;
   throwOnBatchFailure: boolean;
@@ -520,7 +524,12 @@ export class BatchRun {
 
   /** Validates key and value against their schemas; a promise only if a schema is asynchronous. */
   #prepare(record: Record_): Promise<void> | undefined {
-    const { keySchema, valueSchema } = this.#config;
+    const { keySchema, valueSchema, keyDecoder, valueDecoder } = this.#config;
+    if (keyDecoder !== undefined || valueDecoder !== undefined) {
+      const key = this.#readField(record, 'key');
+      if (key !== undefined) return key.then(() => this.#readField(record, 'value'));
+      return this.#readField(record, 'value');
+    }
     if (keySchema !== undefined) {
       const result = keySchema['~standard'].validate(keyText(record));
       if (result instanceof Promise) return this.#prepareAsync(record, result);
@@ -531,6 +540,39 @@ export class BatchRun {
       if (result instanceof Promise) return this.#prepareValueAsync(record, result);
       record[VALUE_DATA] = accept(record, 'value', result);
     }
+    return undefined;
+  }
+
+  /**
+   * Fills the key's or value's data slot from its decoder or schema, when one of them has a decoder;
+   * a promise only if the decoder or schema answered with one.
+   */
+  #readField(record: Record_, field: 'key' | 'value'): Promise<void> | undefined {
+    const isKey = field === 'key';
+    const decoder = isKey ? this.#config.keyDecoder : this.#config.valueDecoder;
+    const slot = isKey ? KEY_DATA : VALUE_DATA;
+    if (decoder !== undefined) {
+      const decoded = decoder.decode(
+        (isKey ? record.key : record.value) ?? null,
+        record,
+        field,
+        this.#abort.signal,
+      );
+      if (decoded instanceof Promise)
+        return decoded.then((data: unknown) => {
+          record[slot] = data;
+        });
+      record[slot] = decoded;
+      return undefined;
+    }
+    const schema = isKey ? this.#config.keySchema : this.#config.valueSchema;
+    if (schema === undefined) return undefined;
+    const result = schema['~standard'].validate(isKey ? keyText(record) : record.json());
+    if (result instanceof Promise)
+      return result.then((settled: StandardSchemaV1.Result<unknown>) => {
+        record[slot] = accept(record, field, settled);
+      });
+    record[slot] = accept(record, field, result);
     return undefined;
   }
 
@@ -677,10 +719,5 @@ function keyText(record: Record_): string | null {
 
 function accept(record: Record_, field: 'key' | 'value', result: StandardSchemaV1.Result<unknown>): unknown {
   if (!result.issues) return result.value;
-  const paths = new Set<string>();
-  for (const issue of result.issues) {
-    paths.add((issue.path ?? []).map((s) => String(typeof s === 'object' ? s.key : s)).join('.'));
-    if (paths.size === 10) break;
-  }
-  throw new KafkaSchemaError(record, field, [...paths]);
+  throw KafkaSchemaError.fromIssues(record, field, result.issues);
 }

@@ -1,0 +1,42 @@
+/**
+ * A map with a bound: when full, the entry used least recently goes. Schemas are few per topic, but
+ * a container lives for hours and a bug upstream (a producer registering a schema per message) must
+ * not grow it without end.
+ */
+export class BoundedCache<K, V> {
+  readonly #entries = new Map<K, V>();
+  readonly #capacity: number;
+
+  constructor(capacity: number) {
+    if (!Number.isSafeInteger(capacity) || capacity < 1)
+      throw new RangeError(`cache size must be a positive integer, not ${capacity}`);
+    this.#capacity = capacity;
+  }
+
+  get(key: K): V | undefined {
+    const value = this.#entries.get(key);
+    // Moving a hit to the end keeps the map in order of use; skipped when it is already last (hot id).
+    if (value !== undefined && this.#entries.size > 1) {
+      this.#entries.delete(key);
+      this.#entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: K, value: V): void {
+    this.#entries.delete(key);
+    if (this.#entries.size >= this.#capacity) {
+      const oldest = this.#entries.keys().next();
+      if (!oldest.done) this.#entries.delete(oldest.value);
+    }
+    this.#entries.set(key, value);
+  }
+
+  delete(key: K): void {
+    this.#entries.delete(key);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * What every schema-registry decoder does, whatever the format: find where the writer schema comes
+ * from in each wire situation a Lambda function meets, decode, then validate with a Standard Schema.
+ *
+ * Wire situations (https://docs.aws.amazon.com/lambda/latest/dg/services-consume-kafka-events.html):
+ * - the trigger has a schema registry and `EventRecordFormat: JSON`: the bytes are JSON text and the
+ *   record's `keySchemaMetadata`/`valueSchemaMetadata` says what they were;
+ * - `EventRecordFormat: SOURCE`: the producer's encoded bytes with the registry framing removed, the
+ *   schema id in the metadata;
+ * - no registry on the trigger: the bytes as the producer wrote them, framed by its serializer
+ *   (Confluent or Glue, see `wire.ts`), or unframed (`framing: 'none'`).
+ */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { KafkaSchemaMetadata } from '../kafka-event/types.ts';
+import { KafkaSchemaError } from '../middleware/errors.ts';
+import type { KafkaDecoder } from '../middleware/options.ts';
+import type { KafkaRecord } from '../middleware/record.ts';
+import { BoundedCache } from './cache.ts';
+import { KafkaSchemaRegistryDecodeError, SchemaNotFoundError } from './errors.ts';
+import type { RegisteredSchema, SchemaRegistryClient } from './registry.ts';
+import { type RegistryFraming, readFrame } from './wire.ts';
+
+/**
+ * Options every decoder (`avroDecoder`, `protobufDecoder`, `jsonSchemaDecoder`) takes.
+ *
+ * @example
+ * ```ts
+ * const options: SchemaRegistryDecoderOptions<Order> = { registry, eventRecordFormat: 'SOURCE', validate: OrderSchema };
+ * ```
+ */
+export interface SchemaRegistryDecoderOptions<TOutput> {
+  /** Resolves writer schemas by id (Confluent-compatible or Glue), cached; create it at module scope. */
+  registry?: SchemaRegistryClient;
+  /**
+   * How the bytes are framed when the record has no schema metadata (no registry on the trigger):
+   * `'registry'` (default) reads Confluent's or Glue's framing by its first byte; `'confluent'` or
+   * `'glue'` accept only that one; `'none'`: plain encoded bytes, decoded with the schema in code.
+   */
+  framing?: RegistryFraming | 'none';
+  /**
+   * The trigger's `EventRecordFormat`, needed when it has a schema registry (records then carry
+   * schema metadata): `'JSON'` (the bytes are JSON text) or `'SOURCE'` (encoded bytes, framing
+   * removed). A record with metadata fails (and is retried, not dropped) until this is set.
+   */
+  eventRecordFormat?: 'JSON' | 'SOURCE';
+  /** A Standard Schema (zod, valibot…) the decoded data must pass; its output becomes the data. */
+  validate?: StandardSchemaV1<unknown, TOutput>;
+  /** Compiled writer schemas kept (least recently used goes). Default 1000. */
+  cacheSize?: number;
+}
+
+/** Decodes an encoded payload; throws (any error) when the bytes do not fit. */
+export type PayloadReader = (payload: Buffer) => unknown;
+
+/** Where a payload's encoded message starts, or why it cannot be found. */
+export type PayloadStart = (
+  payload: Buffer,
+  registry: 'confluent' | 'glue',
+  framingRemoved: boolean,
+) => number | string;
+
+/** What a format contributes to {@link createSchemaRegistryDecoder}. */
+export interface FormatCodec {
+  readonly format: RegisteredSchema['type'];
+  /** `Avro`, `Protobuf`, `JSON Schema`: for messages. */
+  readonly label: string;
+  /** Reads payloads with the schema given in code; `undefined` when none was given. */
+  readonly local: PayloadReader | undefined;
+  /** Builds a reader for a writer schema from the registry, or says why it cannot. */
+  compile: ((schema: RegisteredSchema) => PayloadReader | string) | undefined;
+  /** Skips what the serializer writes between the framing and the message (Protobuf's message indexes). */
+  start?: PayloadStart;
+}
+
+const NO_METADATA_FORMAT =
+  'has schema registry metadata (the trigger has a schema registry): set the decoder option eventRecordFormat to the trigger EventRecordFormat';
+
+/**
+ * Builds a {@link KafkaDecoder} from a format: the decoders of `kafka-lambda/avro`, `/protobuf` and
+ * `/json-schema` are made with it. Synchronous once a schema id has been seen: a registry request
+ * happens once per id per container (cache), and only on a miss is the result a promise.
+ *
+ * @example
+ * ```ts
+ * const decoder = createSchemaRegistryDecoder(codec, { registry });
+ * ```
+ */
+export function createSchemaRegistryDecoder<TOutput>(
+  codec: FormatCodec,
+  options: SchemaRegistryDecoderOptions<TOutput>,
+): KafkaDecoder<TOutput | null> {
+  const { registry, validate, eventRecordFormat } = options;
+  const framing = options.framing ?? 'registry';
+  if (!['registry', 'confluent', 'glue', 'none'].includes(framing))
+    throw new TypeError(`framing must be 'registry', 'confluent', 'glue' or 'none', not ${String(framing)}`);
+  if (eventRecordFormat !== undefined && eventRecordFormat !== 'JSON' && eventRecordFormat !== 'SOURCE')
+    throw new TypeError(`eventRecordFormat must be 'JSON' or 'SOURCE', not ${String(eventRecordFormat)}`);
+  if (framing === 'none' && codec.local === undefined)
+    throw new TypeError(`framing 'none' needs the ${codec.label} schema in code`);
+  if (codec.local === undefined && (registry === undefined || codec.compile === undefined))
+    throw new TypeError(`The ${codec.label} decoder needs a schema in code or a registry`);
+  const readers = new BoundedCache<string, PayloadReader>(options.cacheSize ?? 1000);
+  // Writer schemas come from the registry when there is one and the format can use them (Avro's
+  // schema resolution, JSON Schema); otherwise the schema in code reads every id.
+  const resolve = registry !== undefined && codec.compile !== undefined;
+
+  function fail(
+    record: KafkaRecord<unknown, unknown>,
+    field: 'key' | 'value',
+    reason: 'SCHEMA_NOT_FOUND' | 'DESERIALIZATION_ERROR',
+    problem: string,
+    schemaId?: string,
+  ): never {
+    throw new KafkaSchemaRegistryDecodeError(record, field, reason, problem, schemaId);
+  }
+
+  function finish(
+    data: unknown,
+    record: KafkaRecord<unknown, unknown>,
+    field: 'key' | 'value',
+  ): TOutput | Promise<TOutput> {
+    if (validate === undefined) return data as TOutput;
+    const result = validate['~standard'].validate(data);
+    if (result instanceof Promise)
+      return result.then((settled: StandardSchemaV1.Result<TOutput>) => accepted(settled, record, field));
+    return accepted(result, record, field);
+  }
+
+  function read(
+    reader: PayloadReader,
+    payload: Buffer,
+    record: KafkaRecord<unknown, unknown>,
+    field: 'key' | 'value',
+    schemaId: string | undefined,
+  ): TOutput | Promise<TOutput> {
+    let data: unknown;
+    try {
+      data = reader(payload);
+    } catch {
+      // The library's message may quote the bytes: only the position and the schema id are kept.
+      fail(
+        record,
+        field,
+        'DESERIALIZATION_ERROR',
+        `is not valid ${codec.label} for its writer schema`,
+        schemaId,
+      );
+    }
+    return finish(data, record, field);
+  }
+
+  async function readResolved(
+    client: SchemaRegistryClient,
+    schemaId: string,
+    payload: Buffer,
+    record: KafkaRecord<unknown, unknown>,
+    field: 'key' | 'value',
+    signal: AbortSignal,
+  ): Promise<TOutput> {
+    let schema: RegisteredSchema;
+    try {
+      schema = await client.getSchema(schemaId, signal);
+    } catch (error) {
+      if (error instanceof SchemaNotFoundError)
+        fail(
+          record,
+          field,
+          'SCHEMA_NOT_FOUND',
+          `names a schema the ${client.registry} registry does not have`,
+          schemaId,
+        );
+      throw error; // the registry could not be asked: not the record's fault, it is retried
+    }
+    let reader = readers.get(schemaId);
+    if (reader === undefined) {
+      if (schema.type !== codec.format)
+        fail(
+          record,
+          field,
+          'DESERIALIZATION_ERROR',
+          `was written with a ${schema.type} schema, not ${codec.label}`,
+          schemaId,
+        );
+      const compiled = codec.compile!(schema);
+      if (typeof compiled === 'string') fail(record, field, 'DESERIALIZATION_ERROR', compiled, schemaId);
+      reader = compiled;
+      readers.set(schemaId, reader);
+    }
+    return read(reader, payload, record, field, schemaId);
+  }
+
+  function readWithId(
+    schemaId: string,
+    registryKind: 'confluent' | 'glue',
+    payload: Buffer,
+    framingRemoved: boolean,
+    record: KafkaRecord<unknown, unknown>,
+    field: 'key' | 'value',
+    signal: AbortSignal,
+  ): TOutput | Promise<TOutput> {
+    let body = payload;
+    if (codec.start !== undefined) {
+      const start = codec.start(payload, registryKind, framingRemoved);
+      if (typeof start === 'string') fail(record, field, 'DESERIALIZATION_ERROR', start, schemaId);
+      body = payload.subarray(start);
+    }
+    if (!resolve) return read(codec.local!, body, record, field, schemaId);
+    const reader = readers.get(schemaId);
+    if (reader !== undefined) return read(reader, body, record, field, schemaId);
+    if (registry.registry !== registryKind)
+      fail(
+        record,
+        field,
+        'SCHEMA_NOT_FOUND',
+        `was framed for a ${registryKind} registry, but the decoder's registry is ${registry.registry}`,
+        schemaId,
+      );
+    return readResolved(registry, schemaId, body, record, field, signal);
+  }
+
+  return {
+    kind: 'kafka-decoder',
+    decode(bytes, record, field, signal) {
+      if (bytes === null) return null;
+      const metadata: KafkaSchemaMetadata | undefined =
+        field === 'key' ? record.keySchemaMetadata : record.valueSchemaMetadata;
+      if (metadata != null) {
+        if (eventRecordFormat === undefined) throw new TypeError(`${field} ${NO_METADATA_FORMAT}`);
+        const schemaId = metadata.schemaId == null ? undefined : String(metadata.schemaId);
+        if (eventRecordFormat === 'JSON') {
+          let data: unknown;
+          try {
+            data = JSON.parse(bytes.toString('utf8'));
+          } catch {
+            fail(
+              record,
+              field,
+              'DESERIALIZATION_ERROR',
+              'is not valid JSON (EventRecordFormat JSON)',
+              schemaId,
+            );
+          }
+          return finish(data, record, field);
+        }
+        if (schemaId === undefined) {
+          if (codec.local === undefined)
+            fail(record, field, 'SCHEMA_NOT_FOUND', 'has schema metadata without a schema id');
+          return read(codec.local, bytes, record, field, undefined);
+        }
+        // Confluent ids are decimal integers, Glue's schema version ids UUIDs: the id's own format.
+        const registryKind = /^\d+$/.test(schemaId) ? 'confluent' : 'glue';
+        return readWithId(schemaId, registryKind, bytes, true, record, field, signal);
+      }
+      if (framing === 'none') return read(codec.local!, bytes, record, field, undefined);
+      const frame = readFrame(bytes, framing);
+      if (typeof frame === 'string') return fail(record, field, 'DESERIALIZATION_ERROR', frame);
+      return readWithId(frame.schemaId, frame.registry, frame.payload, false, record, field, signal);
+    },
+  };
+}
+
+function accepted<TOutput>(
+  result: StandardSchemaV1.Result<TOutput>,
+  record: KafkaRecord<unknown, unknown>,
+  field: 'key' | 'value',
+): TOutput {
+  if (result.issues) throw KafkaSchemaError.fromIssues(record, field, result.issues);
+  return result.value;
+}

@@ -1,0 +1,45 @@
+/**
+ * Schema-registry support shared by the decoders of `kafka-lambda/avro`, `kafka-lambda/protobuf` and
+ * `kafka-lambda/json-schema`: the Confluent-compatible registry client, the wire framings (Confluent,
+ * AWS Glue) and the errors. No decoding library is imported here; the Glue client lives in
+ * `kafka-lambda/schema-registry/glue` so that only functions using Glue load the AWS SDK's Glue client.
+ *
+ * @example
+ * ```ts
+ * import { confluentSchemaRegistry } from 'kafka-lambda/schema-registry';
+ * const registry = confluentSchemaRegistry({ url: process.env.SCHEMA_REGISTRY_URL! });
+ * ```
+ */
+export { BoundedCache } from './cache.ts';
+export {
+  createSchemaRegistryDecoder,
+  type FormatCodec,
+  type PayloadReader,
+  type PayloadStart,
+  type SchemaRegistryDecoderOptions,
+} from './decoder.ts';
+export {
+  KafkaSchemaRegistryDecodeError,
+  SchemaNotFoundError,
+  type SchemaRegistryFailureReason,
+  SchemaRegistryRequestError,
+} from './errors.ts';
+export {
+  CachingSchemaRegistry,
+  type ConfluentRegistryAuth,
+  type ConfluentSchemaRegistryOptions,
+  confluentSchemaRegistry,
+  type RegisteredSchema,
+  type SchemaRegistryCacheOptions,
+  type SchemaRegistryClient,
+  type SchemaRegistryStats,
+} from './registry.ts';
+export {
+  CONFLUENT_MAGIC_BYTE,
+  GLUE_HEADER_VERSION,
+  type RegistryFrame,
+  type RegistryFraming,
+  readConfluentMessageIndexes,
+  readFrame,
+  readGlueMessageIndex,
+} from './wire.ts';

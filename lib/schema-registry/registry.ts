@@ -1,0 +1,215 @@
+/**
+ * Clients that resolve writer schemas by id, cached across invocations (module scope lives as long
+ * as the Lambda container), one request per id however many records ask at once.
+ */
+import { BoundedCache } from './cache.ts';
+import { SchemaNotFoundError, SchemaRegistryRequestError } from './errors.ts';
+
+/**
+ * A writer schema as the registry holds it.
+ *
+ * @example
+ * ```ts
+ * const schema: RegisteredSchema = { id: '17', type: 'AVRO', definition: '{"type":"string"}' };
+ * ```
+ */
+export interface RegisteredSchema {
+  /** Confluent: the decimal id; Glue: the schema version UUID. */
+  readonly id: string;
+  readonly type: 'AVRO' | 'PROTOBUF' | 'JSON';
+  /** The schema text (Avro JSON, .proto source, JSON Schema). */
+  readonly definition: string;
+}
+
+/**
+ * Counts of a client since it was created: `requests` made to the registry, `cacheHits` answered from
+ * the cache. After warm-up `requests` stops growing.
+ *
+ * @example
+ * ```ts
+ * console.log(registry.stats.requests, registry.stats.cacheHits);
+ * ```
+ */
+export interface SchemaRegistryStats {
+  requests: number;
+  cacheHits: number;
+}
+
+/**
+ * Resolves writer schemas by id. Made by {@link confluentSchemaRegistry} or `glueSchemaRegistry`
+ * (`kafka-lambda/schema-registry/glue`); create it once, at module scope, so its cache outlives the
+ * invocation.
+ *
+ * @example
+ * ```ts
+ * const schema = await registry.getSchema('17', signal);
+ * ```
+ */
+export interface SchemaRegistryClient {
+  /** Which registry's ids it understands. */
+  readonly registry: 'confluent' | 'glue';
+  readonly stats: SchemaRegistryStats;
+  /**
+   * The schema with this id. Rejects with `SchemaNotFoundError` when the registry has none, with
+   * `SchemaRegistryRequestError` when it cannot be asked (timeout, network, 5xx, 401/403) or when
+   * `signal` aborts.
+   */
+  getSchema(id: string, signal?: AbortSignal): Promise<RegisteredSchema>;
+}
+
+/**
+ * Options common to both registry clients.
+ *
+ * @example
+ * ```ts
+ * const options: SchemaRegistryCacheOptions = { cacheSize: 100, timeoutMs: 2000 };
+ * ```
+ */
+export interface SchemaRegistryCacheOptions {
+  /** Schemas kept; the least recently used goes when full. Default 1000. */
+  cacheSize?: number;
+  /**
+   * Longest wait for one request, in ms; the decoder's signal (the invocation's deadline) also ends
+   * it. Default 5000.
+   */
+  timeoutMs?: number;
+}
+
+/** Caching, request sharing and timeouts; subclasses only fetch. */
+export abstract class CachingSchemaRegistry implements SchemaRegistryClient {
+  abstract readonly registry: 'confluent' | 'glue';
+  readonly stats: SchemaRegistryStats = { requests: 0, cacheHits: 0 };
+  readonly #cache: BoundedCache<string, Promise<RegisteredSchema>>;
+  readonly #timeoutMs: number;
+
+  constructor(options: SchemaRegistryCacheOptions = {}) {
+    this.#cache = new BoundedCache(options.cacheSize ?? 1000);
+    const timeoutMs = options.timeoutMs ?? 5000;
+    if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs))
+      throw new RangeError(`timeoutMs must be a positive number, not ${timeoutMs}`);
+    this.#timeoutMs = timeoutMs;
+  }
+
+  getSchema(id: string, signal?: AbortSignal): Promise<RegisteredSchema> {
+    const cached = this.#cache.get(id);
+    if (cached !== undefined) {
+      this.stats.cacheHits++;
+      return cached;
+    }
+    this.stats.requests++;
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const request = this.fetchSchema(id, signal ? AbortSignal.any([signal, timeout]) : timeout);
+    this.#cache.set(id, request);
+    // A failed request is not cached: the next record asks again (a 404 too: the schema may be
+    // registered meanwhile, and the record is isolated either way).
+    request.catch(() => {
+      if (this.#cache.get(id) === request) this.#cache.delete(id);
+    });
+    return request;
+  }
+
+  /** One request to the registry; rejects with the errors {@link SchemaRegistryClient.getSchema} names. */
+  protected abstract fetchSchema(id: string, signal: AbortSignal): Promise<RegisteredSchema>;
+}
+
+/**
+ * How to authenticate to a Confluent-compatible registry: basic auth (Confluent Cloud's API key and
+ * secret) or a bearer token (a string, or a function called per request for tokens that expire).
+ *
+ * @example
+ * ```ts
+ * const auth: ConfluentRegistryAuth = { username: process.env.SR_KEY!, password: process.env.SR_SECRET! };
+ * ```
+ */
+export type ConfluentRegistryAuth =
+  | { readonly username: string; readonly password: string }
+  | { readonly bearerToken: string | (() => string | Promise<string>) };
+
+/**
+ * Options of {@link confluentSchemaRegistry}.
+ *
+ * @example
+ * ```ts
+ * const options: ConfluentSchemaRegistryOptions = { url: 'https://psrc-123.eu-west-1.aws.confluent.cloud' };
+ * ```
+ */
+export interface ConfluentSchemaRegistryOptions extends SchemaRegistryCacheOptions {
+  /** Base URL of the registry's REST API (Confluent, or a compatible one such as Apicurio's `/apis/ccompat/v7`). */
+  url: string;
+  auth?: ConfluentRegistryAuth;
+}
+
+/**
+ * A client of a Confluent-compatible schema registry (Confluent Platform, Confluent Cloud, Apicurio's
+ * compatible API): `GET /schemas/ids/{id}`, cached.
+ *
+ * @example
+ * ```ts
+ * const registry = confluentSchemaRegistry({ url: process.env.SCHEMA_REGISTRY_URL! });
+ * export const handler = middy().use(kafkaBatch({ value: avroDecoder({ registry }), onRecord }));
+ * ```
+ */
+export function confluentSchemaRegistry(options: ConfluentSchemaRegistryOptions): SchemaRegistryClient {
+  return new ConfluentSchemaRegistry(options);
+}
+
+class ConfluentSchemaRegistry extends CachingSchemaRegistry {
+  readonly registry = 'confluent';
+  readonly #base: string;
+  readonly #auth: ConfluentRegistryAuth | undefined;
+
+  constructor(options: ConfluentSchemaRegistryOptions) {
+    super(options);
+    let url: URL;
+    try {
+      url = new URL(options.url);
+    } catch {
+      throw new TypeError('The schema registry url is not a URL');
+    }
+    if (url.username || url.password)
+      throw new TypeError('Give the schema registry credentials as auth, not in the url');
+    this.#base = url.href.replace(/\/+$/, '');
+    this.#auth = options.auth;
+  }
+
+  protected async fetchSchema(id: string, signal: AbortSignal): Promise<RegisteredSchema> {
+    if (!/^\d{1,10}$/.test(id)) throw new SchemaNotFoundError(id);
+    const headers: Record<string, string> = {
+      accept: 'application/vnd.schemaregistry.v1+json, application/json',
+    };
+    const auth = this.#auth;
+    if (auth !== undefined) {
+      if ('bearerToken' in auth)
+        headers.authorization = `Bearer ${typeof auth.bearerToken === 'function' ? await auth.bearerToken() : auth.bearerToken}`;
+      else
+        headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+    }
+    let response: Response;
+    try {
+      response = await fetch(`${this.#base}/schemas/ids/${id}`, { headers, signal });
+    } catch (error) {
+      const reason = signal.aborted ? 'timed out or was aborted' : 'failed';
+      throw new SchemaRegistryRequestError(`Schema registry request for schema ${id} ${reason}`, undefined, {
+        cause: error,
+      });
+    }
+    const body: unknown = await response.json().catch(() => undefined);
+    if (response.status === 404) throw new SchemaNotFoundError(id);
+    if (!response.ok)
+      throw new SchemaRegistryRequestError(
+        `Schema registry answered ${response.status} for schema ${id}`,
+        response.status,
+      );
+    const { schema, schemaType } = (body ?? {}) as { schema?: unknown; schemaType?: unknown };
+    if (typeof schema !== 'string')
+      throw new SchemaRegistryRequestError(
+        `Schema registry answer for schema ${id} has no schema`,
+        response.status,
+      );
+    // Confluent omits schemaType for Avro, the original format.
+    const type = schemaType === undefined ? 'AVRO' : schemaType;
+    if (type !== 'AVRO' && type !== 'PROTOBUF' && type !== 'JSON')
+      throw new SchemaRegistryRequestError(`Schema ${id} has an unknown schemaType`, response.status);
+    return { id, type, definition: schema };
+  }
+}
