@@ -137,7 +137,22 @@ describe('the replay function', () => {
       'refused',
       /reads topic "replay-fn-\w+", not "payments"/,
     ],
-    ['not an object', 'toEarliest', 'invalid', /invalid replay request/],
+    ['a string', 'toEarliest', 'invalid', /the request must be a JSON object \(got a string\)/],
+    ['null', null, 'invalid', /the request must be a JSON object \(got null\)/],
+    ['a number', 42, 'invalid', /the request must be a JSON object \(got a number\)/],
+    ['an array', [], 'invalid', /the request must be a JSON object \(got an array\)/],
+    [
+      'a plan file naming two topics',
+      { fromFile: 'orders,0,1\npayments,0,1', execute: true },
+      'invalid',
+      /plan file names 2 topics \(orders, payments\)/,
+    ],
+    [
+      'a plan of 400,000 lines',
+      { fromFile: Array.from({ length: 400_000 }, (_, i) => `orders,${i},1`).join('\n'), execute: true },
+      'invalid',
+      /fromFile: must be at most 4000000 characters|plan file has more than 10000 entries/,
+    ],
   ];
   for (const [what, input, kind, message] of invalid) {
     it(`refuses ${what} with a clear error, changing nothing`, async () => {
@@ -148,6 +163,8 @@ describe('the replay function', () => {
       if (result.ok) return;
       expect(result.error.kind).toBe(kind);
       expect(result.error.message).toMatch(message);
+      // The answer (and the log line that repeats it) stays small whatever the request.
+      expect(JSON.stringify(result).length).toBeLessThan(2_000);
       expect(model.updates).toEqual([]);
       expect(await current(groupId)).toEqual([7, 8]);
     });

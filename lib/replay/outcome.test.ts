@@ -1,8 +1,16 @@
 import { ResourceNotFoundException } from '@aws-sdk/client-lambda';
 import { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocolError } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { GroupNotEmptyError, ReplayError, ReplayInputError, ReplayTimeoutError } from './errors.ts';
-import { describeReplayError } from './outcome.ts';
+import {
+  GroupNotEmptyError,
+  ReplayConflictError,
+  ReplayError,
+  ReplayExecutionError,
+  ReplayInputError,
+  ReplayTimeoutError,
+} from './errors.ts';
+import { describeReplayError, REPLAY_EXIT_CODES } from './outcome.ts';
+import type { FailureReport } from './types.ts';
 
 const SECRET = 'S3cr3t-Passw0rd!';
 // What Node's JSON.parse says about a secret that is not JSON: it quotes the input.
@@ -30,6 +38,30 @@ describe('describeReplayError', () => {
       kind: 'error',
       message: 'timed out after 5 ms waiting for x',
     });
+  });
+
+  it('a conflict with another replay has its own kind and exit code, mid-way too while the mapping is restored', () => {
+    const conflict = new ReplayConflictError('g', 'another replay holds the group right now');
+    expect(describeReplayError(conflict)).toEqual({
+      name: 'ReplayConflictError',
+      kind: 'conflict',
+      message: 'consumer group "g": another replay holds the group right now',
+    });
+    expect(REPLAY_EXIT_CODES.conflict).toBe(6);
+    expect(new Set(Object.values(REPLAY_EXIT_CODES)).size).toBe(Object.keys(REPLAY_EXIT_CODES).length);
+    const report = (restored: boolean): FailureReport => ({
+      failedStep: 'plan',
+      error: { name: 'ReplayConflictError', message: conflict.message },
+      offsets: 'untouched',
+      offsetsNow: null,
+      mappingStateBefore: 'Enabled',
+      mappingStateNow: restored ? 'Enabled' : 'Disabled',
+      mappingRestored: restored,
+    });
+    expect(describeReplayError(new ReplayExecutionError(report(true), conflict)).kind).toBe('conflict');
+    expect(describeReplayError(new ReplayExecutionError(report(false), conflict)).kind).toBe(
+      'failed-unrestored',
+    );
   });
 
   it('a subclass of ReplayError defined elsewhere (the function’s config errors) keeps its message', () => {
