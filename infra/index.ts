@@ -40,3 +40,4 @@ export {
   type KafkaReplayFunctionProps,
   type ReplayTarget,
 } from './replay-function.ts';
+export type { SchemaRegistry, SchemaRegistryLocation, SchemaValidationAttribute } from './schema-registry.ts';

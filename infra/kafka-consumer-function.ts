@@ -13,6 +13,12 @@ import { lambdaBundling } from './bundling.ts';
 import { mskTriggerStatements, networkInterfaceStatements } from './iam.ts';
 import type { KafkaSource } from './kafka-source.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
+import {
+  acknowledgeGlueSchemaWildcard,
+  type SchemaRegistry,
+  SchemaRegistryConfigError,
+  schemaRegistryConfig,
+} from './schema-registry.ts';
 
 /** Lambda refuses Kafka triggers on functions whose timeout exceeds 14 minutes. */
 const MAX_KAFKA_FUNCTION_TIMEOUT = Duration.minutes(14);
@@ -96,13 +102,21 @@ export interface KafkaConsumerFunctionProps {
    */
   readonly filterCriteria?: FilterCriteria;
   /**
+   * The trigger's schema registry (Glue, or Confluent with a basic-auth or mTLS secret): Lambda resolves
+   * and validates each record's key and/or value, delivers it as JSON or SOURCE, and sends records it
+   * cannot resolve or decode to the on-failure destination (`SCHEMA_NOT_FOUND`, `DESERIALIZATION_ERROR`).
+   * Provisioned mode only (refused at synth time otherwise). The role gets exactly the registry's read
+   * permissions. @default none
+   */
+  readonly schemaRegistry?: SchemaRegistry;
+  /**
    * Overrides for the function (memory, timeout, environment, VPC…); applied over this construct's defaults.
    * Not the role: its least-privilege policy is what this construct is for (add to `function.role` instead).
    */
   readonly functionProps?: Omit<NodejsFunctionProps, 'entry' | 'handler' | 'role'>;
   /**
-   * Overrides for the mapping (filters, metrics, logging, schema registry…); applied last. Not the source,
-   * topic, group or destination, which the IAM policy is derived from.
+   * Overrides for the mapping (metrics, logging…); applied last. Not the source, topic, group, destination
+   * or schema registry, which the IAM policy is derived from.
    */
   readonly mappingProps?: Omit<
     Partial<lambda.EventSourceMappingOptions>,
@@ -112,6 +126,7 @@ export interface KafkaConsumerFunctionProps {
     | 'kafkaConsumerGroupId'
     | 'sourceAccessConfigurations'
     | 'onFailure'
+    | 'schemaRegistryConfig'
   >;
 }
 
@@ -160,6 +175,7 @@ export class KafkaConsumerFunction extends Construct {
     if (onFailure.type === 'kafka' && onFailure.topic === topic) {
       throw new KafkaConsumerConfigError(`the failure topic must differ from the source topic "${topic}"`);
     }
+    const registry = registryProperty(props);
     this.source = source;
     this.topic = topic;
     this.consumerGroupId = consumerGroupId;
@@ -224,6 +240,7 @@ export class KafkaConsumerFunction extends Construct {
       onFailure: onFailure.type === 'kafka' ? new KafkaDlq(onFailure.topic) : new SqsDlq(this.failureQueue!),
       enabled: props.enabled ?? true,
       filters,
+      schemaRegistryConfig: registry?.config,
       // Every metric group a Kafka mapping offers: event counts (polled, filtered, dropped…), error counts
       // (OnFailureDestinationDeliveryErrorCount among them) and Kafka consumer metrics.
       // https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-properties-lambda-eventsourcemapping-metricsconfig.html
@@ -240,6 +257,8 @@ export class KafkaConsumerFunction extends Construct {
     this.mappingArn = this.eventSourceMapping.eventSourceMappingArn;
 
     this.grantSourceAccess(role, onFailure);
+    for (const statement of registry?.statements ?? []) role.addToPrincipalPolicy(statement);
+    if (registry?.schemaArnPattern) acknowledgeGlueSchemaWildcard(role, registry.schemaArnPattern);
   }
 
   /**
@@ -345,6 +364,34 @@ export class KafkaConsumerFunction extends Construct {
       for (const statement of networkInterfaceStatements(this)) role.addToPrincipalPolicy(statement);
       acknowledgeNetworkInterfaceWildcards(role);
     }
+  }
+}
+
+/**
+ * The mapping's schema registry and its role statements; refused at synth time without provisioned pollers
+ * (schema registries exist only in provisioned mode:
+ * https://docs.aws.amazon.com/lambda/latest/dg/services-consume-kafka-events.html).
+ */
+function registryProperty(
+  props: KafkaConsumerFunctionProps,
+): ReturnType<typeof schemaRegistryConfig> | undefined {
+  if (props.schemaRegistry === undefined) return undefined;
+  // The construct always sets provisioned pollers; only a mappingProps override can turn them off.
+  const overrides = props.mappingProps;
+  if (
+    overrides &&
+    'provisionedPollerConfig' in overrides &&
+    overrides.provisionedPollerConfig === undefined
+  ) {
+    throw new KafkaConsumerConfigError(
+      'a schema registry needs provisioned mode: keep provisionedPollers (Lambda supports schema registries only with provisioned pollers)',
+    );
+  }
+  try {
+    return schemaRegistryConfig(props.schemaRegistry);
+  } catch (error) {
+    if (error instanceof SchemaRegistryConfigError) throw new KafkaConsumerConfigError(error.message);
+    throw error;
   }
 }
 

@@ -1,0 +1,191 @@
+import { join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { KafkaConsumerConfigError, KafkaConsumerFunction } from './kafka-consumer-function.ts';
+import type { KafkaSource } from './kafka-source.ts';
+import { roleStatements } from './template-queries.ts';
+
+const ENTRY = join(import.meta.dirname, '../functions/orders/handler.ts');
+const CLUSTER_ARN = 'arn:aws:kafka:eu-west-1:111122223333:cluster/shop/0f3c-uuid-1';
+const REGISTRY_ARN = 'arn:aws:glue:eu-west-1:111122223333:registry/shop';
+const BASIC_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:registry-basic-AbCdEf';
+const MTLS_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:registry-mtls-AbCdEf';
+const CA_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:registry-ca-AbCdEf';
+const msk: KafkaSource = { kind: 'msk', clusterArn: CLUSTER_ARN, auth: { type: 'iam' } };
+
+function newStack(): Stack {
+  return new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Registries');
+}
+
+/** The mapping's `SchemaRegistryConfig`, which CloudFormation nests in the MSK source's settings. */
+function registryOf(template: Template, topic: string): unknown {
+  const found = Object.values(
+    template.findResources('AWS::Lambda::EventSourceMapping', { Properties: { Topics: [topic] } }),
+  );
+  expect(found).toHaveLength(1);
+  const properties = (found[0] as { Properties: Record<string, { SchemaRegistryConfig?: unknown }> })
+    .Properties;
+  return properties.AmazonManagedKafkaEventSourceConfig?.SchemaRegistryConfig;
+}
+
+describe('KafkaConsumerFunction with a schema registry', () => {
+  let stack: Stack;
+  let template: Template;
+
+  beforeAll(() => {
+    stack = newStack();
+    const base = { entry: ENTRY, source: msk };
+    new KafkaConsumerFunction(stack, 'Glue', {
+      ...base,
+      topic: 'orders-avro',
+      consumerGroupId: 'g-glue',
+      schemaRegistry: { kind: 'glue', registryArn: REGISTRY_ARN, eventRecordFormat: 'JSON' },
+    });
+    const basic = secretsmanager.Secret.fromSecretCompleteArn(stack, 'BasicSecret', BASIC_ARN);
+    new KafkaConsumerFunction(stack, 'Basic', {
+      ...base,
+      topic: 'orders-basic',
+      consumerGroupId: 'g-basic',
+      schemaRegistry: {
+        kind: 'confluent',
+        url: 'https://registry.example.com',
+        auth: { type: 'basic', secret: basic },
+        eventRecordFormat: 'SOURCE',
+        validate: ['KEY', 'VALUE'],
+      },
+    });
+    const key = new kms.Key(stack, 'RegistryKey', { enableKeyRotation: true });
+    const mtls = secretsmanager.Secret.fromSecretAttributes(stack, 'MtlsSecret', {
+      secretCompleteArn: MTLS_ARN,
+      encryptionKey: key,
+    });
+    const ca = secretsmanager.Secret.fromSecretCompleteArn(stack, 'Ca', CA_ARN);
+    new KafkaConsumerFunction(stack, 'Mtls', {
+      ...base,
+      topic: 'orders-mtls',
+      consumerGroupId: 'g-mtls',
+      schemaRegistry: {
+        kind: 'confluent',
+        url: 'https://registry.example.com',
+        auth: { type: 'mtls', secret: mtls },
+        rootCaCertificate: ca,
+        eventRecordFormat: 'JSON',
+        validate: ['KEY'],
+      },
+    });
+    new KafkaConsumerFunction(stack, 'Plain', { ...base, topic: 'orders-plain', consumerGroupId: 'g-plain' });
+    template = Template.fromStack(stack);
+  }, 120_000); // synth on a busy 2-core machine
+
+  it('points a Glue mapping at the registry ARN, provisioned, validating the value by default', () => {
+    expect(registryOf(template, 'orders-avro')).toEqual({
+      SchemaRegistryURI: REGISTRY_ARN,
+      EventRecordFormat: 'JSON',
+      SchemaValidationConfigs: [{ Attribute: 'VALUE' }],
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      Topics: ['orders-avro'],
+      ProvisionedPollerConfig: { MinimumPollers: 1, MaximumPollers: 3 },
+      AmazonManagedKafkaEventSourceConfig: { ConsumerGroupId: 'g-glue' },
+    });
+  });
+
+  it('grants a Glue consumer GetRegistry on the registry and GetSchemaVersion on it and its schemas, nothing else of Glue', () => {
+    const glue = roleStatements(template, 'GlueRole').filter((statement) =>
+      [statement.Action].flat().some((action) => action.startsWith('glue:')),
+    );
+    expect(glue).toEqual([
+      { Effect: 'Allow', Action: 'glue:GetRegistry', Resource: REGISTRY_ARN },
+      {
+        Effect: 'Allow',
+        Action: 'glue:GetSchemaVersion',
+        Resource: [REGISTRY_ARN, 'arn:aws:glue:eu-west-1:111122223333:schema/shop/*'],
+      },
+    ]);
+    const secrets = roleStatements(template, 'GlueRole').filter((statement) =>
+      [statement.Action].flat().some((action) => action.startsWith('secretsmanager:')),
+    );
+    expect(secrets).toEqual([]);
+  });
+
+  it('passes a Confluent URL with its basic-auth secret and grants GetSecretValue on that secret only', () => {
+    expect(registryOf(template, 'orders-basic')).toEqual({
+      SchemaRegistryURI: 'https://registry.example.com',
+      EventRecordFormat: 'SOURCE',
+      AccessConfigs: [{ Type: 'BASIC_AUTH', URI: BASIC_ARN }],
+      SchemaValidationConfigs: [{ Attribute: 'KEY' }, { Attribute: 'VALUE' }],
+    });
+    const statements = roleStatements(template, 'BasicRole').filter((statement) =>
+      [statement.Action].flat().some((action) => /^(secretsmanager|glue|kms):/.test(action)),
+    );
+    expect(statements).toEqual([
+      { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: BASIC_ARN },
+    ]);
+  });
+
+  it('passes an mTLS secret and a root CA, with kms:Decrypt on the key that encrypts the secret', () => {
+    expect(registryOf(template, 'orders-mtls')).toEqual({
+      SchemaRegistryURI: 'https://registry.example.com',
+      EventRecordFormat: 'JSON',
+      AccessConfigs: [
+        { Type: 'CLIENT_CERTIFICATE_TLS_AUTH', URI: MTLS_ARN },
+        { Type: 'SERVER_ROOT_CA_CERTIFICATE', URI: CA_ARN },
+      ],
+      SchemaValidationConfigs: [{ Attribute: 'KEY' }],
+    });
+    const statements = roleStatements(template, 'MtlsRole').filter((statement) =>
+      [statement.Action].flat().some((action) => /^(secretsmanager|glue|kms):/.test(action)),
+    );
+    expect(statements).toEqual([
+      { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: [MTLS_ARN, CA_ARN] },
+      {
+        Effect: 'Allow',
+        Action: 'kms:Decrypt',
+        Resource: { 'Fn::GetAtt': [expect.stringMatching(/^RegistryKey/), 'Arn'] },
+      },
+    ]);
+  });
+
+  it('leaves a mapping without a registry without SchemaRegistryConfig', () => {
+    expect(registryOf(template, 'orders-plain')).toBeUndefined();
+  });
+
+  it('passes cdk-nag AwsSolutions (the Glue schema wildcard acknowledged with its reason)', () => {
+    expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
+  }, 60_000);
+});
+
+describe('schema registries refused at synth time', () => {
+  const base = { entry: ENTRY, source: msk, topic: 'orders', consumerGroupId: 'g' };
+  const glue = { kind: 'glue', registryArn: REGISTRY_ARN, eventRecordFormat: 'JSON' } as const;
+
+  it.each([
+    [
+      { ...base, schemaRegistry: glue, mappingProps: { provisionedPollerConfig: undefined } },
+      /needs provisioned mode/,
+    ],
+    [
+      {
+        ...base,
+        schemaRegistry: { ...glue, registryArn: 'arn:aws:glue:eu-west-1:111122223333:schema/shop/orders' },
+      },
+      /literal Glue registry ARN/,
+    ],
+    [{ ...base, schemaRegistry: { ...glue, validate: [] } }, /needs KEY, VALUE or both/],
+    [{ ...base, schemaRegistry: { ...glue, validate: ['VALUE', 'VALUE'] as const } }, /more than once/],
+    [
+      {
+        ...base,
+        schemaRegistry: { kind: 'confluent', url: 'registry:8081', eventRecordFormat: 'JSON' } as const,
+      },
+      /http\(s\) URL/,
+    ],
+  ])('consumer %#', (props, message) => {
+    expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).toThrow(KafkaConsumerConfigError);
+    expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).toThrow(message);
+  });
+});

@@ -1,0 +1,206 @@
+import { Token, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+
+/**
+ * The schema registry of a Kafka trigger (Lambda's `SchemaRegistryConfig`, provisioned mode only): where
+ * Lambda resolves each record's schema, which parts of the record it validates and deserializes, and in
+ * which format it hands them to the function.
+ * https://docs.aws.amazon.com/lambda/latest/dg/services-consume-kafka-events.html
+ *
+ * - `glue`: an AWS Glue Schema Registry, by its literal ARN (`arn:aws:glue:REGION:ACCOUNT:registry/NAME`);
+ *   the role gets `glue:GetRegistry` on it and `glue:GetSchemaVersion` on it and its schemas.
+ * - `confluent`: a Confluent Cloud or self-managed Confluent Schema Registry by URL, with an optional
+ *   Secrets Manager secret for basic auth (`{"username","password"}`) or mTLS (certificate chain and key),
+ *   and an optional root CA secret; the role gets `secretsmanager:GetSecretValue` on those secrets only.
+ *
+ * @example
+ * const glue: SchemaRegistry = {
+ *   kind: 'glue',
+ *   registryArn: 'arn:aws:glue:eu-west-1:111122223333:registry/shop',
+ *   eventRecordFormat: 'JSON',
+ *   validate: ['VALUE'],
+ * };
+ * const confluent: SchemaRegistry = {
+ *   kind: 'confluent',
+ *   url: 'https://psrc-abc12.eu-west-1.aws.confluent.cloud',
+ *   auth: { type: 'basic', secret: registrySecret },
+ *   eventRecordFormat: 'SOURCE',
+ *   validate: ['KEY', 'VALUE'],
+ * };
+ */
+export type SchemaRegistry = SchemaRegistryLocation & {
+  /** `JSON`: Lambda delivers the validated parts as JSON text; `SOURCE`: the original bytes without framing. */
+  readonly eventRecordFormat: 'JSON' | 'SOURCE';
+  /** The record parts Lambda validates (and, with `JSON`, deserializes). Each at most once. @default ['VALUE'] */
+  readonly validate?: readonly SchemaValidationAttribute[];
+};
+
+/**
+ * A record part a schema registry validates.
+ *
+ * @example
+ * const parts: SchemaValidationAttribute[] = ['KEY', 'VALUE'];
+ */
+export type SchemaValidationAttribute = 'KEY' | 'VALUE';
+
+/**
+ * Which registry, and how Lambda authenticates to it (see {@link SchemaRegistry}).
+ *
+ * @example
+ * const where: SchemaRegistryLocation = { kind: 'glue', registryArn: 'arn:aws:glue:eu-west-1:111122223333:registry/shop' };
+ */
+export type SchemaRegistryLocation =
+  | { readonly kind: 'glue'; readonly registryArn: string }
+  | {
+      readonly kind: 'confluent';
+      readonly url: string;
+      /** @default no authentication */
+      readonly auth?: { readonly type: 'basic' | 'mtls'; readonly secret: secretsmanager.ISecret };
+      /** A root CA (X.509 PEM) secret, for a registry whose certificate a private CA signed. @default none */
+      readonly rootCaCertificate?: secretsmanager.ISecret;
+    };
+
+/**
+ * A schema registry setting Lambda would refuse, or whose IAM policy cannot be derived, caught at synth time.
+ *
+ * @example
+ * try { schemaRegistryConfig(registry); } catch (e) { if (e instanceof SchemaRegistryConfigError) console.error(e.message); }
+ */
+export class SchemaRegistryConfigError extends Error {
+  override readonly name = 'SchemaRegistryConfigError';
+}
+
+// https://docs.aws.amazon.com/glue/latest/dg/glue-specifying-resource-arns.html (registry/NAME, schema/REGISTRY/SCHEMA)
+const GLUE_REGISTRY_ARN = /^arn:(aws[a-z-]*):glue:([a-z0-9-]+):(\d{12}):registry\/([A-Za-z0-9_$#.-]{1,255})$/;
+
+/**
+ * The mapping's `schemaRegistryConfig` for {@link SchemaRegistry}, and the statements its role needs.
+ * Checks the registry up front: a literal Glue registry ARN, an http(s) Confluent URL, each validated
+ * part at most once.
+ *
+ * @throws SchemaRegistryConfigError naming what is wrong.
+ * @example
+ * const { config, statements } = schemaRegistryConfig(registry);
+ */
+export function schemaRegistryConfig(registry: SchemaRegistry): {
+  readonly config: lambda.ISchemaRegistry;
+  readonly statements: iam.PolicyStatement[];
+  readonly schemaArnPattern: string | undefined;
+} {
+  const validate = registry.validate ?? ['VALUE'];
+  if (validate.length === 0) {
+    throw new SchemaRegistryConfigError('schemaRegistry.validate needs KEY, VALUE or both');
+  }
+  for (const attribute of validate) {
+    if (attribute !== 'KEY' && attribute !== 'VALUE') {
+      throw new SchemaRegistryConfigError(
+        `schemaRegistry.validate: "${String(attribute)}" is not KEY or VALUE`,
+      );
+    }
+  }
+  if (new Set(validate).size !== validate.length) {
+    throw new SchemaRegistryConfigError('schemaRegistry.validate names a part more than once');
+  }
+  if (registry.eventRecordFormat !== 'JSON' && registry.eventRecordFormat !== 'SOURCE') {
+    throw new SchemaRegistryConfigError(
+      `schemaRegistry.eventRecordFormat: "${String(registry.eventRecordFormat)}" is not JSON or SOURCE`,
+    );
+  }
+  const schemaValidationConfigs = validate.map((attribute) => ({
+    attribute: lambda.KafkaSchemaValidationAttribute.of(attribute),
+  }));
+  const eventRecordFormat = lambda.EventRecordFormat.of(registry.eventRecordFormat);
+
+  if (registry.kind === 'glue') {
+    const arn = registry.registryArn;
+    const match = Token.isUnresolved(arn) ? undefined : GLUE_REGISTRY_ARN.exec(arn);
+    if (!match) {
+      throw new SchemaRegistryConfigError(
+        'schemaRegistry.registryArn must be a literal Glue registry ARN (arn:aws:glue:REGION:ACCOUNT:registry/NAME): the role is scoped to it and its schemas',
+      );
+    }
+    const [, partition, region, account, name] = match;
+    const schemaArnPattern = `arn:${partition}:glue:${region}:${account}:schema/${name}/*`;
+    // Lambda reads the registry, then the schema version each record names; AWS's Glue registry
+    // permissions for Lambda: GetRegistry on the registry, GetSchemaVersion on the registry and its schemas.
+    const statements = [
+      new iam.PolicyStatement({ actions: ['glue:GetRegistry'], resources: [arn] }),
+      new iam.PolicyStatement({ actions: ['glue:GetSchemaVersion'], resources: [arn, schemaArnPattern] }),
+    ];
+    return {
+      config: { bind: () => ({ schemaRegistryUri: arn, eventRecordFormat, schemaValidationConfigs }) },
+      statements,
+      schemaArnPattern,
+    };
+  }
+
+  if (!Token.isUnresolved(registry.url) && !/^https?:\/\/[^\s/]+/.test(registry.url)) {
+    throw new SchemaRegistryConfigError(
+      'schemaRegistry.url must be an http(s) URL of the Confluent registry',
+    );
+  }
+  const accessConfigs: lambda.KafkaSchemaRegistryAccessConfig[] = [];
+  const secrets: secretsmanager.ISecret[] = [];
+  if (registry.auth) {
+    accessConfigs.push({
+      type:
+        registry.auth.type === 'basic'
+          ? lambda.KafkaSchemaRegistryAccessConfigType.BASIC_AUTH
+          : lambda.KafkaSchemaRegistryAccessConfigType.CLIENT_CERTIFICATE_TLS_AUTH,
+      uri: registry.auth.secret.secretArn,
+    });
+    secrets.push(registry.auth.secret);
+  }
+  if (registry.rootCaCertificate) {
+    accessConfigs.push({
+      type: lambda.KafkaSchemaRegistryAccessConfigType.SERVER_ROOT_CA_CERTIFICATE,
+      uri: registry.rootCaCertificate.secretArn,
+    });
+    secrets.push(registry.rootCaCertificate);
+  }
+  const statements = secrets.length
+    ? [
+        new iam.PolicyStatement({
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: secrets.map((secret) => secret.secretArn),
+        }),
+      ]
+    : [];
+  // A secret under a customer managed key needs kms:Decrypt on that key too (Secrets Manager decrypts with
+  // the caller's permissions).
+  for (const key of secrets.flatMap((secret) => (secret.encryptionKey ? [secret.encryptionKey] : []))) {
+    statements.push(new iam.PolicyStatement({ actions: ['kms:Decrypt'], resources: [key.keyArn] }));
+  }
+  return {
+    config: {
+      bind: () => ({
+        schemaRegistryUri: registry.url,
+        eventRecordFormat,
+        schemaValidationConfigs,
+        accessConfigs: accessConfigs.length ? accessConfigs : undefined,
+      }),
+    },
+    statements,
+    schemaArnPattern: undefined,
+  };
+}
+
+/**
+ * Acknowledges, with its reason, the `schema/REGISTRY/*` resource of a Glue registry's statements for
+ * cdk-nag's AwsSolutions-IAM5 on the role that carries them.
+ *
+ * @example
+ * acknowledgeGlueSchemaWildcard(role, 'arn:aws:glue:eu-west-1:111122223333:schema/shop/*');
+ */
+export function acknowledgeGlueSchemaWildcard(
+  scope: Parameters<typeof Validations.of>[0],
+  schemaArnPattern: string,
+): void {
+  Validations.of(scope).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::${schemaArnPattern}]`,
+    reason:
+      'Records name their schema at run time (the schema version id in each record); the grant covers the schemas of this one registry only, read-only.',
+  });
+}
