@@ -21,6 +21,8 @@ export interface ToEnvironment {
 /** What an environment reports. */
 export type FromEnvironment =
   | { type: 'output'; stream: 'stdout' | 'stderr'; text: string }
+  /** The runtime is up and starts loading the function's module: the init phase's clock starts. */
+  | { type: 'init-start' }
   | { type: 'ready' }
   | { type: 'init-error'; error: RuntimeErrorResponse }
   | { type: 'response'; requestId: string; json: string }

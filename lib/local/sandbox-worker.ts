@@ -73,6 +73,7 @@ port.on('message', async ({ requestId, payload, deadline }: ToEnvironment) => {
   post({ type: 'response', requestId, json: json ?? 'null' });
 });
 
+post({ type: 'init-start' });
 try {
   handler = await loadHandler(data.handler, data.cwd);
   post({ type: 'ready' });

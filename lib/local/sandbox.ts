@@ -137,6 +137,9 @@ class Environment {
   readonly #worker: Worker;
   readonly #ready: Promise<InitOutcome>;
   #settleInit: (outcome: InitOutcome) => void = () => {};
+  /** Resolves when the function's module starts loading (or the environment ended before that). */
+  readonly #initStarted: Promise<void>;
+  #startInit: () => void = () => {};
   #current?: { requestId: string; settle: (result: SandboxResult) => void };
   #ended = false;
   /** Set when the environment ended by itself (exit, crash): the error that ended it. */
@@ -152,6 +155,9 @@ class Environment {
     this.#ready = new Promise((resolve) => {
       this.#settleInit = resolve;
     });
+    this.#initStarted = new Promise((resolve) => {
+      this.#startInit = resolve;
+    });
     this.#worker = new Worker(new URL('./sandbox-worker.ts', import.meta.url), { workerData: data, env });
     // An idle environment never keeps the process alive; a running invocation's timer does.
     this.#worker.unref();
@@ -159,6 +165,9 @@ class Environment {
       switch (message.type) {
         case 'output':
           onOutput?.(message.text, message.stream);
+          return;
+        case 'init-start':
+          this.#startInit();
           return;
         case 'ready':
           this.#settleInit({ status: 'success' });
@@ -200,8 +209,14 @@ class Environment {
     return this.#ended || this.#endedBy !== undefined;
   }
 
-  /** Waits for the init phase, at most `limitMs`; a timeout ends the environment. */
-  async init(limitMs: number): Promise<InitOutcome> {
+  /**
+   * Waits for the init phase: the loading of the function's module, at most `limitMs` (the thread's
+   * own start is the emulator's cost, not the function's); a timeout ends the environment. Resolves
+   * with the outcome and the phase's duration.
+   */
+  async init(limitMs: number): Promise<InitOutcome & { durationMs: number }> {
+    await this.#initStarted;
+    const began = performance.now();
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<InitOutcome>((resolve) => {
       timer = setTimeout(() => resolve({ status: 'timeout' }), limitMs);
@@ -209,7 +224,7 @@ class Environment {
     try {
       const outcome = await Promise.race([this.#ready, timedOut]);
       if (outcome.status !== 'success') void this.end();
-      return outcome;
+      return { ...outcome, durationMs: performance.now() - began };
     } finally {
       clearTimeout(timer);
     }
@@ -263,6 +278,7 @@ class Environment {
   #fail(error: RuntimeErrorResponse): void {
     if (this.#endedBy) return;
     this.#endedBy = error;
+    this.#startInit();
     this.#settleInit({ status: 'error', error });
     const current = this.#current;
     if (current) current.settle({ kind: 'function-error', ...this.#requestError(error, current.requestId) });
@@ -325,9 +341,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     options.onEvent?.({ type: 'shutdown', environment: environment.id, reason });
   };
   const initialise = async (environment: Environment, limitMs: number, phase: 'init' | 'invoke') => {
-    const began = performance.now();
-    const outcome = await environment.init(limitMs);
-    const durationMs = performance.now() - began;
+    const { durationMs, ...outcome } = await environment.init(limitMs);
     options.onEvent?.({
       type: 'init',
       environment: environment.id,
@@ -345,7 +359,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (closed) throw new Error('the sandbox is closed');
       let environment = idle.pop();
       let initDurationMs: number | undefined;
-      let deadline: number | undefined;
+      /** Of the function's timeout, what a retried init used. */
+      let reinitMs = 0;
       const coldStart = environment === undefined;
       if (!environment) {
         environment = spawn();
@@ -353,10 +368,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         initDurationMs = init.durationMs;
         if (init.outcome.status === 'timeout') {
           // Lambda retries the init within the invocation, and the function's timeout covers both.
-          deadline = Date.now() + timeoutMs;
           environment = spawn();
           init = await initialise(environment, timeoutMs, 'invoke');
           initDurationMs += init.durationMs;
+          reinitMs = init.durationMs;
         }
         if (init.outcome.status !== 'success') {
           const result: SandboxResult =
@@ -373,7 +388,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       }
       const began = performance.now();
       const result = await environment.run(
-        { requestId, payload, deadline: deadline ?? Date.now() + timeoutMs },
+        { requestId, payload, deadline: Date.now() + timeoutMs - reinitMs },
         options.timeoutSeconds,
       );
       const durationMs = performance.now() - began;
