@@ -440,7 +440,8 @@ describe('kafka-lambda produce / consume errors', () => {
     [['consume', '--topic', 'x', '--offset', '3'], /--offset needs --partition/],
     [['consume', '--topic', 'x', '--group', 'g', '--partition', '0'], /cannot be used with/],
     [['consume', '--topic', 'no-such-topic-h4'], /topic no-such-topic-h4 does not exist/],
-    [['produce', '--topic', 'x', '--file', 'a.jsonl', '--count', '2'], /cannot be used with/],
+    [['produce', '--topic', 'x', '--file', '-', '--count', '2'], /cannot be used with/],
+    [['produce', '--topic', 'x', '--file', 'no-such-file.jsonl'], /--file.*cannot read it: ENOENT/],
     [['produce', '--topic', 'x', '--key', 'k', '--key-field', 'id'], /cannot be used with/],
     [['produce', '--topic', 'x', '--rate', '0'], /--rate.*must be a number > 0/],
   ])('%j is a usage error (exit 2)', async (args, message) => {
