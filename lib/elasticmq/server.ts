@@ -1,11 +1,8 @@
-import { spawn } from 'node:child_process';
-import { openSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stopPid } from '../broker/broker.ts';
-import { freePort, isAlive } from '../broker/process.ts';
-import { spawnWatched, type WatchedProcess } from '../broker/watchdog.ts';
+import { freePort } from '../broker/process.ts';
+import { spawnWatched } from '../broker/watchdog.ts';
 import { ElasticMqStartError } from './errors.ts';
 import { DEFAULT_ELASTICMQ_VERSION, resolveElasticMqJars } from './jars.ts';
 
@@ -26,11 +23,6 @@ export interface StartElasticMqOptions {
   accountId?: string;
   /** How long to wait for the server to answer (default 60 s). */
   startTimeoutMs?: number;
-  /**
-   * Keep the server running after this process exits (what `kafka-lambda sqs start` does). By
-   * default it is tied to this process: if it exits or crashes, the server is stopped.
-   */
-  detached?: boolean;
 }
 
 /**
@@ -58,6 +50,11 @@ export interface ElasticMq {
   queueArn(name: string): string;
   /** SIGTERM, SIGKILL after `timeoutMs` (default 10 s), then removes the run folder. */
   stop(timeoutMs?: number): Promise<void>;
+  /**
+   * Lets the server outlive this process (what `kafka-lambda sqs start` does once it has recorded it).
+   * Until then it is tied to this process: if it exits or crashes, the server is stopped.
+   */
+  detach(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
@@ -115,16 +112,7 @@ async function startOnce(libs: string, options: StartElasticMqOptions): Promise<
     join(libs, '*'),
     'org.elasticmq.server.Main',
   ];
-  let jvm: WatchedProcess;
-  if (options.detached) {
-    const out = openSync(logFile, 'a');
-    const child = spawn('java', javaArgs, { detached: true, stdio: ['ignore', out, out] });
-    child.unref();
-    const pid = child.pid ?? 0;
-    jvm = { pid, exited: () => !isAlive(pid), stop: (timeoutMs) => stopPid(pid, timeoutMs) };
-  } else {
-    jvm = await spawnWatched('java', javaArgs, logFile);
-  }
+  const jvm = await spawnWatched('java', javaArgs, logFile);
   const server: ElasticMq = {
     endpoint: `http://127.0.0.1:${port}`,
     region,
@@ -138,6 +126,7 @@ async function startOnce(libs: string, options: StartElasticMqOptions): Promise<
       await jvm.stop(timeoutMs);
       await rm(runDir, { recursive: true, force: true });
     },
+    detach: () => jvm.detach(),
     [Symbol.asyncDispose]() {
       return this.stop();
     },

@@ -87,7 +87,8 @@ export async function startBackgroundSqs(
   const status = await backgroundSqsStatus();
   if (status.state === 'running') return { server: status.server, alreadyRunning: true };
   if (status.state === 'not-serving') await stopBackgroundSqs();
-  const started = await startElasticMq({ detached: true, queues });
+  // Tied to this process until recorded: a start interrupted before that leaves no server behind.
+  const started = await startElasticMq({ queues });
   const server: SqsServerRecord = {
     endpoint: started.endpoint,
     region: started.region,
@@ -98,6 +99,7 @@ export async function startBackgroundSqs(
   };
   await mkdir(dirname(stateFile()), { recursive: true });
   await writeFile(stateFile(), `${JSON.stringify(server, null, 2)}\n`);
+  await started.detach();
   return { server, alreadyRunning: false };
 }
 
