@@ -11,7 +11,7 @@ import {
   type StartingPosition,
 } from '../../emulator/index.ts';
 import { describeEvent, formatProgress, type ProgressSample } from '../../emulator/progress.ts';
-import { HandlerNotFoundError, loadHandler } from '../../local/load-handler.ts';
+import { HandlerNotFoundError } from '../../local/load-handler.ts';
 import {
   addClusterOptions,
   ClusterConnectError,
@@ -22,6 +22,7 @@ import {
   resolveCluster,
 } from '../cluster.ts';
 import { redirectConsole } from '../console.ts';
+import { prepareLocalFunction } from '../local-function.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 import { resolveSqsEndpoint } from './sqs.ts';
 
@@ -42,6 +43,7 @@ interface DevOptions extends ClusterOptions {
   timeout: number;
   redelivery: Redelivery;
   functionName: string;
+  inProcess: boolean;
   invoke?: string;
   endpoint?: string;
   partitions: number;
@@ -231,6 +233,11 @@ export function registerDevCommand(program: Command): void {
     )
     .option('--function-name <name>', 'function name in the context', 'local-function')
     .option(
+      '--in-process',
+      'run the handler in this process (for debuggers) instead of Lambda-like sandbox environments; a handler past its timeout cannot be stopped there',
+      false,
+    )
+    .option(
       '--invoke <function>',
       'invoke this function through the Lambda Invoke API instead of a local handler',
     )
@@ -255,11 +262,11 @@ export function registerDevCommand(program: Command): void {
       let fn: MappingFunction;
       try {
         fn = handlerReference
-          ? {
-              handler: await loadHandler(handlerReference),
+          ? await prepareLocalFunction(handlerReference, {
               timeoutSeconds: options.timeout,
               functionName: options.functionName,
-            }
+              inProcess: options.inProcess,
+            })
           : { functionName: options.invoke!, ...(options.endpoint ? { endpoint: options.endpoint } : {}) };
       } catch (error) {
         if (!(error instanceof HandlerNotFoundError)) throw error;

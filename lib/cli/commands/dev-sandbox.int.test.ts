@@ -1,0 +1,58 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { runCli } from '../../../test/fixtures/run-cli.ts';
+import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/kafka.ts';
+
+const kafka = testKafka('dev-sandbox-cli');
+const fixtures = 'test/fixtures/sandbox-handlers.ts';
+
+it('dev runs the handler in the sandbox: cold starts shown, a stuck handler ended and its batch retried', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-dev-sandbox-'));
+  try {
+    const topic = uniqueName('dev-sandbox');
+    await createTopic(kafka, topic, 1);
+    const producer = kafka.producer();
+    await producer.connect();
+    const marker = join(dir, 'spun');
+    await producer.send({ topic, messages: [0, 1, 2].map(() => ({ value: JSON.stringify({ marker }) })) });
+    await producer.disconnect();
+
+    const run = await runCli([
+      'dev',
+      `${fixtures}#spinsOnce`,
+      '--topic',
+      topic,
+      '--brokers',
+      testBrokers().join(','),
+      '--timeout',
+      '1',
+      '--window',
+      '0',
+      '--exit-when-idle',
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/cold start: environment 1, init [\d.]+ ms/);
+    expect(run.stderr).toContain('environment 1 ended: Sandbox.Timedout');
+    expect(run.stderr).toMatch(/cold start: environment 2, init [\d.]+ ms/);
+    expect(run.stderr).toContain(`committed offsets: ${topic}-0=3`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+it('dev refuses a handler module that cannot load before reading any record (exit 2)', async () => {
+  const run = await runCli([
+    'dev',
+    `${fixtures}#nope`,
+    '--topic',
+    'unused',
+    '--brokers',
+    testBrokers().join(','),
+  ]);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain(
+    'kafka-lambda dev: test/fixtures/sandbox-handlers.ts has no exported function "nope"',
+  );
+});
