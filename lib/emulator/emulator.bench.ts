@@ -1,12 +1,14 @@
 // Emulator benchmarks, figures as ratios against a baseline measured in this run:
 // 1. Throughput: 100,000 records (~300 B JSON orders, 16 partitions) through the emulator with a
-//    no-op in-process handler, against a plain kafkajs `eachBatch` consumer reading the same topic
-//    (goal ≥ 0.7). Each iteration uses a fresh consumer group; joining the group is included for both.
+//    no-op handler, in-process and in the sandbox (worker-thread environments, cold starts included),
+//    against a plain kafkajs `eachBatch` consumer reading the same topic (goal ≥ 0.7). Each iteration
+//    uses a fresh consumer group; joining the group is included for both.
 // 2. Per-batch overhead: the in-memory cost of one 100-record batch through the emulator (encode as
 //    Lambda does, take, serialise, parse for the handler, interpret the response) against only
 //    encoding the same records to JSON.
 // Uses KAFKA_BROKERS when set, otherwise starts the embedded broker.
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { Kafka, type KafkaMessage, logLevel } from 'kafkajs';
 import { Bench } from 'tinybench';
 import { type EmbeddedBroker, startBroker } from '../broker/broker.ts';
@@ -67,12 +69,17 @@ async function plainConsumer(): Promise<void> {
   await consumer.disconnect();
 }
 
-async function emulator(batchSize: number): Promise<void> {
+/** In-process: a handler function; sandbox: the same no-op as a module, in worker-thread environments. */
+async function emulator(batchSize: number, mode: 'in-process' | 'sandbox' = 'in-process'): Promise<void> {
   let seen = 0;
   let done: () => void = () => {};
   const finished = new Promise<void>((resolve) => {
     done = resolve;
   });
+  const count = (records: number) => {
+    seen += records;
+    if (seen >= RECORDS) done();
+  };
   const mapping = createLocalEventSourceMapping({
     brokers,
     topic,
@@ -80,13 +87,21 @@ async function emulator(batchSize: number): Promise<void> {
     batchSize,
     maximumBatchingWindowInSeconds: 0,
     reportBatchItemFailures: true,
-    function: {
-      handler: async (event) => {
-        for (const records of Object.values(event.records)) seen += records.length;
-        if (seen >= RECORDS) done();
-        return { batchItemFailures: [] };
-      },
-    },
+    ...(mode === 'sandbox'
+      ? {
+          function: { handler: fileURLToPath(new URL('../../bench/noop-handler.ts', import.meta.url)) },
+          onEvent: (event) => {
+            if (event.type === 'invoke' && event.outcome === 'success') count(event.records);
+          },
+        }
+      : {
+          function: {
+            handler: async (event) => {
+              for (const records of Object.values(event.records)) count(records.length);
+              return { batchItemFailures: [] };
+            },
+          },
+        }),
   });
   await mapping.start();
   await finished;
@@ -97,6 +112,8 @@ const e2e = new Bench({ iterations: 5, time: 0, warmup: false });
 e2e.add('plain kafkajs eachBatch consumer (baseline)', plainConsumer);
 e2e.add('emulator, batchSize 100 (Lambda default)', () => emulator(100));
 e2e.add('emulator, batchSize 1,000', () => emulator(1_000));
+e2e.add('emulator, sandbox (worker threads), batchSize 100', () => emulator(100, 'sandbox'));
+e2e.add('emulator, sandbox (worker threads), batchSize 1,000', () => emulator(1_000, 'sandbox'));
 await e2e.run();
 
 const mean = (name: string) => {
