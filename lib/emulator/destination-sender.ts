@@ -67,7 +67,7 @@ export interface DestinationSender {
 
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 const PARTITION = 'aws[a-zA-Z0-9-]*';
-const REGION = '[a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\\d';
+const REGION = '(?:eusc-)?[a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\\d';
 const SQS_ARN = new RegExp(`^arn:${PARTITION}:sqs:(${REGION}):\\d{12}:([A-Za-z0-9_-]{1,80})$`);
 const SNS_ARN = new RegExp(`^arn:${PARTITION}:sns:${REGION}:\\d{12}:[A-Za-z0-9_-]{1,256}$`);
 const S3_ARN = new RegExp(`^arn:${PARTITION}:s3:::([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])$`);
@@ -95,6 +95,11 @@ export function parseDestination(onFailure: string | FailureCallback, sourceTopi
       );
     }
     return { kind: 'kafka', topic: kafka[1]! };
+  }
+  if (/^arn:[^:]+:sqs:.*\.fifo$/.test(onFailure)) {
+    // Lambda's destinations take standard queues only: "FIFO queues cannot be used"
+    // (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-properties-lambda-eventinvokeconfig-destinationconfig.html).
+    throw new InvalidMappingSettingError('onFailure', `a FIFO queue cannot be a destination: ${onFailure}`);
   }
   const sqs = SQS_ARN.exec(onFailure);
   if (sqs) return { kind: 'sqs', arn: onFailure, region: sqs[1]!, queueName: sqs[2]! };

@@ -167,6 +167,10 @@ describe('parseDestination', () => {
       kind: 'sqs',
       region: 'us-gov-west-1',
     });
+    expect(parseDestination('arn:aws:sqs:eusc-de-east-1:111122223333:q', 'orders')).toMatchObject({
+      kind: 'sqs',
+      region: 'eusc-de-east-1',
+    });
     expect(parseDestination('arn:aws:sns:eu-west-1:111122223333:alerts', 'orders')).toEqual({
       kind: 'sns',
       arn: 'arn:aws:sns:eu-west-1:111122223333:alerts',
@@ -184,7 +188,7 @@ describe('parseDestination', () => {
     ['kafka://orders', 'must differ from the source topic'],
     ['kafka://', 'expected kafka://<topic>'],
     ['arn:aws:sqs:us-east-1:1:q', 'expected kafka://<topic>'],
-    ['arn:aws:sqs:us-east-1:111122223333:q.fifo', 'expected kafka://<topic>'],
+    ['arn:aws:sqs:us-east-1:111122223333:q.fifo', 'a FIFO queue cannot be a destination'],
     ['arn:aws:lambda:us-east-1:111122223333:function:f', 'expected kafka://<topic>'],
     ['arn:aws:s3:::Bad_Bucket', 'expected kafka://<topic>'],
     ['https://sqs.us-east-1.amazonaws.com/111122223333/q', 'expected kafka://<topic>'],
