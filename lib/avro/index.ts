@@ -27,7 +27,7 @@ export interface AvroDecoderOptions<TOutput> extends SchemaRegistryDecoderOption
    * is also the writer schema of every record; with one, records are read from their writer schema
    * into it. Without it, records are read as written (a registry is then required).
    */
-  schema?: avsc.Schema | string | avsc.Type;
+  schema?: avsc.Schema | avsc.Type | string | object;
 }
 
 /**
@@ -66,9 +66,9 @@ export function avroDecoder<TOutput = unknown>(
   );
 }
 
-function toType(schema: avsc.Schema | string | avsc.Type): avsc.Type {
+function toType(schema: avsc.Schema | avsc.Type | string | object): avsc.Type {
   if (schema instanceof avsc.Type) return schema;
-  return avsc.Type.forSchema(typeof schema === 'string' ? (JSON.parse(schema) as avsc.Schema) : schema);
+  return avsc.Type.forSchema((typeof schema === 'string' ? JSON.parse(schema) : schema) as avsc.Schema);
 }
 
 /** A reader for one writer schema: resolved into the reader schema when there is one. */

@@ -1,0 +1,249 @@
+/**
+ * A real schema registry for tests and local work, without Docker: Apicurio Registry 2.4.2 built
+ * from Maven Central (the Maven project in `server/`) into the per-user cache once, run on
+ * 127.0.0.1 with its data in memory. Its Confluent-compatible API is at `/apis/ccompat/v7`.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, openSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stopPid } from '../broker/broker.ts';
+import { BrokerPrerequisiteError } from '../broker/errors.ts';
+import { assertJava17, cacheBase } from '../broker/jars.ts';
+import { commandOutput, freePort, isAlive, processOutput } from '../broker/process.ts';
+import { spawnWatched, type WatchedProcess } from '../broker/watchdog.ts';
+
+/** The Apicurio Registry release the Maven project in `server/` builds. */
+export const APICURIO_VERSION = '2.4.2.Final';
+const APP_JAR = 'kafka-lambda-registry-1-runner.jar';
+const PROJECT = fileURLToPath(new URL('./server/', import.meta.url));
+/** Run folders are `<tmp>/kafka-lambda-registry-*`, holding the server's log. */
+export const REGISTRY_RUN_DIR_PREFIX = 'kafka-lambda-registry-';
+/** The JVM property naming the run folder: how `stop` recognises its own JVM. */
+export const RUN_DIR_PROPERTY = '-Dkafka-lambda.registry-run-dir=';
+
+/**
+ * The server cannot be installed (no Java 17+ or Maven, or Maven failed) or did not start; the
+ * message ends with the tail of Maven's or the server's output.
+ *
+ * @example
+ * ```ts
+ * catch (error) { if (error instanceof SchemaRegistryServerError) console.error(error.message); }
+ * ```
+ */
+export class SchemaRegistryServerError extends Error {
+  override readonly name = 'SchemaRegistryServerError';
+}
+
+/** Where the built registry app is kept (git-ignored, reused across runs). */
+export function registryCacheDir(): string {
+  return join(cacheBase(), 'schema-registry', APICURIO_VERSION);
+}
+
+/**
+ * Builds the registry app from Maven Central into the cache, once (first build: about 80 s and
+ * 340 MB of Maven downloads); later calls return the app's folder without touching the network.
+ * The build runs in a folder of its own, renamed into place when complete, so concurrent first runs
+ * never see half an app.
+ *
+ * @example
+ * ```ts
+ * const app = await installRegistry(); // java -jar `${app}/kafka-lambda-registry-1-runner.jar`
+ * ```
+ * @throws SchemaRegistryServerError when Java 17+ or Maven is missing or the build fails.
+ */
+export async function installRegistry(): Promise<string> {
+  const dir = registryCacheDir();
+  if (existsSync(join(dir, APP_JAR))) return dir;
+  try {
+    await assertJava17();
+  } catch (error) {
+    if (error instanceof BrokerPrerequisiteError)
+      throw new SchemaRegistryServerError('Java 17+ and Maven are needed for the local schema registry');
+    throw error;
+  }
+  if ((await commandOutput('mvn', ['--version'])) === undefined)
+    throw new SchemaRegistryServerError('Java 17+ and Maven are needed for the local schema registry');
+  await mkdir(dirname(dir), { recursive: true });
+  const staging = await mkdtemp(`${dir}.build-`);
+  try {
+    await cp(PROJECT, staging, { recursive: true });
+    const central = await mavenCentralUrl(staging);
+    const { code, stdout, stderr } = await processOutput(
+      spawn('mvn', ['-B', '-q', '-s', join(staging, 'settings.xml'), '-DskipTests', 'package'], {
+        cwd: staging,
+        env: {
+          ...process.env,
+          KAFKA_LAMBDA_MAVEN_CENTRAL: central,
+          MAVEN_OPTS: process.env.MAVEN_OPTS ?? '-Xmx1g',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+    const target = join(staging, 'target');
+    if (code !== 0 || !existsSync(join(target, APP_JAR)))
+      throw new SchemaRegistryServerError(
+        `Maven could not build Apicurio Registry ${APICURIO_VERSION} (exit ${code}):\n${`${stdout}${stderr}`.slice(-2000)}`,
+      );
+    try {
+      await rename(target, dir);
+    } catch {
+      if (existsSync(join(dir, APP_JAR))) return dir; // another run finished first
+      await rm(dir, { recursive: true, force: true });
+      await rename(target, dir);
+    }
+    return dir;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Maven Central's URL as Maven itself knows it (its super-POM's `central` repository), so that no
+ * repository host is written into this project; `settings.xml` mirrors every repository to it.
+ */
+async function mavenCentralUrl(emptyDir: string): Promise<string> {
+  const probe = join(emptyDir, 'probe');
+  await mkdir(probe);
+  const { stdout } = await processOutput(
+    spawn('mvn', ['-B', '-q', 'help:evaluate', '-Dexpression=project.repositories', '-DforceStdout'], {
+      cwd: probe,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+  await rm(probe, { recursive: true, force: true });
+  const url = /<id>central<\/id>[\s\S]*?<url>([^<]+)<\/url>/.exec(stdout)?.[1];
+  if (url === undefined)
+    throw new SchemaRegistryServerError("Maven did not name its central repository's URL");
+  return url;
+}
+
+/**
+ * Options of {@link startRegistry}.
+ *
+ * @example
+ * ```ts
+ * const options: StartRegistryOptions = { startTimeoutMs: 120_000 };
+ * ```
+ */
+export interface StartRegistryOptions {
+  /** How long to wait for `/health/ready` (default 120 s: about 15 s on a quiet machine). */
+  startTimeoutMs?: number;
+  /** Keep the server after this process exits (`kafka-lambda registry start`); by default it is stopped with it. */
+  detached?: boolean;
+}
+
+/**
+ * A running registry.
+ *
+ * @example
+ * ```ts
+ * await using registry = await startRegistry();
+ * const client = confluentSchemaRegistry({ url: registry.url });
+ * ```
+ */
+export interface LocalSchemaRegistry {
+  /** Base URL of the Confluent-compatible API (`http://127.0.0.1:<port>/apis/ccompat/v7`). */
+  readonly url: string;
+  readonly pid: number;
+  /** Temporary folder with the server's log; removed by {@link LocalSchemaRegistry.stop}. */
+  readonly runDir: string;
+  /** SIGTERM, SIGKILL after `timeoutMs` (default 10 s), then removes the run folder. */
+  stop(timeoutMs?: number): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Starts the registry (building it first if needed) on a free loopback port and resolves once it is
+ * ready. Without `detached`, a watchdog stops the JVM when this process exits, even on SIGKILL.
+ *
+ * @example
+ * ```ts
+ * await using registry = await startRegistry();
+ * ```
+ * @throws SchemaRegistryServerError when it cannot be built, dies, or is not ready in time.
+ */
+export async function startRegistry(options: StartRegistryOptions = {}): Promise<LocalSchemaRegistry> {
+  const app = await installRegistry();
+  let lastError: unknown;
+  // The port is chosen before the JVM binds it; another process can take it meanwhile, so retry.
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    try {
+      return await startOnce(app, options);
+    } catch (error) {
+      lastError = error;
+      if (!(error instanceof SchemaRegistryServerError && /already in use|BindException/.test(error.message)))
+        throw error;
+    }
+  }
+  throw lastError;
+}
+
+async function startOnce(app: string, options: StartRegistryOptions): Promise<LocalSchemaRegistry> {
+  const port = await freePort();
+  const runDir = await mkdtemp(join(tmpdir(), REGISTRY_RUN_DIR_PREFIX));
+  const logFile = join(runDir, 'registry.log');
+  const javaArgs = [
+    '-Xmx512m',
+    '-XX:TieredStopAtLevel=1',
+    `${RUN_DIR_PROPERTY}${runDir}`,
+    `-Dquarkus.http.port=${port}`,
+    '-Dquarkus.http.host=127.0.0.1',
+    '-jar',
+    join(app, APP_JAR),
+  ];
+  let jvm: WatchedProcess;
+  if (options.detached) {
+    const out = openSync(logFile, 'a');
+    const child = spawn('java', javaArgs, { detached: true, stdio: ['ignore', out, out] });
+    child.unref();
+    const pid = child.pid ?? 0;
+    jvm = { pid, exited: () => !isAlive(pid), stop: (timeoutMs) => stopPid(pid, timeoutMs) };
+  } else jvm = await spawnWatched('java', javaArgs, logFile);
+  const base = `http://127.0.0.1:${port}`;
+  const registry: LocalSchemaRegistry = {
+    url: `${base}/apis/ccompat/v7`,
+    pid: jvm.pid,
+    runDir,
+    async stop(timeoutMs = 10_000) {
+      await jvm.stop(timeoutMs);
+      await rm(runDir, { recursive: true, force: true });
+    },
+    [Symbol.asyncDispose]() {
+      return this.stop();
+    },
+  };
+  const timeoutMs = options.startTimeoutMs ?? 120_000;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await isReady(base)) return registry;
+    const failed = jvm.exited()
+      ? 'died during start-up'
+      : Date.now() > deadline
+        ? `was not ready within ${timeoutMs} ms`
+        : undefined;
+    if (failed !== undefined) {
+      const tail = (await readFile(logFile, 'utf8').catch(() => ''))
+        .trimEnd()
+        .split('\n')
+        .slice(-30)
+        .join('\n');
+      await registry.stop(5_000);
+      throw new SchemaRegistryServerError(`The schema registry ${failed}:\n${tail}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Apicurio's readiness endpoint answers 200 once storage and the REST API are up. */
+export async function isReady(base: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(2_000) });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
