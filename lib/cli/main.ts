@@ -7,6 +7,7 @@ import { registerEventCommand } from './commands/event.ts';
 import { registerInitCommand } from './commands/init.ts';
 import { registerInvokeCommand } from './commands/invoke.ts';
 import { registerProduceCommand } from './commands/produce.ts';
+import { registerRegistryCommand } from './commands/registry.ts';
 import { registerReplayCommand } from './commands/replay.ts';
 import { registerSqsCommand } from './commands/sqs.ts';
 import { exitWithUsageCode } from './usage.ts';
@@ -28,6 +29,7 @@ registerEventCommand(program);
 registerInitCommand(program);
 registerInvokeCommand(program);
 registerProduceCommand(program);
+registerRegistryCommand(program);
 registerReplayCommand(program);
 registerSqsCommand(program);
 
