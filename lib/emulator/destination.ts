@@ -18,7 +18,23 @@ import type { EventHeader } from './batch.ts';
  * if (envelope.requestContext.condition === 'RetryAttemptsExhausted') alert(envelope.KafkaBatchInfo.recordsInfo);
  * ```
  */
-export type FailureCondition = 'RetryAttemptsExhausted' | 'MaximumPayloadSizeExceeded' | 'RecordAgeExceeded';
+export type FailureCondition =
+  | 'RetryAttemptsExhausted'
+  | 'MaximumPayloadSizeExceeded'
+  | 'RecordAgeExceeded'
+  | SchemaFailureCondition;
+
+/**
+ * Why a trigger with a schema registry sends a record to the destination without invoking: its schema
+ * is not in the registry, or its bytes do not deserialize with it
+ * (https://docs.aws.amazon.com/lambda/latest/dg/services-consume-kafka-events.html).
+ *
+ * @example
+ * ```ts
+ * const reason: SchemaFailureCondition = 'SCHEMA_NOT_FOUND';
+ * ```
+ */
+export type SchemaFailureCondition = 'SCHEMA_NOT_FOUND' | 'DESERIALIZATION_ERROR';
 
 /**
  * The condition in a Kafka-topic destination's envelope: that page's example writes
@@ -29,7 +45,11 @@ export type FailureCondition = 'RetryAttemptsExhausted' | 'MaximumPayloadSizeExc
  * const exhausted = (envelope: FailureEnvelope) => envelope.requestContext.condition === 'RetriesExhausted';
  * ```
  */
-export type KafkaFailureCondition = 'RetriesExhausted' | 'MaximumPayloadSizeExceeded' | 'RecordAgeExceeded';
+export type KafkaFailureCondition =
+  | 'RetriesExhausted'
+  | 'MaximumPayloadSizeExceeded'
+  | 'RecordAgeExceeded'
+  | SchemaFailureCondition;
 
 /**
  * `requestContext` of every envelope: the last invocation's request id, the function and why.

@@ -23,6 +23,7 @@ import { createDestinationSender, type DestinationSender, type DestinationTarget
 import { InvokeRequestError, MappingStateError, RecordTooLargeError } from './errors.ts';
 import { createInvoker, type Invoker, type MappingFunction, newRequestId } from './invoke.ts';
 import { type BatchOutcome, interpretResult } from './response.ts';
+import { createSchemaResolver, resolveBatchSchemas, type SchemaResolver } from './schema-registry.ts';
 import {
   type EventSourceMappingSettings,
   type ResolvedMappingSettings,
@@ -279,6 +280,8 @@ class Mapping implements LocalEventSourceMapping {
   readonly #inFlight = new Set<Promise<void>>();
   #consumer: Consumer | undefined;
   readonly #destination: DestinationSender | undefined;
+  /** The trigger's schema registry: records are resolved and deserialized before they are invoked. */
+  readonly #schemas: SchemaResolver | undefined;
   #state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   #abandoned = false;
   #windowTimer: NodeJS.Timeout | undefined;
@@ -322,6 +325,7 @@ class Mapping implements LocalEventSourceMapping {
     this.#destination =
       settings.destination &&
       createDestinationSender(settings.destination, this.#header, options.destinations ?? {}, this.#kafka);
+    this.#schemas = settings.schemaRegistry && createSchemaResolver(settings.schemaRegistry);
   }
 
   async start(): Promise<void> {
@@ -454,7 +458,8 @@ class Mapping implements LocalEventSourceMapping {
       if (Number(message.offset) < from) continue;
       // Filters apply before batching: a record that matches none is never queued (Lambda fills
       // batches with matching records only) and is committed past once everything before it is done.
-      if (this.#settings.filter && !this.#settings.filter(message.value)) {
+      // With a schema registry, filters see the deserialized value: they apply after resolution (#run).
+      if (this.#settings.filter && !this.#schemas && !this.#settings.filter(message.value)) {
         state.filteredEnd = Number(message.offset) + 1;
         this.#stats.recordsFiltered++;
         continue;
@@ -631,6 +636,13 @@ class Mapping implements LocalEventSourceMapping {
       const kept = await this.#dropAged(parts, attempts);
       if (!kept) return { kind: 'stopped' };
       parts = kept;
+      if (this.#schemas) {
+        const resolved = await this.#resolveSchemas(this.#schemas, parts, ++requestFailures);
+        if (resolved === 'retry') continue;
+        if (!resolved) return { kind: 'stopped' };
+        requestFailures = 0;
+        parts = resolved;
+      }
       if (parts.length === 0) return { kind: 'done' };
       const requestId = newRequestId();
       const payload = serializeEvent(this.#header, this.topic, parts);
@@ -770,6 +782,43 @@ class Mapping implements LocalEventSourceMapping {
       const records = part.records.filter((r) => r.timestamp >= oldest);
       if (records.length === 0) this.#commit(part.partition, part.end);
       else kept.push({ ...part, records });
+    }
+    return kept;
+  }
+
+  /**
+   * Resolves and deserializes the parts' records in the schema registry, as the trigger does before
+   * invoking: records it cannot resolve or decode go to the destination (`SCHEMA_NOT_FOUND`,
+   * `DESERIALIZATION_ERROR`) and are committed past with their part; filters then see the decoded value.
+   * `'retry'` when the registry could not be asked (after a backoff); `undefined` when the mapping stopped.
+   */
+  async #resolveSchemas(
+    schemas: SchemaResolver,
+    parts: BatchPart[],
+    attempt: number,
+  ): Promise<BatchPart[] | 'retry' | undefined> {
+    let outcome: Awaited<ReturnType<typeof resolveBatchSchemas>>;
+    try {
+      outcome = await resolveBatchSchemas(parts, schemas, this.#settings.filter);
+    } catch (error) {
+      this.#emit({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) });
+      await this.#sleep(this.#backoff(attempt));
+      return 'retry';
+    }
+    this.#stats.recordsFiltered += outcome.filtered;
+    for (const [condition, records] of outcome.failed) {
+      const sent = await this.#sendToDestination(records, {
+        condition,
+        requestId: newRequestId(),
+        functionArn: this.#invoker.functionArn,
+        invokeCount: 0,
+      });
+      if (!sent) return undefined;
+    }
+    const kept: BatchPart[] = [];
+    for (const part of outcome.parts) {
+      if (part.records.length === 0) this.#commit(part.partition, part.end);
+      else kept.push(part);
     }
     return kept;
   }

@@ -3,6 +3,7 @@ import type { FailureEnvelope } from './destination.ts';
 import { type Destination, parseDestination } from './destination-sender.ts';
 import { InvalidMappingSettingError } from './errors.ts';
 import { compileFilterCriteria, type FilterCriteria, type RecordFilter } from './filter.ts';
+import { resolveSchemaRegistry, type SchemaRegistryConfig } from './schema-registry.ts';
 
 /**
  * Where a Kafka trigger starts reading when its consumer group has no committed offset.
@@ -75,6 +76,13 @@ export interface EventSourceMappingSettings {
    * delivered and are committed past.
    */
   filterCriteria?: FilterCriteria;
+  /**
+   * Lambda's `SchemaRegistryConfig` (a Confluent-compatible registry URL as `SchemaRegistryURI`,
+   * `EventRecordFormat`, `SchemaValidationConfigs`): records are resolved and deserialized before they
+   * are invoked; unknown schemas and undecodable records go to the destination with `SCHEMA_NOT_FOUND` /
+   * `DESERIALIZATION_ERROR`. Filters then apply to the deserialized value.
+   */
+  schemaRegistry?: SchemaRegistryConfig;
 }
 
 /**
@@ -103,6 +111,7 @@ export interface ResolvedMappingSettings {
   eventSourceArn: string;
   /** Set when `filterCriteria` has filters: whether a record's value is delivered. */
   filter?: RecordFilter;
+  schemaRegistry?: SchemaRegistryConfig;
 }
 
 const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
@@ -201,5 +210,8 @@ export function resolveMappingSettings(settings: EventSourceMappingSettings): Re
     ...(settings.filterCriteria && settings.filterCriteria.Filters?.length !== 0
       ? { filter: compileFilterCriteria(settings.filterCriteria) }
       : {}),
+    ...(settings.schemaRegistry === undefined
+      ? {}
+      : { schemaRegistry: resolveSchemaRegistry(settings.schemaRegistry) }),
   };
 }

@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { Kafka } from 'kafkajs';
 import { parseDestination } from '../../emulator/destination-sender.ts';
+import type { FilterCriteria } from '../../emulator/filter.ts';
 import {
   createLocalEventSourceMapping,
   InvalidMappingSettingError,
@@ -48,6 +49,33 @@ interface DevOptions extends ClusterOptions {
   endpoint?: string;
   partitions: number;
   exitWhenIdle: boolean;
+  filter?: FilterCriteria;
+  schemaRegistry?: string;
+  eventRecordFormat: 'JSON' | 'SOURCE';
+  schemaValidation: Array<'KEY' | 'VALUE'>;
+}
+
+/** `--filter`: Lambda's `FilterCriteria` JSON (`{"Filters":[{"Pattern":…}]}`) or one pattern. */
+function filterOption(text: string): FilterCriteria {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new InvalidArgumentError(
+      'not JSON: give FilterCriteria ({"Filters":[{"Pattern":"…"}]}) or one pattern',
+    );
+  }
+  if (parsed !== null && typeof parsed === 'object' && 'Filters' in parsed) return parsed as FilterCriteria;
+  return { Filters: [{ Pattern: text }] };
+}
+
+/** `--schema-validation KEY,VALUE`: the attributes of `SchemaValidationConfigs`. */
+function attributesOption(text: string): Array<'KEY' | 'VALUE'> {
+  const attributes = text.split(',').map((part) => part.trim().toUpperCase());
+  for (const attribute of attributes)
+    if (attribute !== 'KEY' && attribute !== 'VALUE')
+      throw new InvalidArgumentError(`"${attribute}" is not KEY or VALUE`);
+  return attributes as Array<'KEY' | 'VALUE'>;
 }
 
 /** The topic to read (or the destination topic) does not exist on a cluster `dev` does not own. */
@@ -252,6 +280,27 @@ export function registerDevCommand(program: Command): void {
       3,
     )
     .option('--exit-when-idle', 'stop once every record produced before start is done (scripts, CI)', false)
+    .option(
+      '--filter <criteria>',
+      'FilterCriteria on the value: Lambda JSON ({"Filters":[{"Pattern":"…"}]}) or one pattern',
+      filterOption,
+    )
+    .option(
+      '--schema-registry <url>',
+      'SchemaRegistryConfig: resolve and deserialize records in this Confluent-compatible registry first',
+    )
+    .option(
+      '--event-record-format <format>',
+      'EventRecordFormat with --schema-registry',
+      choice(['JSON', 'SOURCE'] as const),
+      'JSON',
+    )
+    .option(
+      '--schema-validation <attributes>',
+      'SchemaValidationConfigs with --schema-registry: KEY, VALUE or KEY,VALUE',
+      attributesOption,
+      ['VALUE'],
+    )
     .exitOverride(exitWithUsageCode)
     .action(async (handlerReference: string | undefined, options: DevOptions) => {
       if (!handlerReference === !options.invoke) {
@@ -323,6 +372,16 @@ export function registerDevCommand(program: Command): void {
           ...(sqs ? { destinations: { sqsEndpoint: sqs.endpoint } } : {}),
           eventSource: options.selfManaged ? 'self-managed' : 'msk',
           redelivery: options.redelivery,
+          ...(options.filter ? { filterCriteria: options.filter } : {}),
+          ...(options.schemaRegistry
+            ? {
+                schemaRegistry: {
+                  SchemaRegistryURI: options.schemaRegistry,
+                  EventRecordFormat: options.eventRecordFormat,
+                  SchemaValidationConfigs: options.schemaValidation.map((Attribute) => ({ Attribute })),
+                },
+              }
+            : {}),
           function: fn,
           onEvent: (event) => display.event(event),
         });

@@ -1,0 +1,326 @@
+/**
+ * The trigger's schema registry, as the emulator plays it: before a record is invoked, the key and/or
+ * value its `SchemaValidationConfigs` name are resolved in the registry by the schema id of their
+ * producer framing, deserialized with that schema, and handed over as JSON text (`EventRecordFormat:
+ * JSON`) or as the encoded bytes without framing (`SOURCE`), with the `keySchemaMetadata` /
+ * `valueSchemaMetadata` Lambda adds. A record whose schema the registry does not have goes to the
+ * on-failure destination with `SCHEMA_NOT_FOUND`, one that does not deserialize with
+ * `DESERIALIZATION_ERROR` (dropped, with a log line, when there is none).
+ * https://docs.aws.amazon.com/lambda/latest/dg/services-consume-kafka-events.html
+ *
+ * The emulator speaks to Confluent-compatible registries (Confluent, Apicurio's `/apis/ccompat/v7`, the
+ * one `kafka-lambda registry` starts): a Glue registry ARN needs AWS and is refused with a clear error.
+ */
+import { Ajv, type AnySchema } from 'ajv';
+import avsc from 'avsc';
+import protobuf from 'protobufjs';
+import type { KafkaEventRecord, KafkaSchemaMetadata } from '../kafka-event/types.ts';
+import { SchemaNotFoundError } from '../schema-registry/errors.ts';
+import {
+  confluentSchemaRegistry,
+  type RegisteredSchema,
+  type SchemaRegistryClient,
+} from '../schema-registry/registry.ts';
+import { readConfluentMessageIndexes, readFrame } from '../schema-registry/wire.ts';
+import type { BatchPart, PendingRecord } from './batch.ts';
+import type { SchemaFailureCondition } from './destination.ts';
+import { InvalidMappingSettingError } from './errors.ts';
+
+/**
+ * The local mapping's `schemaRegistry`: Lambda's `SchemaRegistryConfig` (KafkaSchemaRegistryConfig),
+ * field for field, with the registry's URL as `SchemaRegistryURI`. `AccessConfigs` name Secrets Manager
+ * secrets, which a local registry has no use for: they are not taken.
+ *
+ * @example
+ * ```ts
+ * const schemaRegistry: SchemaRegistryConfig = {
+ *   SchemaRegistryURI: 'http://127.0.0.1:8081/apis/ccompat/v7',
+ *   EventRecordFormat: 'JSON',
+ *   SchemaValidationConfigs: [{ Attribute: 'VALUE' }],
+ * };
+ * ```
+ */
+export interface SchemaRegistryConfig {
+  SchemaRegistryURI: string;
+  EventRecordFormat: 'JSON' | 'SOURCE';
+  SchemaValidationConfigs: ReadonlyArray<{ Attribute: 'KEY' | 'VALUE' }>;
+}
+
+/**
+ * A record after the registry: delivered (its key/value rewritten, metadata added; `filterValue` is
+ * the value as JSON text, what filter criteria see) or failed with the reason Lambda gives.
+ */
+export type SchemaResolution =
+  | { readonly kind: 'resolved'; readonly record: PendingRecord; readonly filterValue: Buffer | null }
+  | { readonly kind: 'failed'; readonly reason: SchemaFailureCondition };
+
+/**
+ * Resolves and deserializes records as the trigger's schema registry does. Rejects with
+ * `SchemaRegistryRequestError` when the registry cannot be asked (the record is then retried, never
+ * failed: it is not its fault).
+ *
+ * @example
+ * ```ts
+ * const resolver = createSchemaResolver(resolveSchemaRegistry(config));
+ * const outcome = await resolver.resolve(pending);
+ * ```
+ */
+export interface SchemaResolver {
+  readonly config: SchemaRegistryConfig;
+  resolve(record: PendingRecord, signal?: AbortSignal): Promise<SchemaResolution>;
+  /** Whether the record is already one this resolver produced (retries do not resolve twice). */
+  isResolved(record: PendingRecord): boolean;
+}
+
+/**
+ * Checks the local mapping's `schemaRegistry` (an http(s) registry URL, `JSON` or `SOURCE`, KEY and/or
+ * VALUE each at most once).
+ *
+ * @example
+ * ```ts
+ * resolveSchemaRegistry({ SchemaRegistryURI: url, EventRecordFormat: 'SOURCE', SchemaValidationConfigs: [{ Attribute: 'VALUE' }] });
+ * ```
+ * @throws InvalidMappingSettingError naming what is wrong.
+ */
+export function resolveSchemaRegistry(config: SchemaRegistryConfig): SchemaRegistryConfig {
+  const setting = 'schemaRegistry';
+  if (typeof config !== 'object' || config === null)
+    throw new InvalidMappingSettingError(setting, 'must be an object like Lambda SchemaRegistryConfig');
+  const uri = config.SchemaRegistryURI;
+  if (typeof uri === 'string' && uri.startsWith('arn:'))
+    throw new InvalidMappingSettingError(
+      `${setting}.SchemaRegistryURI`,
+      'is an AWS Glue registry ARN: the emulator needs a Confluent-compatible registry URL (kafka-lambda registry start prints one)',
+    );
+  if (typeof uri !== 'string' || !/^https?:\/\/[^\s/]+/.test(uri))
+    throw new InvalidMappingSettingError(`${setting}.SchemaRegistryURI`, 'must be an http(s) registry URL');
+  if (config.EventRecordFormat !== 'JSON' && config.EventRecordFormat !== 'SOURCE')
+    throw new InvalidMappingSettingError(
+      `${setting}.EventRecordFormat`,
+      `must be JSON or SOURCE, got ${String(config.EventRecordFormat)}`,
+    );
+  const attributes = Array.isArray(config.SchemaValidationConfigs)
+    ? config.SchemaValidationConfigs.map((entry) => entry?.Attribute)
+    : [];
+  if (attributes.length === 0 || attributes.some((a) => a !== 'KEY' && a !== 'VALUE'))
+    throw new InvalidMappingSettingError(
+      `${setting}.SchemaValidationConfigs`,
+      'must list { Attribute: KEY } and/or { Attribute: VALUE }',
+    );
+  if (new Set(attributes).size !== attributes.length)
+    throw new InvalidMappingSettingError(`${setting}.SchemaValidationConfigs`, 'names an attribute twice');
+  return config;
+}
+
+/**
+ * A {@link SchemaResolver} for a checked configuration; `registry` replaces the Confluent-compatible
+ * client made from the URL (tests).
+ *
+ * @example
+ * ```ts
+ * const resolver = createSchemaResolver(config);
+ * ```
+ */
+export function createSchemaResolver(
+  config: SchemaRegistryConfig,
+  registry: SchemaRegistryClient = confluentSchemaRegistry({ url: config.SchemaRegistryURI }),
+): SchemaResolver {
+  const produced = new WeakSet<PendingRecord>();
+  const readers = new Map<string, Reader>();
+  const fields = config.SchemaValidationConfigs.map((entry) => (entry.Attribute === 'KEY' ? 'key' : 'value'));
+
+  async function resolveField(
+    encoded: KafkaEventRecord,
+    field: 'key' | 'value',
+    signal: AbortSignal | undefined,
+  ): Promise<{ bytes: Buffer; json: string; metadata: KafkaSchemaMetadata } | SchemaFailureCondition | null> {
+    const base64 = encoded[field];
+    if (base64 === null || base64 === undefined) return null; // absent key, tombstone: nothing to validate
+    const frame = readFrame(Buffer.from(base64, 'base64'), 'confluent');
+    // Bytes not framed by a registry serializer name no schema: Lambda cannot deserialize them.
+    if (typeof frame === 'string') return 'DESERIALIZATION_ERROR';
+    let schema: RegisteredSchema;
+    try {
+      schema = await registry.getSchema(frame.schemaId, signal);
+    } catch (error) {
+      if (error instanceof SchemaNotFoundError) return 'SCHEMA_NOT_FOUND';
+      throw error;
+    }
+    let reader = readers.get(schema.id);
+    if (reader === undefined) {
+      const compiled = compileReader(schema);
+      if (compiled === undefined) return 'DESERIALIZATION_ERROR';
+      reader = compiled;
+      readers.set(schema.id, reader);
+    }
+    const read = reader(frame.payload);
+    if (read === undefined) return 'DESERIALIZATION_ERROR';
+    return {
+      bytes: config.EventRecordFormat === 'JSON' ? Buffer.from(read.json) : read.source,
+      json: read.json,
+      metadata: { dataFormat: schema.type, schemaId: frame.schemaId },
+    };
+  }
+
+  return {
+    config,
+    isResolved: (record) => produced.has(record),
+    async resolve(record, signal) {
+      const encoded = record.encoded;
+      let filterValue: Buffer | null = encoded.value == null ? null : Buffer.from(encoded.value, 'base64');
+      for (const field of fields) {
+        const outcome = await resolveField(encoded, field, signal);
+        if (outcome === null) continue;
+        if (typeof outcome === 'string') return { kind: 'failed', reason: outcome };
+        encoded[field] = outcome.bytes.toString('base64');
+        encoded[field === 'key' ? 'keySchemaMetadata' : 'valueSchemaMetadata'] = outcome.metadata;
+        if (field === 'value') filterValue = Buffer.from(outcome.json);
+      }
+      const json = JSON.stringify(encoded);
+      const resolved = new ResolvedRecord(record, json);
+      produced.add(resolved);
+      return { kind: 'resolved', record: resolved, filterValue };
+    },
+  };
+}
+
+/**
+ * Runs the parts' records through the resolver, in offset order: what is delivered (with filtered-out
+ * records dropped) and, per reason, what goes to the destination. A part left empty keeps its `end`,
+ * so that the caller commits past it.
+ *
+ * @example
+ * ```ts
+ * const { parts: kept, failed } = await resolveBatchSchemas(parts, resolver, settings.filter);
+ * ```
+ */
+export async function resolveBatchSchemas(
+  parts: BatchPart[],
+  resolver: SchemaResolver,
+  filter: ((value: Buffer | null) => boolean) | undefined,
+  signal?: AbortSignal,
+): Promise<{ parts: BatchPart[]; failed: Map<SchemaFailureCondition, PendingRecord[]>; filtered: number }> {
+  const failed = new Map<SchemaFailureCondition, PendingRecord[]>();
+  let filtered = 0;
+  const kept: BatchPart[] = [];
+  for (const part of parts) {
+    const records: PendingRecord[] = [];
+    for (const record of part.records) {
+      if (resolver.isResolved(record)) {
+        records.push(record);
+        continue;
+      }
+      const outcome = await resolver.resolve(record, signal);
+      if (outcome.kind === 'failed') {
+        const list = failed.get(outcome.reason) ?? [];
+        list.push(record);
+        failed.set(outcome.reason, list);
+      } else if (filter && !filter(outcome.filterValue)) {
+        filtered++;
+      } else {
+        records.push(outcome.record);
+      }
+    }
+    kept.push({ ...part, records });
+  }
+  return { parts: kept, failed, filtered };
+}
+
+/** A record with its registry-resolved JSON. */
+class ResolvedRecord implements PendingRecord {
+  readonly partition: number;
+  readonly offset: number;
+  readonly timestamp: number;
+  readonly json: string;
+  readonly bytes: number;
+
+  constructor(original: PendingRecord, json: string) {
+    this.partition = original.partition;
+    this.offset = original.offset;
+    this.timestamp = original.timestamp;
+    this.json = json;
+    this.bytes = Buffer.byteLength(json);
+  }
+
+  get encoded(): KafkaEventRecord {
+    return JSON.parse(this.json) as KafkaEventRecord;
+  }
+}
+
+/** Reads one payload: its JSON text and its SOURCE bytes, or `undefined` when it does not deserialize. */
+type Reader = (payload: Buffer) => { json: string; source: Buffer } | undefined;
+
+function compileReader(schema: RegisteredSchema): Reader | undefined {
+  try {
+    if (schema.type === 'AVRO') return avroReader(schema.definition);
+    if (schema.type === 'PROTOBUF') return protobufReader(schema.definition);
+    return jsonSchemaReader(schema.definition);
+  } catch {
+    return undefined; // a schema the library cannot compile: nothing deserializes with it
+  }
+}
+
+function avroReader(definition: string): Reader {
+  const type = avsc.Type.forSchema(JSON.parse(definition) as avsc.Schema);
+  return (payload) => {
+    try {
+      return { json: JSON.stringify(type.fromBuffer(payload), jsonBytes), source: payload };
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/** Avro `bytes`/`fixed` as base64 in JSON (Buffer's own JSON is an array of numbers). */
+function jsonBytes(_key: string, value: unknown): unknown {
+  const buffer = value as { type?: unknown; data?: unknown };
+  if (buffer && buffer.type === 'Buffer' && Array.isArray(buffer.data))
+    return Buffer.from(buffer.data as number[]).toString('base64');
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+function protobufReader(definition: string): Reader {
+  const parsed = protobuf.parse(definition, { keepCase: true });
+  const scope = parsed.package ? parsed.root.lookup(parsed.package) : parsed.root;
+  const top = messagesOf(scope as protobuf.Namespace);
+  return (payload) => {
+    // Confluent's serializer writes the message-index array (the message's path in the file) first;
+    // SOURCE hands over the message alone.
+    const indexes = readConfluentMessageIndexes(payload);
+    if (typeof indexes === 'string') return undefined;
+    let candidates = top;
+    let type: protobuf.Type | undefined;
+    for (const index of indexes.indexes) {
+      type = candidates[index];
+      if (type === undefined) return undefined;
+      candidates = messagesOf(type);
+    }
+    if (type === undefined) return undefined;
+    const source = payload.subarray(indexes.offset);
+    try {
+      const message = type.decode(source);
+      const object = type.toObject(message, { longs: String, enums: String, bytes: String, defaults: true });
+      return { json: JSON.stringify(object), source };
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+function messagesOf(scope: protobuf.Namespace): protobuf.Type[] {
+  return scope.nestedArray.filter((nested): nested is protobuf.Type => nested instanceof protobuf.Type);
+}
+
+function jsonSchemaReader(definition: string): Reader {
+  const validate = new Ajv({ strict: false }).compile(JSON.parse(definition) as AnySchema);
+  return (payload) => {
+    let data: unknown;
+    try {
+      data = JSON.parse(payload.toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    if (!validate(data)) return undefined;
+    return { json: JSON.stringify(data), source: payload };
+  };
+}
