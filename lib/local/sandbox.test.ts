@@ -3,7 +3,7 @@ import { createSandbox, type SandboxEvent, type SandboxOptions } from './sandbox
 
 const fixtures = 'test/fixtures/sandbox-handlers.ts';
 
-/** Runs `invocations` (event JSON texts) one after another through a fresh sandbox, then closes it. */
+/** Invokes a fresh sandbox with each event in turn (as JSON text), then closes it. */
 async function run(options: Partial<SandboxOptions> & { handler: string }, ...events: unknown[]) {
   const output: string[] = [];
   const lifecycle: SandboxEvent[] = [];

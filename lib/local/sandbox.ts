@@ -7,6 +7,11 @@ import type { EnvironmentData, FromEnvironment, ToEnvironment } from './sandbox-
  * Lambda's limit on the init phase (loading the function's code), for on-demand functions. Past it,
  * Lambda retries the init during the first invocation, within the function's timeout.
  * See https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html#runtimes-lifecycle-ib
+ *
+ * @example
+ * ```ts
+ * createSandbox({ handler, timeoutSeconds: 30, initTimeoutSeconds: INIT_TIMEOUT_SECONDS });
+ * ```
  */
 export const INIT_TIMEOUT_SECONDS = 10;
 
@@ -115,7 +120,10 @@ export interface SandboxInvocation {
  * ```
  */
 export interface Sandbox {
-  /** Invokes the function with the event's JSON text. Never rejects: every failure is a function error. */
+  /**
+   * Invokes the function with the event's JSON text. Every failure of the function is a function
+   * error in the result; it rejects only when the sandbox is closed.
+   */
   invoke(payload: string, requestId: string): Promise<SandboxInvocation>;
   /**
    * Starts one environment ahead of the first invocation (as provisioned concurrency would), so that

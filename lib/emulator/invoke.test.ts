@@ -1,0 +1,57 @@
+import { threadId } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { createInvoker } from './invoke.ts';
+
+const fixtures = 'test/fixtures/sandbox-handlers.ts';
+
+async function invokeTwice(inProcess: boolean) {
+  const invoker = createInvoker({ handler: `${fixtures}#counts`, inProcess, timeoutSeconds: 30 });
+  try {
+    return [await invoker.invoke('{}', 'a'), await invoker.invoke('{}', 'b')];
+  } finally {
+    await invoker.close();
+  }
+}
+
+describe('createInvoker with a module reference', { timeout: 60_000 }, () => {
+  it('runs it in a sandbox environment by default, kept warm between invocations', async () => {
+    const results = await invokeTwice(false);
+    expect(results).toEqual([
+      { kind: 'response', payload: { invocations: 1, threadId: expect.any(Number) } },
+      { kind: 'response', payload: { invocations: 2, threadId: expect.any(Number) } },
+    ]);
+    const threads = results.map((r) => (r as { payload: { threadId: number } }).payload.threadId);
+    expect(threads[0]).toBe(threads[1]);
+    expect(threads[0]).not.toBe(threadId);
+  });
+
+  it('loads it once in this thread with inProcess: true', async () => {
+    const [first, second] = (await invokeTwice(true)).map(
+      (r) => (r as { payload: { invocations: number; threadId: number } }).payload,
+    );
+    expect(first!.threadId).toBe(threadId);
+    expect(second).toEqual({ invocations: first!.invocations + 1, threadId });
+  });
+
+  it.each([false, true])(
+    'reports a module that cannot load as Lambda does (inProcess: %s)',
+    async (inProcess) => {
+      const invoker = createInvoker({ handler: `${fixtures}#nope`, inProcess });
+      try {
+        expect(await invoker.invoke('{}', 'a')).toEqual({
+          kind: 'function-error',
+          errorType: 'Runtime.HandlerNotFound',
+          errorMessage: 'test/fixtures/sandbox-handlers.ts has no exported function "nope"',
+        });
+      } finally {
+        await invoker.close();
+      }
+    },
+  );
+
+  it('describes a thrown null-prototype object in this process as the Lambda runtime does', async () => {
+    const invoker = createInvoker({ handler: `${fixtures}#throwsNullPrototype`, inProcess: true });
+    expect(await invoker.invoke('{}', 'a')).toMatchObject({ kind: 'function-error', errorType: 'handled' });
+    await invoker.close();
+  });
+});
