@@ -58,7 +58,6 @@ describe('executeReplay without a mapping, on a real broker', () => {
     expect(result.steps.map((s) => s.step)).toEqual([
       'plan',
       'hold-group',
-      'plan',
       'commit-offsets',
       'verify-offsets',
     ]);

@@ -230,23 +230,14 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
     const hold = await holdGroup(run, kafka, groupId, topic);
     const runId = randomUUID();
     try {
-      // Lambda may have committed up to the moment it stopped: plan against the offsets committed now.
-      plan = await run(
-        'plan',
-        `planning ${groupId} on ${topic} against the committed offsets, holding the group`,
-        () => planReplay({ ...planRequest, now: request.now ?? new Date(plan.plannedAt) }),
-      );
-      const moved = plan.partitions.filter((p) => {
-        const before = hold.baseline.get(p.partition);
-        return (
-          (before?.offset ?? null) !== p.committed ||
-          (before?.metadata ?? null) !== (p.committedMetadata ?? null)
-        );
-      });
-      if (moved.length > 0) {
-        throw new ReplayConflictError(
-          groupId,
-          `the committed offset of ${topic} partition ${listSome(moved.map((p) => p.partition))} changed after this replay found the group empty (another replay committed in between); nothing was changed by this one: plan again`,
+      // With a mapping, Lambda may have committed up to the moment it stopped, and minutes may have
+      // passed: plan again, holding the group. Without, the plan was made an instant ago against the
+      // offsets the hold found unchanged.
+      if (mapping || !samePositions(plan, hold.baseline)) {
+        plan = await run(
+          'plan',
+          `planning ${groupId} on ${topic} against the committed offsets, holding the group`,
+          () => planReplay({ ...planRequest, now: request.now ?? new Date(plan.plannedAt) }),
         );
       }
       const at = new Date().toISOString();
@@ -346,9 +337,10 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
 type RunStep = <T>(next: ReplayStep, message: string, action: () => Promise<T>) => Promise<T>;
 
 /**
- * The hold-group step: reads the committed offsets, checks that the group has no members, and joins it
- * ({@link ReplayKafka.holdGroup}). The offsets are read first so that a replay committing after the check
- * shows in the comparison with the plan made while holding.
+ * The hold-group step: reads the committed offsets, checks that the group has no members, joins it
+ * ({@link ReplayKafka.holdGroup}) and reads the offsets again. The first read comes before the check, so
+ * that a replay that committed after the check (and left before the join) shows as a difference: a
+ * conflict. Answers the offsets committed while holding.
  */
 async function holdGroup(
   run: RunStep,
@@ -365,7 +357,20 @@ async function holdGroup(
         const baseline = await committedOffsets(kafka, groupId, topic);
         refuseUnlessInactive(groupId, await describeGroup(kafka.admin, groupId));
         pending = kafka.holdGroup({ groupId });
-        return { hold: await pending, baseline };
+        const hold = await pending;
+        const now = await committedOffsets(kafka, groupId, topic);
+        const moved = [...new Set([...baseline.keys(), ...now.keys()])].filter(
+          (p) =>
+            (baseline.get(p)?.offset ?? null) !== (now.get(p)?.offset ?? null) ||
+            (baseline.get(p)?.metadata ?? null) !== (now.get(p)?.metadata ?? null),
+        );
+        if (moved.length > 0) {
+          throw new ReplayConflictError(
+            groupId,
+            `the committed offset of ${topic} partition ${listSome(moved.sort((x, y) => x - y))} changed after this replay found the group empty (another replay committed in between); nothing was changed by this one: plan again`,
+          );
+        }
+        return { hold, baseline: now };
       },
     );
   } catch (error) {
@@ -376,6 +381,15 @@ async function holdGroup(
     );
     throw error;
   }
+}
+
+/** True when the plan was made against exactly these committed offsets and metadata. */
+function samePositions(plan: ReplayPlan, committed: Awaited<ReturnType<typeof committedOffsets>>): boolean {
+  return plan.partitions.every(
+    (p) =>
+      (committed.get(p.partition)?.offset ?? null) === p.committed &&
+      (committed.get(p.partition)?.metadata ?? null) === (p.committedMetadata ?? null),
+  );
 }
 
 /** The commit's progress: none (not sent, or refused whole), sent but unanswered, answered. */
