@@ -68,7 +68,9 @@ export function avroDecoder<TOutput = unknown>(
 
 function toType(schema: avsc.Schema | avsc.Type | string | object): avsc.Type {
   if (schema instanceof avsc.Type) return schema;
-  return avsc.Type.forSchema((typeof schema === 'string' ? JSON.parse(schema) : schema) as avsc.Schema);
+  // A string is JSON text, or the name of a primitive type (`'string'`, `'long'`…).
+  const parsed = typeof schema === 'string' && /^\s*[[{"]/.test(schema) ? JSON.parse(schema) : schema;
+  return avsc.Type.forSchema(parsed as avsc.Schema);
 }
 
 /** A reader for one writer schema: resolved into the reader schema when there is one. */

@@ -1,0 +1,289 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { DescMessage } from '@bufbuild/protobuf';
+import middy from '@middy/core';
+import avsc from 'avsc';
+import protobuf from 'protobufjs';
+import * as v from 'valibot';
+import { afterEach, describe, expect, it } from 'vitest';
+import { avroDecoder } from '../avro/index.ts';
+import { jsonSchemaDecoder } from '../json-schema/index.ts';
+import { KafkaSchemaError } from '../middleware/errors.ts';
+import { kafkaBatch } from '../middleware/middleware.ts';
+import type { KafkaBatchOptions, KafkaDecoder } from '../middleware/options.ts';
+import { KafkaRecord } from '../middleware/record.ts';
+import { protobufDecoder } from '../protobuf/index.ts';
+import { failedOffsets } from '../testing/batch-response.ts';
+import { type KafkaRecordInput, kafkaEvent } from '../testing/event-builder.ts';
+import { invokeHandler } from '../testing/invoke-handler.ts';
+import { KafkaSchemaRegistryDecodeError, SchemaRegistryRequestError } from './errors.ts';
+import { confluentSchemaRegistry } from './registry.ts';
+
+const orderSchema = {
+  type: 'record',
+  name: 'Order',
+  fields: [
+    { name: 'id', type: 'string' },
+    { name: 'total', type: 'double' },
+  ],
+};
+const Order = avsc.Type.forSchema(orderSchema as avsc.Schema);
+
+function confluent(id: number, body: Buffer): Buffer {
+  const header = Buffer.alloc(5);
+  header.writeInt32BE(id, 1);
+  return Buffer.concat([header, body]);
+}
+
+function recordOf(value: Buffer, metadata?: { dataFormat: string; schemaId?: string }) {
+  return new KafkaRecord(
+    {
+      topic: 'orders',
+      partition: 0,
+      offset: 7,
+      timestamp: 0,
+      timestampType: 'CREATE_TIME',
+      value: value.toString('base64'),
+      ...(metadata ? { valueSchemaMetadata: metadata } : {}),
+    },
+    'orders',
+    0,
+    7,
+  ) as KafkaRecord<unknown, unknown>;
+}
+
+function decode<T>(
+  decoder: KafkaDecoder<T>,
+  value: Buffer,
+  metadata?: { dataFormat: string; schemaId?: string },
+) {
+  const record = recordOf(value, metadata);
+  return decoder.decode(record.value ?? null, record, 'value', new AbortController().signal);
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+/** A Confluent-compatible registry on loopback: `schemas` by id, everything else 404 (40403). */
+async function fakeRegistry(schemas: Record<string, object>, delayMs = 0) {
+  const requests: string[] = [];
+  const server = createServer((request, response) => {
+    requests.push(`${request.url} ${request.headers.authorization ?? ''}`);
+    const id = /\/schemas\/ids\/(\d+)$/.exec(request.url ?? '')?.[1];
+    const body = id !== undefined ? schemas[id] : undefined;
+    setTimeout(() => {
+      response.writeHead(body ? 200 : 404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(body ?? { error_code: 40403, message: 'Schema not found' }));
+    }, delayMs);
+  });
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/apis/ccompat/v7`, requests };
+}
+
+describe('avroDecoder', () => {
+  it('decodes Confluent-framed bytes synchronously with the schema in code, and validates', () => {
+    const decoder = avroDecoder({
+      schema: orderSchema,
+      validate: v.object({ id: v.string(), total: v.number() }),
+    });
+    expect(decode(decoder, confluent(1, Order.toBuffer({ id: 'a', total: 2 })))).toEqual({
+      id: 'a',
+      total: 2,
+    });
+    const failing = avroDecoder({
+      schema: orderSchema,
+      validate: v.object({ id: v.pipe(v.string(), v.minLength(2)) }),
+    });
+    expect(() => decode(failing, confluent(1, Order.toBuffer({ id: 'a', total: 2 })))).toThrow(
+      KafkaSchemaError,
+    );
+  });
+
+  it('reads Glue-framed and unframed bytes, and tombstones as null', () => {
+    const body = Order.toBuffer({ id: 'g', total: 1 });
+    const glue = Buffer.concat([Buffer.from([3, 0]), Buffer.alloc(16, 0xab), body]);
+    expect(decode(avroDecoder({ schema: orderSchema }), glue)).toEqual({ id: 'g', total: 1 });
+    expect(decode(avroDecoder({ schema: orderSchema, framing: 'none' }), body)).toEqual({
+      id: 'g',
+      total: 1,
+    });
+    expect(
+      avroDecoder({ schema: orderSchema }).decode(
+        null,
+        recordOf(body),
+        'value',
+        new AbortController().signal,
+      ),
+    ).toBe(null);
+  });
+
+  it('makes undecodable bytes poison with a reason, never quoting them', () => {
+    const secret = Buffer.from('SECRET-SECRET-SECRET');
+    for (const [bytes, reason] of [
+      [secret, 'DESERIALIZATION_ERROR'],
+      [confluent(1, secret), 'DESERIALIZATION_ERROR'],
+      [confluent(1, Buffer.concat([Order.toBuffer({ id: 'a', total: 1 }), secret])), 'DESERIALIZATION_ERROR'],
+    ] as const) {
+      let error: unknown;
+      try {
+        decode(avroDecoder({ schema: orderSchema }), bytes);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(KafkaSchemaRegistryDecodeError);
+      expect((error as KafkaSchemaRegistryDecodeError).reason).toBe(reason);
+      expect(`${(error as Error).message}${(error as Error).stack}`).not.toMatch(
+        /SECRET|U0VDUkVU|534543524554/,
+      );
+    }
+  });
+
+  it('needs eventRecordFormat for records with schema metadata, and fails them without making them poison', () => {
+    const body = Order.toBuffer({ id: 'a', total: 2 });
+    expect(() =>
+      decode(avroDecoder({ schema: orderSchema }), body, { dataFormat: 'AVRO', schemaId: '1' }),
+    ).toThrow(/eventRecordFormat/);
+    expect(
+      decode(avroDecoder({ schema: orderSchema, eventRecordFormat: 'SOURCE' }), body, {
+        dataFormat: 'AVRO',
+        schemaId: '1',
+      }),
+    ).toEqual({ id: 'a', total: 2 });
+  });
+
+  it('resolves writer schemas by id once per id, however many records ask at once', async () => {
+    const registry = await fakeRegistry({ '5': { schema: JSON.stringify(orderSchema) } });
+    const client = confluentSchemaRegistry({ url: registry.url, auth: { username: 'u', password: 'p' } });
+    const decoder = avroDecoder({ registry: client });
+    const bytes = confluent(5, Order.toBuffer({ id: 'r', total: 3 }));
+    const first = await Promise.all([decode(decoder, bytes), decode(decoder, bytes), decode(decoder, bytes)]);
+    expect(first.map((d) => ({ ...(d as object) }))).toEqual(Array(3).fill({ id: 'r', total: 3 }));
+    // Warm: synchronous, no request.
+    expect(decode(decoder, bytes)).not.toBeInstanceOf(Promise);
+    expect(registry.requests).toEqual([
+      `/apis/ccompat/v7/schemas/ids/5 Basic ${Buffer.from('u:p').toString('base64')}`,
+    ]);
+    await expect(decode(decoder, confluent(6, Buffer.from([1])))).rejects.toMatchObject({
+      reason: 'SCHEMA_NOT_FOUND',
+      schemaId: '6',
+    });
+  });
+
+  it('gives up on a registry that does not answer within the timeout or the invocation deadline (retried, not poison)', async () => {
+    const registry = await fakeRegistry({ '5': { schema: JSON.stringify(orderSchema) } }, 5_000);
+    const decoder = avroDecoder({ registry: confluentSchemaRegistry({ url: registry.url, timeoutMs: 200 }) });
+    const started = Date.now();
+    await expect(decode(decoder, confluent(5, Order.toBuffer({ id: 'r', total: 3 })))).rejects.toBeInstanceOf(
+      SchemaRegistryRequestError,
+    );
+    expect(Date.now() - started).toBeLessThan(4_000);
+    const deadline = new AbortController();
+    const slow = avroDecoder({ registry: confluentSchemaRegistry({ url: registry.url }) });
+    const record = recordOf(confluent(5, Buffer.from([2, 0x61])));
+    const pending = slow.decode(record.value ?? null, record, 'value', deadline.signal);
+    deadline.abort();
+    await expect(pending).rejects.toBeInstanceOf(SchemaRegistryRequestError);
+  });
+});
+
+describe('protobufDecoder', () => {
+  const root = protobuf.parse('syntax = "proto3"; message Ping { string id = 1; }').root;
+  const Ping = root.lookupType('Ping');
+  const ping = Buffer.from(Ping.encode(Ping.create({ id: 'p' })).finish());
+
+  it('skips the Confluent index array and the Glue index exactly', () => {
+    const decoder = protobufDecoder({ type: Ping });
+    expect(
+      Ping.toObject(
+        decode(decoder, confluent(3, Buffer.concat([Buffer.from([0]), ping]))) as protobuf.Message,
+      ),
+    ).toEqual({ id: 'p' });
+    const glue = Buffer.concat([Buffer.from([3, 0]), Buffer.alloc(16, 1), Buffer.from([0]), ping]);
+    expect(Ping.toObject(decode(decoder, glue) as protobuf.Message)).toEqual({ id: 'p' });
+  });
+
+  it('accepts a @bufbuild/protobuf-style descriptor with its fromBinary', () => {
+    const descriptor = { kind: 'message', typeName: 'Ping' } as unknown as DescMessage;
+    const decoder = protobufDecoder({
+      type: descriptor,
+      fromBinary: (_schema: DescMessage, bytes: Uint8Array) => Ping.toObject(Ping.decode(bytes)) as never,
+    });
+    expect(decode(decoder, confluent(3, Buffer.concat([Buffer.from([0]), ping])))).toEqual({ id: 'p' });
+  });
+});
+
+describe('jsonSchemaDecoder', () => {
+  it('checks the JSON against the schema in code', () => {
+    const decoder = jsonSchemaDecoder({ schema: { type: 'object', required: ['id'] } });
+    expect(decode(decoder, confluent(2, Buffer.from('{"id":1}')))).toEqual({ id: 1 });
+    expect(() => decode(decoder, confluent(2, Buffer.from('{"no":1}')))).toThrow(
+      KafkaSchemaRegistryDecodeError,
+    );
+    expect(() => decode(decoder, confluent(2, Buffer.from('{not json')))).toThrow(
+      KafkaSchemaRegistryDecodeError,
+    );
+  });
+});
+
+describe('kafkaBatch with a decoder', () => {
+  async function run(options: Partial<KafkaBatchOptions<unknown, unknown>>, records: KafkaRecordInput[]) {
+    const data: unknown[] = [];
+    const keys: unknown[] = [];
+    const lines: string[] = [];
+    const log = (message: string, attributes: object) =>
+      lines.push(JSON.stringify({ message, ...attributes }));
+    const event = kafkaEvent({ topic: 'orders', records });
+    const handler = middy().use(
+      kafkaBatch({
+        ...options,
+        logger: { info: log, warn: log, error: log },
+        onRecord: (record) => {
+          data.push(record.data);
+          keys.push(record.keyData);
+        },
+      } as KafkaBatchOptions<unknown, unknown>),
+    );
+    return { failed: failedOffsets(await invokeHandler(handler, event), event), data, keys, lines };
+  }
+
+  it('isolates a poison record by offset (report) or skips it, never logging its bytes', async () => {
+    const good = confluent(1, Order.toBuffer({ id: 'a', total: 1 }));
+    const bad = Buffer.from('SECRET-PAYLOAD');
+    const reported = await run({ value: avroDecoder({ schema: orderSchema }) }, [
+      { value: good },
+      { value: bad },
+      { value: good },
+    ]);
+    expect(reported.failed).toEqual({ 'orders-0': [1, 2] });
+    const skipped = await run({ value: avroDecoder({ schema: orderSchema }), onPoison: 'skip' }, [
+      { value: good },
+      { value: bad },
+      { value: good },
+    ]);
+    expect(skipped.failed).toEqual({});
+    expect(skipped.data).toHaveLength(2);
+    for (const line of [...reported.lines, ...skipped.lines]) expect(line).not.toMatch(/SECRET|U0VDUkVU/);
+  });
+
+  it('decodes keys and values with different decoders and schemas', async () => {
+    const keyType = avsc.Type.forSchema('string');
+    const result = await run({ key: avroDecoder({ schema: 'string' }), value: v.object({ n: v.number() }) }, [
+      { key: confluent(9, keyType.toBuffer('customer-7')), value: { n: 1 } },
+    ]);
+    expect(result.failed).toEqual({});
+    expect(result.data).toEqual([{ n: 1 }]);
+    expect(result.keys).toEqual(['customer-7']);
+  });
+
+  it('refuses a key or value option that is neither a Standard Schema nor a decoder', () => {
+    expect(() => kafkaBatch({ value: { decode: () => 1 } as never, onRecord: () => {} })).toThrow(/decoder/);
+  });
+});

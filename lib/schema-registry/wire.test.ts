@@ -1,0 +1,89 @@
+import { deflateSync } from 'node:zlib';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { readConfluentMessageIndexes, readFrame, readGlueMessageIndex } from './wire.ts';
+
+/** Confluent's encoding of a message-index array (zigzag varints; `[0]` as a single 0), from its spec. */
+function confluentIndexes(indexes: number[]): Buffer {
+  if (indexes.length === 1 && indexes[0] === 0) return Buffer.from([0]);
+  const bytes: number[] = [];
+  const varint = (n: number) => {
+    let z = n * 2; // zigzag of a non-negative number
+    while (z >= 0x80) {
+      bytes.push((z % 0x80) | 0x80);
+      z = Math.floor(z / 0x80);
+    }
+    bytes.push(z);
+  };
+  varint(indexes.length);
+  for (const index of indexes) varint(index);
+  return Buffer.from(bytes);
+}
+
+const uuid = Buffer.from('0f3c5a6e9b1d4c2e8a7f1234567890ab', 'hex');
+
+describe('readFrame', () => {
+  it('reads a Confluent frame: magic 0, big-endian id, payload', () => {
+    const frame = readFrame(Buffer.from([0, 0, 0, 1, 2, 0xaa, 0xbb]));
+    expect(frame).toEqual({ registry: 'confluent', schemaId: '258', payload: Buffer.from([0xaa, 0xbb]) });
+  });
+
+  it('reads an AWS Glue frame, uncompressed and zlib-compressed', () => {
+    const body = Buffer.from('avro bytes');
+    const plain = readFrame(Buffer.concat([Buffer.from([3, 0]), uuid, body]));
+    expect(plain).toEqual({
+      registry: 'glue',
+      schemaId: '0f3c5a6e-9b1d-4c2e-8a7f-1234567890ab',
+      payload: body,
+    });
+    const zlib = readFrame(Buffer.concat([Buffer.from([3, 5]), uuid, deflateSync(body)]));
+    expect(zlib).toEqual(plain);
+  });
+
+  it('names what is wrong without quoting the bytes', () => {
+    const secret = Buffer.from('SECRET');
+    const cases = [
+      readFrame(Buffer.concat([Buffer.from([7]), secret])),
+      readFrame(Buffer.from([0, 1])),
+      readFrame(Buffer.concat([Buffer.from([3, 9]), uuid, secret])),
+      readFrame(Buffer.concat([Buffer.from([3, 5]), uuid, secret])),
+      readFrame(Buffer.alloc(0)),
+      readFrame(Buffer.concat([Buffer.from([3, 0]), uuid]), 'confluent'),
+      readFrame(Buffer.from([0, 0, 0, 0, 1]), 'glue'),
+    ];
+    for (const problem of cases) {
+      expect(typeof problem).toBe('string');
+      expect(problem).not.toMatch(/SECRET|U0VDUkVU|534543524554/);
+    }
+    expect(cases[2]).toContain('compression byte 9');
+  });
+});
+
+describe('readConfluentMessageIndexes', () => {
+  it('reads any array exactly as Confluent writes it, and where the message starts', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat({ max: 100_000 }), { minLength: 1, maxLength: 6 }),
+        fc.uint8Array({ maxLength: 20 }),
+        (indexes, message) => {
+          const prefix = confluentIndexes(indexes);
+          const read = readConfluentMessageIndexes(Buffer.concat([prefix, message]));
+          expect(read).toEqual({ indexes, offset: prefix.length });
+        },
+      ),
+    );
+  });
+
+  it('refuses a truncated or impossible array', () => {
+    expect(typeof readConfluentMessageIndexes(Buffer.from([0x80]))).toBe('string');
+    expect(typeof readConfluentMessageIndexes(Buffer.from([0x08, 0x02]))).toBe('string'); // 4 indexes, 1 byte
+    expect(typeof readConfluentMessageIndexes(Buffer.from([0x01]))).toBe('string'); // negative count
+  });
+});
+
+describe('readGlueMessageIndex', () => {
+  it('reads one unsigned varint', () => {
+    expect(readGlueMessageIndex(Buffer.from([0x96, 0x01, 0x08]))).toEqual({ index: 150, offset: 2 });
+    expect(typeof readGlueMessageIndex(Buffer.from([0x96]))).toBe('string');
+  });
+});
