@@ -139,6 +139,16 @@ type InitOutcome =
   | { status: 'error'; error: RuntimeErrorResponse }
   | { status: 'timeout' };
 
+/**
+ * The worker's module, next to this one: `.ts` when running from this repository's sources, `.js` in the
+ * built package (dist/). From the sources, the function the worker loads resolves `kafka-lambda` to the
+ * sources too (the `kafka-lambda-source` export condition): a worker inherits command-line flags, not the
+ * module hooks bin/kafka-lambda.js registers.
+ */
+const fromSources = import.meta.url.endsWith('.ts');
+const workerModule = new URL(`./sandbox-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
+const workerExecArgv = fromSources ? [...process.execArgv, '--conditions=kafka-lambda-source'] : undefined;
+
 /** One execution environment: a worker thread running lib/local/sandbox-worker.ts. */
 class Environment {
   readonly id: number;
@@ -166,7 +176,7 @@ class Environment {
     this.#initStarted = new Promise((resolve) => {
       this.#startInit = resolve;
     });
-    this.#worker = new Worker(new URL('./sandbox-worker.ts', import.meta.url), { workerData: data, env });
+    this.#worker = new Worker(workerModule, { workerData: data, env, execArgv: workerExecArgv });
     // An idle environment never keeps the process alive; a running invocation's timer does.
     this.#worker.unref();
     this.#worker.on('message', (message: FromEnvironment) => {
