@@ -198,6 +198,14 @@ describe('kafka-lambda replay: what is missing, said at once', () => {
     AWS_EC2_METADATA_DISABLED: 'true',
   };
 
+  it('a plan file too large to be a plan is refused unread', async () => {
+    const planFile = join(await mkdtemp(join(tmpdir(), 'replay-')), 'huge.csv');
+    await writeFile(planFile, Buffer.alloc(17 * 1024 * 1024, 'a'));
+    const result = await run(['--brokers', '127.0.0.1:1', '--group', 'g', '--from-file', planFile]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('is 17825792 bytes, more than a plan can hold');
+  });
+
   it('a broker address with nothing listening', async () => {
     const result = await run(['--brokers', '127.0.0.1:1', '--group', 'g', '--topic', 't', '--to-latest']);
     expect(result.code).toBe(1);

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import Table from 'cli-table3';
@@ -180,9 +180,7 @@ async function requestFromFlags(options: ReplayOptions): Promise<Record<string, 
       ? undefined
       : options.fromFile === '-'
         ? await text(process.stdin)
-        : await readFile(options.fromFile, 'utf8').catch((error: Error) => {
-            throw new ReplayInputError(`cannot read plan file ${options.fromFile}: ${error.message}`);
-          });
+        : await readPlanFile(options.fromFile);
   const request: Record<string, unknown> = {
     mapping: options.esm,
     group: options.group,
@@ -200,6 +198,22 @@ async function requestFromFlags(options: ReplayOptions): Promise<Record<string, 
     reason: options.reason,
   };
   return Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined));
+}
+
+/** A plan file larger than this is refused unread (the request allows 4 million characters). */
+const MAX_PLAN_FILE_BYTES = 16 * 1024 * 1024;
+
+async function readPlanFile(path: string): Promise<string> {
+  const cannot = (error: Error) => {
+    throw new ReplayInputError(`cannot read plan file ${path}: ${error.message}`);
+  };
+  const { size } = await stat(path).catch(cannot);
+  if (size > MAX_PLAN_FILE_BYTES) {
+    throw new ReplayInputError(
+      `plan file ${path} is ${size} bytes, more than a plan can hold (${MAX_PLAN_FILE_BYTES})`,
+    );
+  }
+  return readFile(path, 'utf8').catch(cannot);
 }
 
 async function invokeReplayFunction(
