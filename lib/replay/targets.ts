@@ -1,11 +1,23 @@
 import { ReplayInputError } from './errors.ts';
 
-/** Kafka's longest topic name (`--topic` and plan-file topics alike). */
+/**
+ * Kafka's longest topic name (`--topic` and plan-file topics alike).
+ *
+ * @example
+ * ```ts
+ * if (topic.length > MAX_TOPIC_LENGTH) throw new ReplayInputError('topic name too long');
+ * ```
+ */
 export const MAX_TOPIC_LENGTH = 249;
 
 /**
  * Most entries a plan file may hold: well above any topic's partition count, far below a plan whose
  * answer would not fit a Lambda response.
+ *
+ * @example
+ * ```ts
+ * parsePlanFile(text).length <= MAX_PLAN_ENTRIES; // always
+ * ```
  */
 export const MAX_PLAN_ENTRIES = 10_000;
 
