@@ -1,11 +1,13 @@
 // Writes the sample events of test/events/ from plain values: `node test/events/generate.ts`.
 // test/events.test.ts checks the committed files equal this output and decode to what the README says.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { KafkaEvent } from '../../lib/kafka-event/types.ts';
 import { kafkaEvent } from '../../lib/testing/index.ts';
+import { type SchemaFormat, type SchemaWire, schemaEncoder } from '../../lib/testing/schema-encode.ts';
 
 const order = (orderId: string, customerId: string, sku: string, quantity: number, unitPrice: number) => ({
   orderId,
@@ -186,7 +188,68 @@ export function sampleEvents(): Record<string, KafkaEvent> {
       }),
       15,
     ),
+    ...schemaRegistrySamples(),
   };
+}
+
+/** The schemas of test/events/schemas/, by format (the same Order in each language). */
+const ORDER_SCHEMAS: Record<SchemaFormat, { file: string; type?: string; name: string }> = {
+  avro: { file: 'order.avsc', name: 'avro' },
+  protobuf: { file: 'order.proto', type: 'shop.Order', name: 'protobuf' },
+  'json-schema': { file: 'order.schema.json', name: 'json-schema' },
+};
+
+/**
+ * `schema-<format>-<wire>.json`: three orders encoded with the Order schema of test/events/schemas/ in
+ * Avro, Protobuf and JSON Schema, for each wire situation: the trigger's registry with
+ * `EventRecordFormat` JSON (JSON text + `valueSchemaMetadata`) or SOURCE (encoded bytes without framing +
+ * metadata), and no registry on the trigger (the producer's Confluent framing; Glue framing for Avro too).
+ */
+function schemaRegistrySamples(): Record<string, KafkaEvent> {
+  const samples: Record<string, KafkaEvent> = {};
+  const wires: Array<[SchemaWire, SchemaFormat[]]> = [
+    ['json', ['avro', 'protobuf', 'json-schema']],
+    ['source', ['avro', 'protobuf', 'json-schema']],
+    ['confluent', ['avro', 'protobuf', 'json-schema']],
+    ['glue', ['avro']],
+  ];
+  let timestamp = 1_764_411_100_000;
+  for (const [wire, formats] of wires) {
+    for (const format of formats) {
+      timestamp += 1000;
+      const { file, type, name } = ORDER_SCHEMAS[format];
+      const encode = schemaEncoder({
+        format,
+        schema: readFileSync(new URL(`schemas/${file}`, import.meta.url), 'utf8'),
+        ...(type ? { type } : {}),
+        wire,
+        ...(wire === 'glue' ? {} : { schemaId: '17' }),
+      });
+      const records = [
+        { orderId: 'o-2001', customerId: 'customer-7', total: 12.5 },
+        { orderId: 'o-2002', customerId: 'customer-8', total: 40 },
+        { orderId: 'o-2003', customerId: 'customer-7', total: 3.25 },
+      ].map((order, i) => {
+        const { bytes, schemaMetadata } = encode(order);
+        return {
+          partition: 0,
+          ...(i === 0 ? { offset: 500 } : {}),
+          key: order.customerId,
+          value: bytes,
+          ...(schemaMetadata ? { valueSchemaMetadata: schemaMetadata } : {}),
+        };
+      });
+      samples[`schema-${name}-${wire}.json`] = kafkaEvent({
+        topic: 'orders',
+        eventSourceArn:
+          'arn:aws:kafka:eu-west-1:111122223333:cluster/orders/0f3c2a9e-7d1b-4c55-9e1f-3b2d8c6a5f10-3',
+        bootstrapServers: 'b-1.orders.x1y2z3.c3.kafka.eu-west-1.amazonaws.com:9098',
+        timestamp,
+        records,
+      });
+    }
+  }
+  return samples;
 }
 
 /** Puts every record of the event at `offset`, as the public sample this imitates does. */

@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { InvalidEventInputError, type KafkaRecordInput, kafkaEvent } from '../../testing/event-builder.ts';
+import {
+  type EncodedValue,
+  SchemaEncodeError,
+  type SchemaWire,
+  schemaEncoder,
+} from '../../testing/schema-encode.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 
 /** Lambda's largest batch (`BatchSize` maximum). */
@@ -20,6 +26,42 @@ interface EventOptions {
   selfManaged?: boolean;
   startOffset: number;
   timestamp?: number;
+  valueAvro?: string;
+  valueProto?: string;
+  valueJsonSchema?: string;
+  type?: string;
+  format: SchemaWire;
+  schemaId?: string;
+}
+
+/** The schema options' encoder of JSON values, or `undefined` when no schema option is given. */
+function valueEncoder(options: EventOptions): ((text: string) => EncodedValue) | undefined {
+  const given = [
+    ['avro', options.valueAvro],
+    ['protobuf', options.valueProto],
+    ['json-schema', options.valueJsonSchema],
+  ] as const;
+  const chosen = given.filter(([, path]) => path !== undefined);
+  if (chosen.length === 0) return undefined;
+  if (chosen.length > 1)
+    throw new SchemaEncodeError('give one of --value-avro, --value-proto, --value-json-schema');
+  const [format, path] = chosen[0]!;
+  const encode = schemaEncoder({
+    format,
+    schema: file(path!).toString('utf8'),
+    ...(options.type ? { type: options.type } : {}),
+    wire: options.format,
+    ...(options.schemaId ? { schemaId: options.schemaId } : {}),
+  });
+  return (text) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new SchemaEncodeError('with a schema, --value must be JSON (the value to encode)');
+    }
+    return encode(value);
+  };
 }
 
 /**
@@ -117,6 +159,22 @@ export function registerEventCommand(program: Command): void {
       '--self-managed',
       'a self-managed Kafka event (eventSource "SelfManagedKafka") instead of Amazon MSK',
     )
+    .option('--value-avro <file.avsc>', 'encode each --value (JSON) with this Avro schema')
+    .option('--value-proto <file.proto>', 'encode each --value (JSON) as a Protobuf message (with --type)')
+    .option('--type <message>', 'the Protobuf message type of --value-proto, e.g. shop.Order')
+    .option('--value-json-schema <file.json>', 'check each --value (JSON) against this JSON Schema')
+    .addOption(
+      new Option(
+        '--format <wire>',
+        "with a schema: json or source (the trigger's EventRecordFormat, with valueSchemaMetadata), confluent or glue (no registry on the trigger: the producer's framing)",
+      )
+        .choices(['json', 'source', 'confluent', 'glue'])
+        .default('confluent'),
+    )
+    .option(
+      '--schema-id <id>',
+      'with a schema: the writer schema id (Confluent: a number, default 1; Glue: a UUID)',
+    )
     .option('--start-offset <n>', 'offset of the first record of each partition', integerOption(0), 0)
     .option(
       '--timestamp <ms>',
@@ -132,19 +190,30 @@ Example:
     )
     .exitOverride(exitWithUsageCode)
     .action((options: EventOptions) => {
+      let encoder: ReturnType<typeof valueEncoder>;
+      try {
+        encoder = valueEncoder(options);
+      } catch (error) {
+        if (!(error instanceof SchemaEncodeError)) throw error;
+        console.error(`error: ${error.message}`);
+        process.exitCode = USAGE_EXIT_CODE;
+        return;
+      }
       const valueAt = options.valueFile
         ? fileValue(options.valueFile)
         : (index: number) => expandTemplate(options.value ?? '{"index":{i}}', index);
-      const records = Array.from(
-        { length: options.count },
-        (_, i): KafkaRecordInput => ({
-          value: valueAt(i),
-          ...(options.key === undefined ? {} : { key: expandTemplate(options.key, i) }),
-          headers: options.header.map(([name, value]) => [name, expandTemplate(value, i)] as const),
-        }),
-      );
       let event: ReturnType<typeof kafkaEvent>;
       try {
+        const records = Array.from({ length: options.count }, (_, i): KafkaRecordInput => {
+          const raw = valueAt(i);
+          const encoded = encoder?.(typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8'));
+          return {
+            value: encoded ? encoded.bytes : raw,
+            ...(encoded?.schemaMetadata ? { valueSchemaMetadata: encoded.schemaMetadata } : {}),
+            ...(options.key === undefined ? {} : { key: expandTemplate(options.key, i) }),
+            headers: options.header.map(([name, value]) => [name, expandTemplate(value, i)] as const),
+          };
+        });
         event = kafkaEvent({
           topic: options.topic,
           partitions: options.partitions,
@@ -154,7 +223,7 @@ Example:
           records,
         });
       } catch (error) {
-        if (!(error instanceof InvalidEventInputError)) throw error;
+        if (!(error instanceof InvalidEventInputError) && !(error instanceof SchemaEncodeError)) throw error;
         console.error(`error: ${error.message}`);
         process.exitCode = USAGE_EXIT_CODE;
         return;
