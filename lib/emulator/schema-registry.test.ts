@@ -1,0 +1,148 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { SchemaNotFoundError } from '../schema-registry/errors.ts';
+import { CachingSchemaRegistry, type RegisteredSchema } from '../schema-registry/registry.ts';
+import { type SchemaFormat, schemaEncoder } from '../testing/schema-encode.ts';
+import type { PendingRecord } from './batch.ts';
+import { InvalidMappingSettingError } from './errors.ts';
+import { createSchemaResolver, resolveSchemaRegistry, type SchemaRegistryConfig } from './schema-registry.ts';
+
+const schemaText = (file: string) =>
+  readFileSync(new URL(`../../test/events/schemas/${file}`, import.meta.url), 'utf8');
+const SCHEMAS: Record<SchemaFormat, { file: string; type: RegisteredSchema['type'] }> = {
+  avro: { file: 'order.avsc', type: 'AVRO' },
+  protobuf: { file: 'order.proto', type: 'PROTOBUF' },
+  'json-schema': { file: 'order.schema.json', type: 'JSON' },
+};
+const ORDER = { orderId: 'o-1', customerId: 'c-1', total: 2.5 };
+
+/** The registry client's own caching, answering from schemas held in memory (ids 1–3). */
+class InMemoryRegistry extends CachingSchemaRegistry {
+  readonly registry = 'confluent';
+  protected async fetchSchema(id: string): Promise<RegisteredSchema> {
+    const format = (['avro', 'protobuf', 'json-schema'] as const)[Number(id) - 1];
+    if (format === undefined) throw new SchemaNotFoundError(id);
+    return { id, type: SCHEMAS[format].type, definition: schemaText(SCHEMAS[format].file) };
+  }
+}
+
+function pending(value: Uint8Array | null, key: Uint8Array | null = null): PendingRecord {
+  const encoded = {
+    topic: 'orders',
+    partition: 0,
+    offset: 7,
+    timestamp: 1,
+    timestampType: 'CREATE_TIME' as const,
+    key: key === null ? null : Buffer.from(key).toString('base64'),
+    value: value === null ? null : Buffer.from(value).toString('base64'),
+    headers: [],
+  };
+  const json = JSON.stringify(encoded);
+  return {
+    partition: 0,
+    offset: 7,
+    timestamp: 1,
+    json,
+    bytes: json.length,
+    get encoded() {
+      return JSON.parse(json);
+    },
+  };
+}
+
+const config = (
+  format: 'JSON' | 'SOURCE',
+  attributes: Array<'KEY' | 'VALUE'> = ['VALUE'],
+): SchemaRegistryConfig => ({
+  SchemaRegistryURI: 'http://127.0.0.1:1/apis/ccompat/v7',
+  EventRecordFormat: format,
+  SchemaValidationConfigs: attributes.map((Attribute) => ({ Attribute })),
+});
+
+describe('the emulator schema resolver', () => {
+  it.each(['avro', 'protobuf', 'json-schema'] as const)(
+    '%s: JSON format delivers the decoded JSON, SOURCE the bytes without framing, both with metadata',
+    async (format) => {
+      const id = String(['avro', 'protobuf', 'json-schema'].indexOf(format) + 1);
+      const common = { format, schema: schemaText(SCHEMAS[format].file), type: 'shop.Order', schemaId: id };
+      const framed = schemaEncoder({ ...common, wire: 'confluent' })(ORDER).bytes;
+      const source = schemaEncoder({ ...common, wire: 'source' })(ORDER).bytes;
+      for (const recordFormat of ['JSON', 'SOURCE'] as const) {
+        const resolver = createSchemaResolver(config(recordFormat), new InMemoryRegistry());
+        const outcome = await resolver.resolve(pending(framed));
+        if (outcome.kind !== 'resolved') throw new Error(`failed: ${outcome.reason}`);
+        const record = outcome.record.encoded;
+        const bytes = Buffer.from(record.value!, 'base64');
+        if (recordFormat === 'JSON') expect(JSON.parse(bytes.toString('utf8'))).toEqual(ORDER);
+        else expect(bytes).toEqual(Buffer.from(source));
+        expect(record.valueSchemaMetadata).toEqual({ dataFormat: SCHEMAS[format].type, schemaId: id });
+        expect(JSON.parse(outcome.filterValue!.toString('utf8'))).toEqual(ORDER);
+        expect(resolver.isResolved(outcome.record)).toBe(true);
+      }
+    },
+  );
+
+  it('fails unknown schema ids with SCHEMA_NOT_FOUND and unframed or corrupt bytes with DESERIALIZATION_ERROR', async () => {
+    const resolver = createSchemaResolver(config('JSON'), new InMemoryRegistry());
+    const unknown = Buffer.from([0, 0, 0, 0, 99, 1, 2]);
+    const avro = schemaEncoder({
+      format: 'avro',
+      schema: schemaText('order.avsc'),
+      wire: 'confluent',
+      schemaId: '1',
+    });
+    const corrupt = Buffer.concat([avro(ORDER).bytes.subarray(0, 5), Buffer.from([0xff, 0xff])]);
+    const jsonInvalid = schemaEncoder({
+      format: 'json-schema',
+      schema: '{"type":"object"}',
+      wire: 'confluent',
+      schemaId: '3',
+    })({ orderId: 1 }).bytes;
+    expect(await resolver.resolve(pending(unknown))).toEqual({ kind: 'failed', reason: 'SCHEMA_NOT_FOUND' });
+    expect(await resolver.resolve(pending(Buffer.from('{"plain":"json"}')))).toEqual({
+      kind: 'failed',
+      reason: 'DESERIALIZATION_ERROR',
+    });
+    expect(await resolver.resolve(pending(corrupt))).toEqual({
+      kind: 'failed',
+      reason: 'DESERIALIZATION_ERROR',
+    });
+    expect(await resolver.resolve(pending(jsonInvalid))).toEqual({
+      kind: 'failed',
+      reason: 'DESERIALIZATION_ERROR',
+    });
+  });
+
+  it('resolves the key only when KEY is configured, and leaves tombstones and absent keys alone', async () => {
+    const avro = schemaEncoder({
+      format: 'avro',
+      schema: schemaText('order.avsc'),
+      wire: 'confluent',
+      schemaId: '1',
+    });
+    const framed = avro(ORDER).bytes;
+    const keyOnly = createSchemaResolver(config('JSON', ['KEY']), new InMemoryRegistry());
+    const outcome = await keyOnly.resolve(pending(Buffer.from('not framed'), framed));
+    if (outcome.kind !== 'resolved') throw new Error('failed');
+    expect(outcome.record.encoded.keySchemaMetadata).toEqual({ dataFormat: 'AVRO', schemaId: '1' });
+    expect(outcome.record.encoded.valueSchemaMetadata).toBeUndefined();
+    expect(Buffer.from(outcome.record.encoded.value!, 'base64').toString()).toBe('not framed');
+    const both = createSchemaResolver(config('JSON', ['KEY', 'VALUE']), new InMemoryRegistry());
+    const tombstone = await both.resolve(pending(null));
+    expect(tombstone.kind).toBe('resolved');
+  });
+
+  it.each([
+    [
+      { ...config('JSON'), SchemaRegistryURI: 'arn:aws:glue:eu-west-1:111122223333:registry/shop' },
+      /Glue registry ARN/,
+    ],
+    [{ ...config('JSON'), SchemaRegistryURI: 'registry:8081' }, /http\(s\) registry URL/],
+    [{ ...config('JSON'), EventRecordFormat: 'AVRO' as 'JSON' }, /JSON or SOURCE/],
+    [config('JSON', []), /KEY.*VALUE/],
+    [config('JSON', ['VALUE', 'VALUE']), /twice/],
+  ])('refuses a bad setting %#', (settings, message) => {
+    expect(() => resolveSchemaRegistry(settings)).toThrow(InvalidMappingSettingError);
+    expect(() => resolveSchemaRegistry(settings)).toThrow(message);
+  });
+});
