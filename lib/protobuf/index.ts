@@ -105,7 +105,10 @@ function messageStart(
   registry: 'confluent' | 'glue',
   framingRemoved: boolean,
 ): number | string {
-  if (framingRemoved && !(payload.length > 0 && payload[0]! < FIRST_TAG_BYTE)) return 0;
+  const first = payload[0];
+  if (framingRemoved && !(first !== undefined && first < FIRST_TAG_BYTE)) return 0;
+  // Index [0] (the file's first message), by far the most common: one 0 byte in both framings.
+  if (first === 0) return 1;
   const read =
     registry === 'confluent' ? readConfluentMessageIndexes(payload) : readGlueMessageIndex(payload);
   return typeof read === 'string' ? read : read.offset;

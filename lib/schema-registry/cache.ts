@@ -13,17 +13,26 @@ export class BoundedCache<K, V> {
     this.#capacity = capacity;
   }
 
+  /** The key used last: a batch reads one schema id over and over, so its hit costs one comparison. */
+  #lastKey: K | undefined;
+  #lastValue: V | undefined;
+
   get(key: K): V | undefined {
+    if (key === this.#lastKey && this.#lastValue !== undefined) return this.#lastValue;
     const value = this.#entries.get(key);
-    // Moving a hit to the end keeps the map in order of use; skipped when it is already last (hot id).
-    if (value !== undefined && this.#entries.size > 1) {
+    // Moving a hit to the end keeps the map in order of use.
+    if (value !== undefined) {
       this.#entries.delete(key);
       this.#entries.set(key, value);
+      this.#lastKey = key;
+      this.#lastValue = value;
     }
     return value;
   }
 
   set(key: K, value: V): void {
+    this.#lastKey = undefined;
+    this.#lastValue = undefined;
     this.#entries.delete(key);
     if (this.#entries.size >= this.#capacity) {
       const oldest = this.#entries.keys().next();
@@ -33,6 +42,8 @@ export class BoundedCache<K, V> {
   }
 
   delete(key: K): void {
+    this.#lastKey = undefined;
+    this.#lastValue = undefined;
     this.#entries.delete(key);
   }
 

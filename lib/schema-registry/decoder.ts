@@ -247,8 +247,8 @@ export function createSchemaRegistryDecoder<TOutput>(
             fail(record, field, 'SCHEMA_NOT_FOUND', 'has schema metadata without a schema id');
           return read(codec.local, bytes, record, field, undefined);
         }
-        // Confluent ids are decimal integers, Glue's schema version ids UUIDs: the id's own format.
-        const registryKind = /^\d+$/.test(schemaId) ? 'confluent' : 'glue';
+        // Confluent ids are decimal integers, Glue's schema version ids dashed UUIDs: the id's own format.
+        const registryKind = schemaId.includes('-') ? 'glue' : 'confluent';
         return readWithId(schemaId, registryKind, bytes, true, record, field, signal);
       }
       if (framing === 'none') return read(codec.local!, bytes, record, field, undefined);
