@@ -1,12 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { InvalidEventInputError, type KafkaRecordInput, kafkaEvent } from '../../testing/event-builder.ts';
-import {
-  type EncodedValue,
-  SchemaEncodeError,
-  type SchemaWire,
-  schemaEncoder,
-} from '../../testing/schema-encode.ts';
+import type { EncodedValue, SchemaWire } from '../../testing/schema-encode.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 
 /** Lambda's largest batch (`BatchSize` maximum). */
@@ -34,8 +29,11 @@ interface EventOptions {
   schemaId?: string;
 }
 
-/** The schema options' encoder of JSON values, or `undefined` when no schema option is given. */
-function valueEncoder(options: EventOptions): ((text: string) => EncodedValue) | undefined {
+/**
+ * The schema options' encoder of JSON values, or `undefined` when no schema option is given. The
+ * encoding libraries (avsc, protobufjs, Ajv) load only then: every other command starts without them.
+ */
+async function valueEncoder(options: EventOptions): Promise<((text: string) => EncodedValue) | undefined> {
   const given = [
     ['avro', options.valueAvro],
     ['protobuf', options.valueProto],
@@ -43,6 +41,7 @@ function valueEncoder(options: EventOptions): ((text: string) => EncodedValue) |
   ] as const;
   const chosen = given.filter(([, path]) => path !== undefined);
   if (chosen.length === 0) return undefined;
+  const { SchemaEncodeError, schemaEncoder } = await import('../../testing/schema-encode.ts');
   if (chosen.length > 1)
     throw new SchemaEncodeError('give one of --value-avro, --value-proto, --value-json-schema');
   const [format, path] = chosen[0]!;
@@ -112,6 +111,11 @@ function fileValue(bytes: Buffer): (index: number) => string | Uint8Array {
   }
   template(text);
   return (index) => expandTemplate(text, index);
+}
+
+/** A `SchemaEncodeError` of the lazily loaded encoder module (a value that does not fit, a bad schema). */
+function isSchemaEncodeError(error: unknown): error is Error {
+  return error instanceof Error && error.name === 'SchemaEncodeError';
 }
 
 /**
@@ -189,12 +193,12 @@ Example:
       --key 'customer-{i%4}' --value '{"orderId":"o-{i}","items":[{"sku":"tea","quantity":1}]}' > event.json`,
     )
     .exitOverride(exitWithUsageCode)
-    .action((options: EventOptions) => {
-      let encoder: ReturnType<typeof valueEncoder>;
+    .action(async (options: EventOptions) => {
+      let encoder: Awaited<ReturnType<typeof valueEncoder>>;
       try {
-        encoder = valueEncoder(options);
+        encoder = await valueEncoder(options);
       } catch (error) {
-        if (!(error instanceof SchemaEncodeError)) throw error;
+        if (!isSchemaEncodeError(error)) throw error;
         console.error(`error: ${error.message}`);
         process.exitCode = USAGE_EXIT_CODE;
         return;
@@ -223,7 +227,7 @@ Example:
           records,
         });
       } catch (error) {
-        if (!(error instanceof InvalidEventInputError) && !(error instanceof SchemaEncodeError)) throw error;
+        if (!(error instanceof InvalidEventInputError) && !isSchemaEncodeError(error)) throw error;
         console.error(`error: ${error.message}`);
         process.exitCode = USAGE_EXIT_CODE;
         return;
