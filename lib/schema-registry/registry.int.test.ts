@@ -34,7 +34,7 @@ beforeAll(async () => {
     url = local.url;
   }
   producer = new SchemaRegistry({ host: url });
-}, 300_000);
+}, 600_000);
 
 afterAll(async () => {
   await local?.stop();

@@ -18,7 +18,16 @@ import { spawnWatched, type WatchedProcess } from '../broker/watchdog.ts';
 /** The Apicurio Registry release the Maven project in `server/` builds. */
 export const APICURIO_VERSION = '2.4.2.Final';
 const APP_JAR = 'kafka-lambda-registry-1-runner.jar';
-const PROJECT = fileURLToPath(new URL('./server/', import.meta.url));
+/**
+ * The Maven project: beside this file when run from source; from the compiled `dist/lib/schema-registry/`,
+ * in the package's own `lib/schema-registry/server/` (published with the sources).
+ */
+const PROJECT = [
+  new URL('./server/', import.meta.url),
+  new URL('../../../lib/schema-registry/server/', import.meta.url),
+]
+  .map((url) => fileURLToPath(url))
+  .find((dir) => existsSync(join(dir, 'pom.xml')));
 /** Run folders are `<tmp>/kafka-lambda-registry-*`, holding the server's log. */
 export const REGISTRY_RUN_DIR_PREFIX = 'kafka-lambda-registry-';
 /** The JVM property naming the run folder: how `stop` recognises its own JVM. */
@@ -57,6 +66,10 @@ export function registryCacheDir(): string {
 export async function installRegistry(): Promise<string> {
   const dir = registryCacheDir();
   if (existsSync(join(dir, APP_JAR))) return dir;
+  if (PROJECT === undefined)
+    throw new SchemaRegistryServerError(
+      "The registry's Maven project (lib/schema-registry/server) is missing",
+    );
   try {
     await assertJava17();
   } catch (error) {
