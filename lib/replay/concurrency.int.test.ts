@@ -7,6 +7,7 @@
 // other, never an audit record whose "previous" is not what its commit replaced.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout } from 'node:timers/promises';
 import { GetEventSourceMappingCommand, UpdateEventSourceMappingCommand } from '@aws-sdk/client-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReplayHandler } from '../../functions/replay/handler.ts';
@@ -39,9 +40,12 @@ const topic = uniqueName('replay-race');
 let current: EsmModel | undefined;
 let server: Server;
 let endpoint: string;
+/** How long a spawned `kafka-lambda` takes to start (measured once). */
+let cliStartMs = 0;
 
 beforeAll(async () => {
   kafka = await connectReplayKafka({ brokers: testBrokers() });
+  cliStartMs = (await runCli(['replay', '--help'])).ms;
   await seedTopic(testKafka(), { topic, partitions: 3, records: 10 });
   // The Lambda API's event source mapping calls over HTTP, answered by the current round's model.
   server = createServer(async (req, res) => {
@@ -210,9 +214,12 @@ describe('two replays of one group at once', () => {
           ? modelEventSourceMapping({ uuid: UUID, topic, groupId, transitionPolls: 1 })
           : undefined;
         current = model;
+        // A spawned CLI needs a while before it reaches the broker: the in-process side starts later,
+        // by a delay swept around that start-up time, so that the two really meet.
+        const lag = a === 'cli' && b !== 'cli' ? cliStartMs * (0.5 + round / rounds) : 0;
         const runs = await Promise.all([
           replay(a, groupId, model, 1, `round ${round}: A`),
-          replay(b, groupId, model, 7, `round ${round}: B`),
+          setTimeout(lag).then(() => replay(b, groupId, model, 7, `round ${round}: B`)),
         ]);
         for (const run of runs) codes[run.code] = (codes[run.code] ?? 0) + 1;
         // Exit 0, 3 (refused: the other's mapping was mid-transition) or 6 (conflict): nothing else.
