@@ -1,0 +1,82 @@
+// kafka-lambda dev with the trigger's schema registry (--schema-registry) and --filter, against the real
+// broker and a real registry: the filter sees the deserialized value, an unknown schema goes to the destination.
+import { readFileSync } from 'node:fs';
+import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../test/fixtures/run-cli.ts';
+import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/kafka.ts';
+import { type LocalSchemaRegistry, startRegistry } from '../../schema-registry/server.ts';
+
+const kafka = testKafka('dev-schema-cli');
+let local: LocalSchemaRegistry | undefined;
+let url: string;
+
+beforeAll(async () => {
+  if (process.env.SCHEMA_REGISTRY_URL) url = process.env.SCHEMA_REGISTRY_URL;
+  else {
+    local = await startRegistry();
+    url = local.url;
+  }
+}, 300_000);
+
+afterAll(async () => {
+  await local?.stop();
+});
+
+describe('kafka-lambda dev --schema-registry', () => {
+  it('delivers decoded Avro orders that pass --filter, and sends an unknown schema to the destination', async () => {
+    const producer = new SchemaRegistry({ host: url });
+    const schema = readFileSync(new URL('../../../test/events/schemas/order.avsc', import.meta.url), 'utf8');
+    const { id } = await producer.register(
+      { type: SchemaType.AVRO, schema },
+      { subject: `${uniqueName('dev-orders')}-value` },
+    );
+    const unknown = Buffer.alloc(9);
+    unknown.writeInt32BE(2_000_000_001, 1);
+    const topic = uniqueName('dev-avro');
+    await createTopic(kafka, topic, 1);
+    await createTopic(kafka, `${topic}-dlq`, 1);
+    const kafkaProducer = kafka.producer();
+    await kafkaProducer.connect();
+    const order = (orderId: string, customerId: string) =>
+      producer.encode(id, { orderId, customerId, total: 1.5 });
+    await kafkaProducer.send({
+      topic,
+      messages: [
+        { value: await order('o-1', 'c-1') },
+        { value: await order('o-2', 'c-2') },
+        { value: unknown },
+        { value: await order('o-3', 'c-1') },
+      ],
+    });
+    await kafkaProducer.disconnect();
+
+    const run = await runCli(
+      [
+        'dev',
+        'functions/orders-avro/handler.ts',
+        '--topic',
+        topic,
+        '--brokers',
+        testBrokers().join(','),
+        '--schema-registry',
+        url,
+        '--event-record-format',
+        'JSON',
+        '--filter',
+        '{"value":{"customerId":["c-1"]}}',
+        '--on-failure',
+        `kafka://${topic}-dlq`,
+        '--window',
+        '0',
+        '--exit-when-idle',
+      ],
+      { env: { EVENT_RECORD_FORMAT: 'JSON' } },
+    );
+    expect(run.code).toBe(0);
+    const received = [...run.stdout.matchAll(/"orderId":"(o-\d)"/g)].map((match) => match[1]);
+    expect(received).toEqual(['o-1', 'o-3']);
+    expect(run.stderr).toContain(`${topic}-0@2 → on-failure destination (SCHEMA_NOT_FOUND)`);
+    expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(`committed offsets: ${topic}-0=4`);
+  }, 300_000);
+});
