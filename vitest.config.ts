@@ -22,6 +22,9 @@ export default defineConfig({
           include: ['{lib,functions,infra,test}/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
           typecheck: { enabled: true, include: ['{lib,functions,test}/**/*.test-d.ts'] },
+          // Several unit tests run the CLI as a child process or fuzz a few hundred batches: on a loaded
+          // 2-core machine those take longer than vitest's 5 s default without anything being wrong.
+          testTimeout: 30_000,
         },
       },
       {
