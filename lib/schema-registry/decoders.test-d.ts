@@ -1,0 +1,38 @@
+import * as v from 'valibot';
+import { describe, expectTypeOf, it } from 'vitest';
+import { avroDecoder } from '../avro/index.ts';
+import { jsonSchemaDecoder } from '../json-schema/index.ts';
+import { kafkaBatch } from '../middleware/middleware.ts';
+import { protobufDecoder } from '../protobuf/index.ts';
+
+describe('decoder types', () => {
+  it('infers record.data from the decoder and its Standard Schema, null for a tombstone', () => {
+    kafkaBatch({
+      value: avroDecoder({ schema: 'string', validate: v.object({ id: v.string() }) }),
+      onRecord: (record) => {
+        expectTypeOf(record.data).toEqualTypeOf<{ id: string } | null>();
+      },
+    });
+    kafkaBatch({
+      key: jsonSchemaDecoder<{ customer: string }>({ schema: { type: 'object' } }),
+      onRecord: (record) => {
+        expectTypeOf(record.keyData).toEqualTypeOf<{ customer: string } | null>();
+      },
+    });
+  });
+
+  it('infers a protobufjs class message type', () => {
+    class Ping {
+      id = '';
+      static decode(_bytes: Uint8Array): Ping {
+        return new Ping();
+      }
+    }
+    kafkaBatch({
+      value: protobufDecoder({ type: Ping }),
+      onRecord: (record) => {
+        expectTypeOf(record.data).toEqualTypeOf<Ping | null>();
+      },
+    });
+  });
+});
