@@ -26,6 +26,7 @@ export type {
   FailureResponseContext,
   KafkaFailureCondition,
   S3FailureEnvelope,
+  SchemaFailureCondition,
 } from './destination.ts';
 export type { DestinationTargets } from './destination-sender.ts';
 export {
@@ -45,4 +46,5 @@ export {
   RecordTooLargeError,
 } from './errors.ts';
 export type { LambdaApiFunction, LocalFunction, MappingFunction } from './invoke.ts';
+export type { SchemaRegistryConfig } from './schema-registry.ts';
 export type { EventSourceMappingSettings, FailureCallback, StartingPosition } from './settings.ts';

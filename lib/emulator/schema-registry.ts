@@ -11,9 +11,9 @@
  * The emulator speaks to Confluent-compatible registries (Confluent, Apicurio's `/apis/ccompat/v7`, the
  * one `kafka-lambda registry` starts): a Glue registry ARN needs AWS and is refused with a clear error.
  */
-import { Ajv, type AnySchema } from 'ajv';
-import avsc from 'avsc';
-import protobuf from 'protobufjs';
+import type { AnySchema } from 'ajv';
+import type avsc from 'avsc';
+import type protobuf from 'protobufjs';
 import type { KafkaEventRecord, KafkaSchemaMetadata } from '../kafka-event/types.ts';
 import { SchemaNotFoundError } from '../schema-registry/errors.ts';
 import {
@@ -148,7 +148,7 @@ export function createSchemaResolver(
     }
     let reader = readers.get(schema.id);
     if (reader === undefined) {
-      const compiled = compileReader(schema);
+      const compiled = await compileReader(schema);
       if (compiled === undefined) return 'DESERIALIZATION_ERROR';
       reader = compiled;
       readers.set(schema.id, reader);
@@ -250,18 +250,36 @@ class ResolvedRecord implements PendingRecord {
 /** Reads one payload: its JSON text and its SOURCE bytes, or `undefined` when it does not deserialize. */
 type Reader = (payload: Buffer) => { json: string; source: Buffer } | undefined;
 
-function compileReader(schema: RegisteredSchema): Reader | undefined {
+/**
+ * The decoding libraries are optional peer dependencies: each loads when a schema of its format is
+ * first met, so a mapping without a registry (or an import of the emulator) needs none of them.
+ */
+async function compileReader(schema: RegisteredSchema): Promise<Reader | undefined> {
+  const library = { AVRO: 'avsc', PROTOBUF: 'protobufjs', JSON: 'ajv' }[schema.type];
+  let loaded: unknown;
   try {
-    if (schema.type === 'AVRO') return avroReader(schema.definition);
-    if (schema.type === 'PROTOBUF') return protobufReader(schema.definition);
-    return jsonSchemaReader(schema.definition);
+    loaded = await import(library);
+  } catch (error) {
+    throw new Error(
+      `The emulator needs ${library} to deserialize ${schema.type} records: npm install ${library}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  try {
+    if (schema.type === 'AVRO')
+      return avroReader((loaded as { default: typeof avsc }).default, schema.definition);
+    if (schema.type === 'PROTOBUF')
+      return protobufReader((loaded as { default: typeof protobuf }).default, schema.definition);
+    return jsonSchemaReader((loaded as typeof import('ajv')).Ajv, schema.definition);
   } catch {
     return undefined; // a schema the library cannot compile: nothing deserializes with it
   }
 }
 
-function avroReader(definition: string): Reader {
-  const type = avsc.Type.forSchema(JSON.parse(definition) as avsc.Schema);
+function avroReader(library: typeof avsc, definition: string): Reader {
+  const type = library.Type.forSchema(JSON.parse(definition) as avsc.Schema);
   return (payload) => {
     try {
       return { json: JSON.stringify(type.fromBuffer(payload), jsonBytes), source: payload };
@@ -279,9 +297,11 @@ function jsonBytes(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? value.toString() : value;
 }
 
-function protobufReader(definition: string): Reader {
-  const parsed = protobuf.parse(definition, { keepCase: true });
+function protobufReader(library: typeof protobuf, definition: string): Reader {
+  const parsed = library.parse(definition, { keepCase: true });
   const scope = parsed.package ? parsed.root.lookup(parsed.package) : parsed.root;
+  const messagesOf = (namespace: protobuf.Namespace): protobuf.Type[] =>
+    namespace.nestedArray.filter((nested): nested is protobuf.Type => nested instanceof library.Type);
   const top = messagesOf(scope as protobuf.Namespace);
   return (payload) => {
     // Confluent's serializer writes the message-index array (the message's path in the file) first;
@@ -307,11 +327,7 @@ function protobufReader(definition: string): Reader {
   };
 }
 
-function messagesOf(scope: protobuf.Namespace): protobuf.Type[] {
-  return scope.nestedArray.filter((nested): nested is protobuf.Type => nested instanceof protobuf.Type);
-}
-
-function jsonSchemaReader(definition: string): Reader {
+function jsonSchemaReader(Ajv: typeof import('ajv').Ajv, definition: string): Reader {
   const validate = new Ajv({ strict: false }).compile(JSON.parse(definition) as AnySchema);
   return (payload) => {
     let data: unknown;
