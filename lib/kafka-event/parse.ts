@@ -125,11 +125,23 @@ export function parseKafkaEvent(event: unknown, onError?: (issue: EventIssue) =>
   const unsorted = new Set<PartitionBatch>();
   const warnings: EventWarning[] = [];
   let warned: Set<string> | undefined;
-  const warn = (kind: EventWarning['kind'], batch: PartitionBatch, path: string, message: string) => {
+  // Once per partition and kind, and no closure in the loop (it would cost every record a context).
+  const warn = (
+    kind: EventWarning['kind'],
+    batch: PartitionBatch,
+    path: string,
+    previous: number,
+    offset: number,
+  ) => {
     warned ??= new Set();
     if (warned.has(`${kind} ${batch.id}`)) return;
     warned.add(`${kind} ${batch.id}`);
-    warnings.push({ kind, partition: batch.id, path, message });
+    warnings.push({
+      kind,
+      partition: batch.id,
+      path,
+      message: offsetWarning(kind, batch.id, previous, offset),
+    });
   };
   let recordCount = 0;
   let oldestTimestamp = Number.NaN;
@@ -145,9 +157,9 @@ export function parseKafkaEvent(event: unknown, onError?: (issue: EventIssue) =>
     let currentPartition = -1;
     for (let i = 0; i < list.length; i++) {
       const raw: unknown = list[i];
-      const at = `${where}[${i}]`;
+      // Paths are built only for a problem: a string per record would cost the hot path.
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-        fail(at, 'is not an object');
+        fail(`${where}[${i}]`, 'is not an object');
         continue;
       }
       const {
@@ -163,9 +175,9 @@ export function parseKafkaEvent(event: unknown, onError?: (issue: EventIssue) =>
       const offset = readPosition(rawOffset);
       if (typeof topic !== 'string' || topic === '' || partition === undefined || offset === undefined) {
         if (typeof topic !== 'string' || topic === '')
-          fail(`${at}.topic`, 'is missing or not a non-empty string');
-        if (partition === undefined) fail(`${at}.partition`, positionProblem(rawPartition));
-        if (offset === undefined) fail(`${at}.offset`, positionProblem(rawOffset));
+          fail(`${where}[${i}].topic`, 'is missing or not a non-empty string');
+        if (partition === undefined) fail(`${where}[${i}].partition`, positionProblem(rawPartition));
+        if (offset === undefined) fail(`${where}[${i}].offset`, positionProblem(rawOffset));
         continue;
       }
       if (current === undefined || topic !== currentTopic || partition !== currentPartition) {
@@ -184,19 +196,9 @@ export function parseKafkaEvent(event: unknown, onError?: (issue: EventIssue) =>
         const previous = offsets[offsets.length - 1]!;
         if (previous > offset) {
           unsorted.add(current);
-          warn(
-            'offsetOrder',
-            current,
-            `${at}.offset`,
-            `${offset} is below the previous offset of ${current.id} (${previous}): Lambda sends each partition in offset order; its records run in offset order`,
-          );
+          warn('offsetOrder', current, `${where}[${i}].offset`, previous, offset);
         } else if (previous === offset)
-          warn(
-            'repeatedOffset',
-            current,
-            `${at}.offset`,
-            `repeats offset ${offset} of ${current.id}: Lambda never sends this (sample events do); the records run in event order and the offset is reported once`,
-          );
+          warn('repeatedOffset', current, `${where}[${i}].offset`, previous, offset);
       }
       offsets.push(offset);
       current.records.push(raw as KafkaEventRecord);
@@ -213,16 +215,14 @@ export function parseKafkaEvent(event: unknown, onError?: (issue: EventIssue) =>
     batch.records = order.map((i) => batch.records[i]!);
     batch.offsets = order.map((i) => batch.offsets[i]!);
     // A repeat may only show once the partition is in order ([15, 16, 15]).
-    if (!warned?.has(`repeatedOffset ${batch.id}`)) {
-      const i = batch.offsets.findIndex((offset, k) => k > 0 && offset === batch.offsets[k - 1]);
-      if (i > 0)
-        warn(
-          'repeatedOffset',
-          batch,
-          `records`,
-          `repeats offset ${batch.offsets[i]} of ${batch.id}: Lambda never sends this (sample events do); the records run in event order and the offset is reported once`,
-        );
-    }
+    const i = batch.offsets.findIndex((offset, k) => k > 0 && offset === batch.offsets[k - 1]);
+    if (i > 0) warn('repeatedOffset', batch, 'records', batch.offsets[i]!, batch.offsets[i]!);
   }
   return { partitions, recordCount, oldestTimestamp, warnings };
+}
+
+function offsetWarning(kind: EventWarning['kind'], id: string, previous: number, offset: number): string {
+  return kind === 'offsetOrder'
+    ? `${offset} is below the previous offset of ${id} (${previous}): Lambda sends each partition in offset order; its records run in offset order`
+    : `repeats offset ${offset} of ${id}: Lambda never sends this (sample events do); the records run in event order and the offset is reported once`;
 }
