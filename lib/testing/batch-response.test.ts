@@ -100,3 +100,16 @@ describe('failedOffsets (property)', () => {
     );
   });
 });
+
+describe('failedOffsets on a hand-written event with digit-string positions', () => {
+  it('matches the numbers kafkaBatch reports against the strings of the event', () => {
+    const event = kafkaEvent({ topic: 'orders', records: [{ value: 'a' }, { value: 'b' }] });
+    const records = event.records['orders-0']! as unknown as Array<{ partition: unknown; offset: unknown }>;
+    for (const record of records) {
+      record.partition = String(record.partition);
+      record.offset = String(record.offset);
+    }
+    const response = { batchItemFailures: [{ itemIdentifier: { partition: 'orders-0', offset: 1 } }] };
+    expect(failedOffsets(response, event)).toEqual({ 'orders-0': [1] });
+  });
+});

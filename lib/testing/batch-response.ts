@@ -1,3 +1,4 @@
+import { readPosition } from '../kafka-event/rules.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { partitionKey } from '../kafka-event/types.ts';
 
@@ -71,10 +72,14 @@ function offsetsByPartition(event: KafkaEvent): Map<string, Set<number>> {
   const known = new Map<string, Set<number>>();
   for (const run of Object.values(event.records)) {
     for (const record of run) {
-      const key = partitionKey(record.topic, record.partition);
+      // Hand-written events may carry digit strings ("0"); kafkaBatch reads them as numbers, and so
+      // does its response, so compare by the same reading.
+      const partition = readPosition(record.partition) ?? record.partition;
+      const offset = readPosition(record.offset) ?? record.offset;
+      const key = partitionKey(record.topic, partition);
       const offsets = known.get(key);
-      if (offsets) offsets.add(record.offset);
-      else known.set(key, new Set([record.offset]));
+      if (offsets) offsets.add(offset);
+      else known.set(key, new Set([offset]));
     }
   }
   return known;
