@@ -334,6 +334,16 @@ describe('a project outside the repository, installed from the tarball', () => {
   );
 
   it(
+    'says plainly that demo is a repository command',
+    async () => {
+      const demo = await npx(['kafka-lambda', 'demo']);
+      expect(demo.code).toBe(2);
+      expect(demo.stderr).toContain('kafka-lambda demo is a repository command');
+    },
+    5 * MINUTE,
+  );
+
+  it(
     'scaffolds the same project with npx kafka-lambda init from the install',
     async () => {
       const init = succeeded(await npx(['kafka-lambda', 'init', 'another']));
