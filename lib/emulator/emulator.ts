@@ -1,11 +1,4 @@
-import {
-  type Admin,
-  type Consumer,
-  type EachBatchPayload,
-  Kafka,
-  type KafkaConfig,
-  logLevel,
-} from 'kafkajs';
+import { type Admin, type Consumer, type EachBatchPayload, Kafka, type KafkaConfig, logLevel } from 'kafkajs';
 import {
   type BatchPart,
   bisectBatch,
@@ -19,7 +12,11 @@ import {
   toPendingRecord,
 } from './batch.ts';
 import type { FailureCondition, FailureContext } from './destination.ts';
-import { createDestinationSender, type DestinationSender, type DestinationTargets } from './destination-sender.ts';
+import {
+  createDestinationSender,
+  type DestinationSender,
+  type DestinationTargets,
+} from './destination-sender.ts';
 import { InvokeRequestError, MappingStateError, RecordTooLargeError } from './errors.ts';
 import { createInvoker, type Invoker, type MappingFunction, newRequestId } from './invoke.ts';
 import { type BatchOutcome, interpretResult } from './response.ts';
