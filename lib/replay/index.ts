@@ -1,10 +1,11 @@
 // The replay core: plan and execute moving a Kafka consumer group (typically a Lambda event source
-// mapping's) to an offset, a time, or a plan file, safely.
+// mapping's) to an offset, a time, or a plan file, safely. This is the public surface of
+// `kafka-lambda/replay`; the building blocks behind it (group and mapping steps, retries, client
+// configuration, waits) are imported by their own modules inside the package, never from here.
 export {
   connectReplayKafka,
   type GroupHold,
   type OffsetToCommit,
-  REPLAY_PROTOCOL,
   type ReplayKafka,
 } from './connection.ts';
 export * from './errors.ts';
@@ -15,23 +16,8 @@ export {
   type ReplayResult,
   type ReplayTimeouts,
 } from './execute.ts';
-export {
-  describeGroup,
-  isGroupInactive,
-  isHeldByReplay,
-  refuseUnlessInactive,
-  waitForEmptyGroup,
-} from './group.ts';
-export { type KafkaAuth, type KafkaConnection, kafkaClientConfig } from './kafka-config.ts';
-export {
-  checkMapping,
-  type MappingInfo,
-  readMapping,
-  setMappingEnabled,
-  waitForMappingState,
-  withLambdaRetry,
-} from './mapping.ts';
-export { formatReplayMetadata, parseReplayMetadata, type ReplayAudit } from './metadata.ts';
+export type { KafkaAuth, KafkaConnection } from './kafka-config.ts';
+export { parseReplayMetadata, type ReplayAudit } from './metadata.ts';
 export {
   describeReplayError,
   REPLAY_EXIT_CODES,
@@ -47,13 +33,5 @@ export {
   ReplayRequestSchema,
   requestTarget,
   requestTopic,
-  TARGET_FIELDS,
 } from './request.ts';
-export {
-  type PlanFileEntry,
-  parseDuration,
-  parsePlanFile,
-  parseTimestamp,
-  parseTopicPartitions,
-} from './targets.ts';
 export type * from './types.ts';

@@ -10,12 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReplayHandler } from '../../../functions/replay/handler.ts';
 import { runCli } from '../../../test/fixtures/run-cli.ts';
 import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../../test/kafka.ts';
-import {
-  connectReplayKafka,
-  describeGroup,
-  type ReplayKafka,
-  type ReplayOutcome,
-} from '../../replay/index.ts';
+import { describeGroup } from '../../replay/group.ts';
+import { connectReplayKafka, type ReplayKafka, type ReplayOutcome } from '../../replay/index.ts';
 import { modelEventSourceMapping } from '../../replay/testing/esm-model.ts';
 import { seedTopic } from '../../replay/testing/seed.ts';
 import { pollUntil } from '../../replay/wait.ts';

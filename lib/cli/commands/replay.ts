@@ -13,7 +13,6 @@ import {
   type PartitionPlan,
   parseReplayMetadata,
   parseReplayRequest,
-  parseTopicPartitions,
   planReplay,
   REPLAY_EXIT_CODES,
   ReplayError,
@@ -25,6 +24,7 @@ import {
   requestTopic,
 } from '../../replay/index.ts';
 import { type RequestMapping, readRequestMapping, runReplayRequest } from '../../replay/run-request.ts';
+import { parseTopicPartitions } from '../../replay/targets.ts';
 import { beforeDeadline } from '../../replay/wait.ts';
 import { exitWithUsageCode, integerOption } from '../usage.ts';
 
