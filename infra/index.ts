@@ -20,6 +20,8 @@
  * @packageDocumentation
  */
 
+// The filter rules of `KafkaConsumerFunctionProps.filters`: the same shape the emulator checks.
+export type { FilterCriteria } from '../lib/emulator/filter.ts';
 export {
   type FailureDestination,
   KafkaConsumerConfigError,

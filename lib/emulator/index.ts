@@ -16,7 +16,21 @@
  * await mapping.idle();
  * ```
  */
-export { MAX_PAYLOAD_BYTES } from './batch.ts';
+export type {
+  KafkaEvent,
+  KafkaEventHeader,
+  KafkaEventRecord,
+  KafkaSchemaMetadata,
+  LambdaClientContext,
+  LambdaContext,
+  MskEventSource,
+  MskKafkaEvent,
+  SelfManagedEventSource,
+  SelfManagedKafkaEvent,
+} from '../kafka-event/types.ts';
+export type { AsyncHandler } from '../local/load-handler.ts';
+export type { SandboxEvent, SandboxOptions } from '../local/sandbox.ts';
+export { type EventHeader, MAX_PAYLOAD_BYTES } from './batch.ts';
 export type {
   BatchFailureEnvelope,
   FailedRecordsInfo,
@@ -45,6 +59,8 @@ export {
   MappingStateError,
   RecordTooLargeError,
 } from './errors.ts';
+export type { FilterCriteria } from './filter.ts';
 export type { LambdaApiFunction, LocalFunction, MappingFunction } from './invoke.ts';
+export type { BatchOutcome } from './response.ts';
 export type { SchemaRegistryConfig } from './schema-registry.ts';
 export type { EventSourceMappingSettings, FailureCallback, StartingPosition } from './settings.ts';

@@ -2,7 +2,14 @@ import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { toRuntimeError } from './runtime-error.ts';
 
-/** A Lambda handler in its async form. */
+/**
+ * A Lambda handler in its async form.
+ *
+ * @example
+ * ```ts
+ * const handler: AsyncHandler<KafkaEvent, KafkaBatchResponse> = async () => ({ batchItemFailures: [] });
+ * ```
+ */
 export type AsyncHandler<TEvent = unknown, TResult = unknown> = (
   event: TEvent,
   context: import('../kafka-event/types.ts').LambdaContext,

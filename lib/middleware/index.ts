@@ -30,6 +30,7 @@ export {
 export { jsonLogger, type KafkaBatchLogger, type KafkaBatchMetrics } from './log.ts';
 export { kafkaBatch } from './middleware.ts';
 export type {
+  KafkaBatchCommonOptions,
   KafkaBatchContext,
   KafkaBatchOptions,
   KafkaDecoder,

@@ -143,7 +143,17 @@ export interface KafkaDecoder<TOutput> {
   ): TOutput | Promise<TOutput>;
 }
 
-interface KafkaBatchCommonOptions<TValue, TKey> {
+/**
+ * The options shared by both handler shapes ({@link KafkaRecordOptions} and {@link KafkaPartitionOptions}):
+ * decoding of keys and values, poison and logging policies.
+ *
+ * @example
+ * ```ts
+ * const common: KafkaBatchCommonOptions<Order, string> = { value: OrderSchema, key: v.string() };
+ * kafkaBatch({ ...common, onRecord: (record) => ship(record.data) });
+ * ```
+ */
+export interface KafkaBatchCommonOptions<TValue, TKey> {
   /**
    * Standard Schema (zod, valibot, arktype…) for the value, given `record.json()`; or a
    * {@link KafkaDecoder} given the value's bytes (Avro, Protobuf…). Typed as `record.data`.

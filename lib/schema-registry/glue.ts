@@ -11,6 +11,14 @@ import {
   type SchemaRegistryClient,
 } from './registry.ts';
 
+// Types named by this entry's signatures, so that a user can name them too.
+export type {
+  RegisteredSchema,
+  SchemaRegistryCacheOptions,
+  SchemaRegistryClient,
+  SchemaRegistryStats,
+} from './registry.ts';
+
 /**
  * Options of {@link glueSchemaRegistry}.
  *

@@ -10,6 +10,19 @@
  * const registry = confluentSchemaRegistry({ url: process.env.SCHEMA_REGISTRY_URL! });
  * ```
  */
+// Types named by this entry's signatures, so that a user can name them too.
+export type {
+  KafkaEventHeader,
+  KafkaEventRecord,
+  KafkaSchemaMetadata,
+} from '../kafka-event/types.ts';
+export type {
+  KafkaPoisonRecordError,
+  KafkaRecordDecodeError,
+  RecordPosition,
+} from '../middleware/errors.ts';
+export type { KafkaDecoder } from '../middleware/options.ts';
+export type { KafkaHeader, KafkaRecord } from '../middleware/record.ts';
 export { BoundedCache } from './cache.ts';
 export {
   createSchemaRegistryDecoder,

@@ -12,6 +12,7 @@
  */
 export type {
   KafkaEvent,
+  KafkaEventHeader,
   KafkaEventRecord,
   KafkaSchemaMetadata,
   LambdaClientContext,
