@@ -9,7 +9,14 @@ export type MskEventSource = 'aws:kafka';
 /** `eventSource` of a self-managed Kafka trigger (both spellings occur in the wild). */
 export type SelfManagedEventSource = 'SelfManagedKafka' | 'aws:SelfManagedKafka';
 
-/** A header as Lambda sends it: one key, its value as an array of signed bytes (−128..127). */
+/**
+ * A header as Lambda sends it: one key, its value as an array of signed bytes (−128..127).
+ *
+ * @example
+ * ```ts
+ * const header: KafkaEventHeader = { 'trace-id': [97, 98, 99] }; // 'abc'
+ * ```
+ */
 export type KafkaEventHeader = Record<string, number[]>;
 
 /** Schema registry metadata, present only when the trigger has a schema registry configured. */
