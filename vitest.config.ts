@@ -33,7 +33,7 @@ export default defineConfig({
           name: 'integration',
           include: ['{lib,functions,infra,test}/**/*.int.test.ts'],
           globalSetup: ['test/global-setup.ts'],
-          setupFiles: ['test/quiet-warnings.ts'],
+          setupFiles: ['test/support/quiet-warnings.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           env: { KAFKAJS_NO_PARTITIONER_WARNING: '1' },

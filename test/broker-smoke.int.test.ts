@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { committedOffsetsByKafkaTool, createTopic, testKafka, uniqueName } from './kafka.ts';
+import { committedOffsetsByKafkaTool, createTopic, testKafka, uniqueName } from './support/kafka.ts';
 
 describe('the test broker is a real Apache Kafka broker', () => {
   it('commits consumer-group offsets that Kafka’s own ConsumerGroupCommand reads back', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from './fixtures/run-cli.ts';
+import { runCli } from './support/run-cli.ts';
 
 // End to end: the README's example function, its sample event, the real CLI process.
 describe('kafka-lambda invoke functions/orders/handler.ts (the README example)', () => {

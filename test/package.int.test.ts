@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkApiReports } from '../scripts/api-report.ts';
-import { createTopic, testBrokers, testKafka, uniqueName } from './kafka.ts';
+import { createTopic, testBrokers, testKafka, uniqueName } from './support/kafka.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const cli = join(root, 'bin/kafka-lambda.js');

@@ -12,7 +12,7 @@ import { kafkaBatch } from '../lib/middleware/middleware.ts';
 import type { KafkaDecoder } from '../lib/middleware/options.ts';
 import { protobufDecoder } from '../lib/protobuf/index.ts';
 import { invokeHandler } from '../lib/testing/invoke-handler.ts';
-import { runCli } from './fixtures/run-cli.ts';
+import { runCli } from './support/run-cli.ts';
 
 const schema = (file: string) => readFileSync(new URL(`events/schemas/${file}`, import.meta.url), 'utf8');
 const sample = (name: string) =>

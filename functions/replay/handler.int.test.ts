@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectReplayKafka, type ReplayKafka } from '../../lib/replay/index.ts';
-import { type EsmModelOptions, modelEventSourceMapping } from '../../lib/replay/testing/esm-model.ts';
-import { seedTopic } from '../../lib/replay/testing/seed.ts';
-import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/kafka.ts';
+import { type EsmModelOptions, modelEventSourceMapping } from '../../test/support/esm-model.ts';
+import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
+import { seedTopic } from '../../test/support/seed-topic.ts';
 import type { ReplayFunctionConfig } from './config.ts';
 import { createReplayHandler } from './handler.ts';
 

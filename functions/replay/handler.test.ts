@@ -2,7 +2,7 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { modelEventSourceMapping } from '../../lib/replay/testing/esm-model.ts';
+import { modelEventSourceMapping } from '../../test/support/esm-model.ts';
 import { replayConfigFromEnv } from './config.ts';
 import { createReplayHandler } from './handler.ts';
 

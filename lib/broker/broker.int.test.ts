@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../test/fixtures/run-cli.ts';
+import { runCli } from '../../test/support/run-cli.ts';
 import { startBroker } from './broker.ts';
 import { BrokerStartError } from './errors.ts';
 import { cacheBase, DEFAULT_KAFKA_VERSION } from './jars.ts';

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../test/fixtures/run-cli.ts';
+import { runCli } from '../../test/support/run-cli.ts';
 import { isAlive, processIdentity } from './process.ts';
 
 /** A harmless process whose command line looks like a broker JVM of `runDir` (what a careless check would kill). */

@@ -1,6 +1,6 @@
 import type { LocalFunction } from '../emulator/index.ts';
-import { HandlerNotFoundError, loadHandler } from '../local/load-handler.ts';
-import { createSandbox, type SandboxEvent } from '../local/sandbox.ts';
+import { HandlerNotFoundError, loadHandler } from '../lambda-runtime/load-handler.ts';
+import { createSandbox, type SandboxEvent } from '../lambda-runtime/sandbox.ts';
 
 /** How `dev` runs a handler module. */
 interface LocalFunctionOptions {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../test/fixtures/run-cli.ts';
+import { runCli } from '../../test/support/run-cli.ts';
 import { USAGE_EXIT_CODE } from './usage.ts';
 
 // Each case starts a real CLI process, which takes seconds on a loaded machine.

@@ -2,10 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, expect, it } from 'vitest';
+import { produceSequence, recordId } from '../../test/support/emulator.ts';
 import { type EmbeddedBroker, startBroker, waitUntilServing } from '../broker/index.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { createLocalEventSourceMapping } from './index.ts';
-import { produceSequence, recordId } from './test-support.ts';
 
 let broker: EmbeddedBroker | undefined;
 let relaunched: ChildProcess | undefined;

@@ -1,9 +1,9 @@
 import type { Context } from 'aws-lambda';
 import { expect, it } from 'vitest';
-import { committedOffsetsByKafkaTool, testBrokers, testKafka } from '../../test/kafka.ts';
+import { recordId, seededTopic } from '../../test/support/emulator.ts';
+import { committedOffsetsByKafkaTool, testBrokers, testKafka } from '../../test/support/kafka.ts';
 import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
 import { createLocalEventSourceMapping, type LocalEventSourceMapping, type Redelivery } from './index.ts';
-import { recordId, seededTopic } from './test-support.ts';
 
 const PARTITIONS = 16;
 const PER_PARTITION = 6_250;

@@ -1,12 +1,19 @@
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import {
+  decodeValue,
+  eventRecords,
+  produceSequence,
+  recordId,
+  seededTopic,
+} from '../../test/support/emulator.ts';
+import {
   committedOffsetsByKafkaTool,
   createTopic,
   testBrokers,
   testKafka,
   uniqueName,
-} from '../../test/kafka.ts';
+} from '../../test/support/kafka.ts';
 import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
 import type { FailureEnvelope } from './destination.ts';
 import {
@@ -15,7 +22,6 @@ import {
   type MappingEvent,
   type Redelivery,
 } from './index.ts';
-import { decodeValue, eventRecords, produceSequence, recordId, seededTopic } from './test-support.ts';
 
 const kafka = testKafka('emulator-int');
 

@@ -1,8 +1,8 @@
 import { expect, it } from 'vitest';
-import { committedOffsetsByKafkaTool, testKafka } from '../../test/kafka.ts';
+import { eventRecords, partialResponseMapping as mapping, seededTopic } from '../../test/support/emulator.ts';
+import { committedOffsetsByKafkaTool, testKafka } from '../../test/support/kafka.ts';
 import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
 import type { FailureEnvelope } from './destination.ts';
-import { eventRecords, partialResponseMapping as mapping, seededTopic } from './test-support.ts';
 
 const kafka = testKafka('emulator-exhaustion');
 

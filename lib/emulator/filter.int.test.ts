@@ -1,13 +1,13 @@
 import { expect, it } from 'vitest';
-import { committedOffsetsByKafkaTool, testKafka } from '../../test/kafka.ts';
-import type { KafkaEvent } from '../kafka-event/types.ts';
 import {
   decodeValue,
   eventRecords,
   partialResponseMapping as mapping,
   recordId,
   seededTopic,
-} from './test-support.ts';
+} from '../../test/support/emulator.ts';
+import { committedOffsetsByKafkaTool, testKafka } from '../../test/support/kafka.ts';
+import type { KafkaEvent } from '../kafka-event/types.ts';
 
 const kafka = testKafka('emulator-filter');
 

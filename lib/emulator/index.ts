@@ -28,8 +28,8 @@ export type {
   SelfManagedEventSource,
   SelfManagedKafkaEvent,
 } from '../kafka-event/types.ts';
-export type { AsyncHandler } from '../local/load-handler.ts';
-export type { SandboxEvent, SandboxOptions } from '../local/sandbox.ts';
+export type { AsyncHandler } from '../lambda-runtime/load-handler.ts';
+export type { SandboxEvent, SandboxOptions } from '../lambda-runtime/sandbox.ts';
 export { type EventHeader, MAX_PAYLOAD_BYTES } from './batch.ts';
 export type {
   BatchFailureEnvelope,

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { committedOffsetsByKafkaTool, testBrokers, testKafka } from '../../test/kafka.ts';
+import { eventRecords, seededTopic } from '../../test/support/emulator.ts';
+import { committedOffsetsByKafkaTool, testBrokers, testKafka } from '../../test/support/kafka.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { createLocalEventSourceMapping, InvokeRequestError, type MappingEvent } from './index.ts';
-import { eventRecords, seededTopic } from './test-support.ts';
 
 interface Call {
   path: string;

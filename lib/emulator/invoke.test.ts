@@ -2,7 +2,7 @@ import { threadId } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { createInvoker } from './invoke.ts';
 
-const fixtures = 'test/fixtures/sandbox-handlers.ts';
+const fixtures = 'test/support/handlers/sandbox-handlers.ts';
 
 async function invokeTwice(inProcess: boolean) {
   const invoker = createInvoker({ handler: `${fixtures}#counts`, inProcess, timeoutSeconds: 30 });
@@ -41,7 +41,7 @@ describe('createInvoker with a module reference', { timeout: 60_000 }, () => {
         expect(await invoker.invoke('{}', 'a')).toEqual({
           kind: 'function-error',
           errorType: 'Runtime.HandlerNotFound',
-          errorMessage: 'test/fixtures/sandbox-handlers.ts has no exported function "nope"',
+          errorMessage: 'test/support/handlers/sandbox-handlers.ts has no exported function "nope"',
         });
       } finally {
         await invoker.close();

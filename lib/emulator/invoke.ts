@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
 import type { KafkaEvent } from '../kafka-event/types.ts';
-import { createLambdaContext } from '../local/context.ts';
-import { type AsyncHandler, HandlerNotFoundError, loadHandler } from '../local/load-handler.ts';
-import { toRuntimeError } from '../local/runtime-error.ts';
-import { createSandbox, type SandboxOptions } from '../local/sandbox.ts';
+import { createLambdaContext } from '../lambda-runtime/context.ts';
+import { type AsyncHandler, HandlerNotFoundError, loadHandler } from '../lambda-runtime/load-handler.ts';
+import { toRuntimeError } from '../lambda-runtime/runtime-error.ts';
+import { createSandbox, type SandboxOptions } from '../lambda-runtime/sandbox.ts';
 import { InvalidMappingSettingError, InvokeRequestError } from './errors.ts';
 import type { InvokeResult } from './response.ts';
 

@@ -1,9 +1,9 @@
 import { type Consumer, Kafka, logLevel } from 'kafkajs';
 import { afterEach, expect, it } from 'vitest';
-import { committedOffsetsByKafkaTool, testBrokers, testKafka } from '../../test/kafka.ts';
+import { eventRecords, partialResponseMapping as mapping, seededTopic } from '../../test/support/emulator.ts';
+import { committedOffsetsByKafkaTool, testBrokers, testKafka } from '../../test/support/kafka.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import type { FailureEnvelope } from './destination.ts';
-import { eventRecords, partialResponseMapping as mapping, seededTopic } from './test-support.ts';
 
 const kafka = testKafka('emulator-rebalance');
 const members: Consumer[] = [];

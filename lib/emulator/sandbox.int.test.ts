@@ -2,13 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { committedOffsetsByKafkaTool, testKafka } from '../../test/kafka.ts';
-import type { SandboxEvent } from '../local/sandbox.ts';
+import { partialResponseMapping as mapping, seededTopic } from '../../test/support/emulator.ts';
+import { committedOffsetsByKafkaTool, testKafka } from '../../test/support/kafka.ts';
+import type { SandboxEvent } from '../lambda-runtime/sandbox.ts';
 import type { MappingEvent } from './index.ts';
-import { partialResponseMapping as mapping, seededTopic } from './test-support.ts';
 
 const kafka = testKafka('emulator-sandbox');
-const fixtures = 'test/fixtures/sandbox-handlers.ts';
+const fixtures = 'test/support/handlers/sandbox-handlers.ts';
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-sandbox-'));

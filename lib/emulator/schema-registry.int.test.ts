@@ -5,11 +5,11 @@
  */
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTopic, testKafka, uniqueName } from '../../test/kafka.ts';
+import { eventRecords, partialResponseMapping as mapping } from '../../test/support/emulator.ts';
+import { createTopic, testKafka, uniqueName } from '../../test/support/kafka.ts';
 import type { KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
 import { type LocalSchemaRegistry, startRegistry } from '../schema-registry/server.ts';
 import type { FailureEnvelope } from './destination.ts';
-import { eventRecords, partialResponseMapping as mapping } from './test-support.ts';
 
 const kafka = testKafka('emulator-schema-registry');
 let local: LocalSchemaRegistry | undefined;

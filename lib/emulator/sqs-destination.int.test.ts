@@ -1,10 +1,10 @@
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { committedOffsetsByKafkaTool, testKafka, uniqueName } from '../../test/kafka.ts';
+import { eventRecords, partialResponseMapping as mapping, seededTopic } from '../../test/support/emulator.ts';
+import { committedOffsetsByKafkaTool, testKafka, uniqueName } from '../../test/support/kafka.ts';
 import { type ElasticMq, startElasticMq } from '../elasticmq/index.ts';
 import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
 import type { BatchFailureEnvelope } from './destination.ts';
-import { eventRecords, partialResponseMapping as mapping, seededTopic } from './test-support.ts';
 
 // The SQS on-failure destination end to end: the emulator sends to a real SQS-compatible server
 // (ElasticMQ) through the AWS SDK, and the test reads the queue back with the SDK like any consumer.

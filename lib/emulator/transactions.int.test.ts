@@ -1,8 +1,8 @@
 import { expect, it } from 'vitest';
-import { createTopic, testBrokers, testKafka, uniqueName } from '../../test/kafka.ts';
+import { eventRecords } from '../../test/support/emulator.ts';
+import { createTopic, testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { createLocalEventSourceMapping } from './index.ts';
-import { eventRecords } from './test-support.ts';
 
 const kafka = testKafka('emulator-transactions');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -21,7 +21,7 @@ import type {
   KafkaEvent,
   KafkaEventRecord,
 } from '../kafka-event/types.ts';
-import { createLambdaContext } from '../local/context.ts';
+import { createLambdaContext } from '../lambda-runtime/context.ts';
 import { type KafkaBatchLogger, type KafkaOrdering, kafkaBatch } from './index.ts';
 
 const PARTITIONS = 10;

@@ -11,14 +11,14 @@ import { setTimeout } from 'node:timers/promises';
 import { GetEventSourceMappingCommand, UpdateEventSourceMappingCommand } from '@aws-sdk/client-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReplayHandler } from '../../functions/replay/handler.ts';
-import { runCli } from '../../test/fixtures/run-cli.ts';
-import { testBrokers, testKafka, uniqueName } from '../../test/kafka.ts';
+import { type EsmModel, modelEventSourceMapping } from '../../test/support/esm-model.ts';
+import { testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
+import { runCli } from '../../test/support/run-cli.ts';
+import { seedTopic } from '../../test/support/seed-topic.ts';
 import { connectReplayKafka, type ReplayKafka } from './connection.ts';
 import { executeReplay } from './execute.ts';
 import { parseReplayMetadata } from './metadata.ts';
 import { describeReplayError, REPLAY_EXIT_CODES, type ReplayOutcome } from './outcome.ts';
-import { type EsmModel, modelEventSourceMapping } from './testing/esm-model.ts';
-import { seedTopic } from './testing/seed.ts';
 import type { ReplayPlan } from './types.ts';
 
 type Entry = 'library' | 'cli' | 'function';

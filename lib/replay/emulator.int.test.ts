@@ -2,13 +2,13 @@
 // the Lambda API stops the emulator when the mapping reaches Disabled and starts it again when it is
 // Enabled; after a replay to offset N, the emulator re-delivers exactly from N on each replayed partition.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/kafka.ts';
+import { modelEventSourceMapping } from '../../test/support/esm-model.ts';
+import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
+import { seedTopic } from '../../test/support/seed-topic.ts';
 import type { LocalEventSourceMapping } from '../emulator/index.ts';
 import { recordingEventSourceMapping } from '../emulator/recording.ts';
 import { connectReplayKafka, type ReplayKafka } from './connection.ts';
 import { executeReplay } from './execute.ts';
-import { modelEventSourceMapping } from './testing/esm-model.ts';
-import { seedTopic } from './testing/seed.ts';
 
 let kafka: ReplayKafka;
 beforeAll(async () => {

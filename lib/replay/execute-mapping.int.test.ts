@@ -3,7 +3,9 @@
 // are either all set or untouched.
 import type { Consumer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/kafka.ts';
+import { type EsmModelOptions, modelEventSourceMapping } from '../../test/support/esm-model.ts';
+import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
+import { seedTopic } from '../../test/support/seed-topic.ts';
 import { connectReplayKafka, type ReplayKafka } from './connection.ts';
 import {
   MappingRefusedError,
@@ -13,8 +15,6 @@ import {
 } from './errors.ts';
 import { type ExecuteRequest, executeReplay } from './execute.ts';
 import { describeGroup } from './group.ts';
-import { type EsmModelOptions, modelEventSourceMapping } from './testing/esm-model.ts';
-import { seedTopic } from './testing/seed.ts';
 import type { ReplayStep } from './types.ts';
 import { pollUntil } from './wait.ts';
 

@@ -1,12 +1,12 @@
 import type { Consumer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/kafka.ts';
+import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
+import { seedTopic } from '../../test/support/seed-topic.ts';
 import { connectReplayKafka, type ReplayKafka } from './connection.ts';
 import { GroupNotEmptyError, ReplayInputError } from './errors.ts';
 import { executeReplay } from './execute.ts';
 import { describeGroup } from './group.ts';
 import { formatReplayMetadata, parseReplayMetadata } from './metadata.ts';
-import { seedTopic } from './testing/seed.ts';
 import { pollUntil } from './wait.ts';
 
 let kafka: ReplayKafka;

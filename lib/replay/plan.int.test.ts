@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testBrokers, testKafka, uniqueName } from '../../test/kafka.ts';
+import { testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
+import { BASE_TIME, seedTopic } from '../../test/support/seed-topic.ts';
 import { connectReplayKafka, type ReplayKafka } from './connection.ts';
 import {
   NoCommittedOffsetError,
@@ -10,7 +11,6 @@ import {
 } from './errors.ts';
 import { formatReplayMetadata } from './metadata.ts';
 import { planReplay } from './plan.ts';
-import { BASE_TIME, seedTopic } from './testing/seed.ts';
 import type { PlanRequest, ReplayPlan } from './types.ts';
 
 // 3 partitions × 10 records (offset i has timestamp BASE_TIME + i s); partition 0 truncated to start at 3.

@@ -8,11 +8,11 @@
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { Bench } from 'tinybench';
+import { seedTopic } from '../../test/support/seed-topic.ts';
 import { type EmbeddedBroker, startBroker } from '../broker/broker.ts';
 import { connectReplayKafka } from './connection.ts';
 import { executeReplay } from './execute.ts';
 import { planReplay } from './plan.ts';
-import { seedTopic } from './testing/seed.ts';
 
 const broker: EmbeddedBroker | undefined = process.env.KAFKA_BROKERS ? undefined : await startBroker();
 const brokers = process.env.KAFKA_BROKERS?.split(',') ?? [broker!.bootstrapServers];

@@ -21,7 +21,7 @@ import type {
   KafkaEvent,
   KafkaEventRecord,
 } from '../kafka-event/types.ts';
-import { createLambdaContext } from '../local/context.ts';
+import { createLambdaContext } from '../lambda-runtime/context.ts';
 import { type KafkaBatchLogger, kafkaBatch } from '../middleware/index.ts';
 import { protobufDecoder } from '../protobuf/index.ts';
 import { confluentSchemaRegistry } from './registry.ts';

@@ -22,7 +22,7 @@ export type {
   SelfManagedEventSource,
   SelfManagedKafkaEvent,
 } from '../kafka-event/types.ts';
-export { createLambdaContext, type LambdaContextOptions } from '../local/context.ts';
+export { createLambdaContext, type LambdaContextOptions } from '../lambda-runtime/context.ts';
 export { failedOffsets, InvalidBatchResponseError } from './batch-response.ts';
 export {
   type HeadersInput,

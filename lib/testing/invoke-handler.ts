@@ -1,5 +1,5 @@
 import type { LambdaContext as Context } from '../kafka-event/types.ts';
-import { createLambdaContext, type LambdaContextOptions } from '../local/context.ts';
+import { createLambdaContext, type LambdaContextOptions } from '../lambda-runtime/context.ts';
 
 /**
  * The handler did not settle within the function's timeout; Lambda would fail the whole batch.

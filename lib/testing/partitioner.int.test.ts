@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTopic, testBrokers, testKafka, uniqueName } from '../../test/kafka.ts';
+import { createTopic, testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
 import { runKafkaTool } from '../broker/broker.ts';
 import { partitionForKey } from './partitioner.ts';
 

@@ -1,5 +1,5 @@
 import { expect, it, vi } from 'vitest';
-import { committedOffsetsByKafkaTool, testBrokers } from '../../../test/kafka.ts';
+import { committedOffsetsByKafkaTool, testBrokers } from '../../../test/support/kafka.ts';
 import { runDemo } from './demo.ts';
 
 it('runs the demo on a cluster: every valid order reserved, only poison dead-lettered, all offsets committed', async () => {

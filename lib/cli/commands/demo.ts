@@ -12,7 +12,7 @@ import {
 } from '../../emulator/index.ts';
 import { describeEvent } from '../../emulator/progress.ts';
 import type { KafkaEvent } from '../../kafka-event/types.ts';
-import { loadHandler } from '../../local/load-handler.ts';
+import { loadHandler } from '../../lambda-runtime/load-handler.ts';
 import { partitionForKey } from '../../testing/partitioner.ts';
 import { redirectConsole } from '../console.ts';
 import { USAGE_EXIT_CODE } from '../usage.ts';

@@ -1,6 +1,6 @@
 // dev's schema-registry and filter flags are checked when parsed: a usage error (exit 2) before any broker starts.
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../../test/fixtures/run-cli.ts';
+import { runCli } from '../../../test/support/run-cli.ts';
 
 describe('kafka-lambda dev flags', () => {
   it.each([

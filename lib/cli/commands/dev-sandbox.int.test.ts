@@ -2,11 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { runCli } from '../../../test/fixtures/run-cli.ts';
-import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/kafka.ts';
+import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
+import { runCli } from '../../../test/support/run-cli.ts';
 
 const kafka = testKafka('dev-sandbox-cli');
-const fixtures = 'test/fixtures/sandbox-handlers.ts';
+const fixtures = 'test/support/handlers/sandbox-handlers.ts';
 
 it('dev runs the handler in the sandbox: cold starts shown, a stuck handler ended and its batch retried', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-dev-sandbox-'));
@@ -53,6 +53,6 @@ it('dev refuses a handler module that cannot load before reading any record (exi
   ]);
   expect(run.code).toBe(2);
   expect(run.stderr).toContain(
-    'kafka-lambda dev: test/fixtures/sandbox-handlers.ts has no exported function "nope"',
+    'kafka-lambda dev: test/support/handlers/sandbox-handlers.ts has no exported function "nope"',
   );
 });

@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../test/fixtures/run-cli.ts';
-import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/kafka.ts';
+import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
+import { runCli } from '../../../test/support/run-cli.ts';
 import { type LocalSchemaRegistry, startRegistry } from '../../schema-registry/server.ts';
 
 const kafka = testKafka('dev-schema-cli');

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../../test/fixtures/run-cli.ts';
-import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/kafka.ts';
+import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
+import { runCli } from '../../../test/support/run-cli.ts';
 
 const kafka = testKafka('dev-cli');
 const handler = 'functions/orders/handler.ts';

@@ -12,7 +12,7 @@ import {
   type StartingPosition,
 } from '../../emulator/index.ts';
 import { describeEvent, formatProgress, type ProgressSample } from '../../emulator/progress.ts';
-import { HandlerNotFoundError } from '../../local/load-handler.ts';
+import { HandlerNotFoundError } from '../../lambda-runtime/load-handler.ts';
 import {
   addClusterOptions,
   ClusterConnectError,

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../test/fixtures/run-cli.ts';
+import { runCli } from '../../../test/support/run-cli.ts';
 import type { KafkaEvent } from '../../kafka-event/types.ts';
 import { partitionForKey } from '../../testing/partitioner.ts';
 import { validateKafkaEvent } from '../../testing/validate-event.ts';
@@ -126,7 +126,7 @@ describe('kafka-lambda event', () => {
       '--start-offset',
       '7',
     ]);
-    const run = await runCli(['invoke', 'test/fixtures/handlers.ts', '--event', '-'], {
+    const run = await runCli(['invoke', 'test/support/handlers/handlers.ts', '--event', '-'], {
       input: printed.stdout,
     });
     expect(run.code).toBe(0);

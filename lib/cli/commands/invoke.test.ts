@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../../test/fixtures/run-cli.ts';
+import { runCli } from '../../../test/support/run-cli.ts';
 import { kafkaEvent } from '../../testing/event-builder.ts';
 
-const fixtures = 'test/fixtures/handlers.ts';
-const sandboxFixtures = 'test/fixtures/sandbox-handlers.ts';
+const fixtures = 'test/support/handlers/handlers.ts';
+const sandboxFixtures = 'test/support/handlers/sandbox-handlers.ts';
 const sample = 'test/events/self-managed-events.json';
 const summaryOf = (stderr: string) => stderr.trimEnd().split('\n').at(-1);
 
@@ -135,11 +135,11 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
     [['invoke', fixtures, '--event', 'README.md'], /error: the event in README\.md is not JSON/],
     [
       ['invoke', `${fixtures}#notAFunction`, '--event', sample],
-      /error: test\/fixtures\/handlers\.ts has no exported function "notAFunction"/,
+      /error: test\/support\/handlers\/handlers\.ts has no exported function "notAFunction"/,
     ],
     [
-      ['invoke', 'test/fixtures/missing.ts', '--event', sample],
-      /error: Cannot import test\/fixtures\/missing\.ts/,
+      ['invoke', 'test/support/handlers/missing.ts', '--event', sample],
+      /error: Cannot import test\/support\/handlers\/missing\.ts/,
     ],
     [
       ['invoke', fixtures, '--event', sample, '--timeout', '900'],
@@ -174,7 +174,7 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
   it('bounds the module loading: a top-level await that never settles times out (init 10 s, retried within --timeout)', async () => {
     const run = await runCli([
       'invoke',
-      'test/fixtures/init-never-settles.ts',
+      'test/support/handlers/init-never-settles.ts',
       '--event',
       sample,
       '--timeout',

@@ -5,13 +5,13 @@ import { performance } from 'node:perf_hooks';
 import { text } from 'node:stream/consumers';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { KafkaEvent } from '../../kafka-event/types.ts';
-import { type AsyncHandler, HandlerNotFoundError, loadHandler } from '../../local/load-handler.ts';
+import { type AsyncHandler, HandlerNotFoundError, loadHandler } from '../../lambda-runtime/load-handler.ts';
 import {
   type RuntimeErrorResponse,
   toRuntimeError,
   unhandledRejectionError,
-} from '../../local/runtime-error.ts';
-import { createSandbox, INIT_TIMEOUT_SECONDS } from '../../local/sandbox.ts';
+} from '../../lambda-runtime/runtime-error.ts';
+import { createSandbox, INIT_TIMEOUT_SECONDS } from '../../lambda-runtime/sandbox.ts';
 import { failedOffsets, InvalidBatchResponseError } from '../../testing/batch-response.ts';
 import { HandlerTimeoutError, invokeHandler } from '../../testing/invoke-handler.ts';
 import { InvalidKafkaEventError, validateKafkaEvent } from '../../testing/validate-event.ts';

@@ -7,14 +7,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { KafkaMessage } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../test/fixtures/run-cli.ts';
 import {
   committedOffsetsByKafkaTool,
   createTopic,
   testBrokers,
   testKafka,
   uniqueName,
-} from '../../../test/kafka.ts';
+} from '../../../test/support/kafka.ts';
+import { runCli } from '../../../test/support/run-cli.ts';
 import { processOutput } from '../../broker/process.ts';
 import type { ConsumedRecord } from './consume.ts';
 import type { ProduceSummary } from './produce.ts';
@@ -346,7 +346,7 @@ describe('kafka-lambda produce → consume', () => {
       [
         fileURLToPath(new URL('../../../bin/kafka-lambda.js', import.meta.url)),
         'dev',
-        'test/fixtures/handlers.ts',
+        'test/support/handlers/handlers.ts',
         '--topic',
         topic,
         '--group',

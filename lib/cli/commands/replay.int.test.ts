@@ -8,12 +8,17 @@ import { join } from 'node:path';
 import { GetEventSourceMappingCommand, UpdateEventSourceMappingCommand } from '@aws-sdk/client-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReplayHandler } from '../../../functions/replay/handler.ts';
-import { runCli } from '../../../test/fixtures/run-cli.ts';
-import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../../test/kafka.ts';
+import { modelEventSourceMapping } from '../../../test/support/esm-model.ts';
+import {
+  committedOffsetsByKafkaTool,
+  testBrokers,
+  testKafka,
+  uniqueName,
+} from '../../../test/support/kafka.ts';
+import { runCli } from '../../../test/support/run-cli.ts';
+import { seedTopic } from '../../../test/support/seed-topic.ts';
 import { describeGroup } from '../../replay/group.ts';
 import { connectReplayKafka, type ReplayKafka, type ReplayOutcome } from '../../replay/index.ts';
-import { modelEventSourceMapping } from '../../replay/testing/esm-model.ts';
-import { seedTopic } from '../../replay/testing/seed.ts';
 import { pollUntil } from '../../replay/wait.ts';
 import { runReplayDemo } from './replay.ts';
 

@@ -42,7 +42,7 @@ export interface KafkaToolOffsetRow {
  * check of what kafkajs (or our code) committed.
  */
 export async function committedOffsetsByKafkaTool(group: string): Promise<KafkaToolOffsetRow[]> {
-  const { runKafkaTool } = await import('../lib/broker/broker.ts');
+  const { runKafkaTool } = await import('../../lib/broker/broker.ts');
   const describe = () =>
     runKafkaTool('org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', [
       '--bootstrap-server',

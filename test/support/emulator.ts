@@ -1,7 +1,10 @@
 import type { Kafka } from 'kafkajs';
-import { createTopic, testBrokers, uniqueName } from '../../test/kafka.ts';
-import type { KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
-import { createLocalEventSourceMapping, type LocalEventSourceMappingOptions } from './index.ts';
+import {
+  createLocalEventSourceMapping,
+  type LocalEventSourceMappingOptions,
+} from '../../lib/emulator/index.ts';
+import type { KafkaEvent, KafkaEventRecord } from '../../lib/kafka-event/types.ts';
+import { createTopic, testBrokers, uniqueName } from './kafka.ts';
 
 /** Produces `perPartition` JSON records `{ seq }` to each partition, keys `k-<partition>-<seq>`. */
 export async function produceSequence(

@@ -1,5 +1,5 @@
-// Messages between the sandbox (lib/local/sandbox.ts) and the runtime in each of its execution
-// environments (lib/local/sandbox-worker.ts).
+// Messages between the sandbox (lib/lambda-runtime/sandbox.ts) and the runtime in each of its execution
+// environments (lib/lambda-runtime/sandbox-worker.ts).
 import type { RuntimeErrorResponse } from './runtime-error.ts';
 
 /** What an environment is started with (its `workerData`). */

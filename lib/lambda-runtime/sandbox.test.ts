@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSandbox, type SandboxEvent, type SandboxOptions } from './sandbox.ts';
 
-const fixtures = 'test/fixtures/sandbox-handlers.ts';
+const fixtures = 'test/support/handlers/sandbox-handlers.ts';
 
 /** Invokes a fresh sandbox with each event in turn (as JSON text), then closes it. */
 async function run(options: Partial<SandboxOptions> & { handler: string }, ...events: unknown[]) {
@@ -118,7 +118,7 @@ describe('createSandbox', { timeout: 60_000 }, () => {
 
   it('bounds the init phase, retries it within the invocation, then times out (a never-settling top-level await)', async () => {
     const { invocations, lifecycle } = await run(
-      { handler: 'test/fixtures/init-never-settles.ts', timeoutSeconds: 1, initTimeoutSeconds: 1 },
+      { handler: 'test/support/handlers/init-never-settles.ts', timeoutSeconds: 1, initTimeoutSeconds: 1 },
       {},
     );
     expect(invocations[0]!.result).toMatchObject({
@@ -134,8 +134,12 @@ describe('createSandbox', { timeout: 60_000 }, () => {
   });
 
   it.each([
-    ['test/fixtures/init-throws.ts', 'Runtime.ImportModuleError', /ORDERS_TABLE is not set/],
-    ['test/fixtures/missing.ts', 'Runtime.ImportModuleError', /Cannot import test\/fixtures\/missing\.ts/],
+    ['test/support/handlers/init-throws.ts', 'Runtime.ImportModuleError', /ORDERS_TABLE is not set/],
+    [
+      'test/support/handlers/missing.ts',
+      'Runtime.ImportModuleError',
+      /Cannot import test\/support\/handlers\/missing\.ts/,
+    ],
     [`${fixtures}#nope`, 'Runtime.HandlerNotFound', /has no exported function "nope"/],
   ])('fails the invocation when %s cannot load (%s)', async (handler, errorType, message) => {
     const sandbox = createSandbox({ handler, timeoutSeconds: 5 });
@@ -154,7 +158,7 @@ describe('createSandbox', { timeout: 60_000 }, () => {
   it('gives the function its context and AWS_LAMBDA_* environment', async () => {
     const { invocations } = await run(
       {
-        handler: 'test/fixtures/handlers.ts#describe',
+        handler: 'test/support/handlers/handlers.ts#describe',
         functionName: 'orders',
         memoryLimitInMB: 512,
         timeoutSeconds: 2,

@@ -1,5 +1,5 @@
 // The runtime inside one sandbox execution environment (a worker thread): loads the handler once (the
-// init phase), then runs one invocation at a time for the parent (lib/local/sandbox.ts). Everything the
+// init phase), then runs one invocation at a time for the parent (lib/lambda-runtime/sandbox.ts). Everything the
 // function prints travels to the parent as messages on the same port as the results, so its logs
 // always arrive before the response they precede.
 import { parentPort, workerData } from 'node:worker_threads';

@@ -149,7 +149,7 @@ const fromSources = import.meta.url.endsWith('.ts');
 const workerModule = new URL(`./sandbox-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
 const workerExecArgv = fromSources ? [...process.execArgv, '--conditions=kafka-lambda-source'] : undefined;
 
-/** One execution environment: a worker thread running lib/local/sandbox-worker.ts. */
+/** One execution environment: a worker thread running lib/lambda-runtime/sandbox-worker.ts. */
 class Environment {
   readonly id: number;
   readonly #worker: Worker;

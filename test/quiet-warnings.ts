@@ -1,3 +1,0 @@
-import { silenceKafkajsTimerWarning } from '../lib/cli/warnings.ts';
-
-silenceKafkajsTimerWarning();

@@ -1,0 +1,3 @@
+import { silenceKafkajsTimerWarning } from '../../lib/cli/warnings.ts';
+
+silenceKafkajsTimerWarning();
