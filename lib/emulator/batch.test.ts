@@ -2,12 +2,12 @@ import fc from 'fast-check';
 import type { KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { encodeEventRecord } from '../kafka-event/encode.ts';
+import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import {
   type BatchPart,
   bisectBatch,
   type EventHeader,
   eventOverhead,
-  MAX_PAYLOAD_BYTES,
   type PartitionQueue,
   serializeEvent,
   takeBatch,
@@ -196,7 +196,7 @@ describe('takeBatch', () => {
   });
 
   it('reports a record that cannot fit in any event without taking it', () => {
-    const queues = [queue(0, [0], () => 'x'.repeat(MAX_PAYLOAD_BYTES))];
+    const queues = [queue(0, [0], () => 'x'.repeat(LAMBDA_LIMITS.payloadBytes))];
     const taken = takeBatch(queues, 'order-events', 100, eventOverhead(header));
     expect(taken.parts).toEqual([]);
     expect(taken.oversized?.offset).toBe(0);
@@ -208,7 +208,7 @@ describe('takeBatch', () => {
     const { parts } = takeBatch(queues, 'order-events', 100, eventOverhead(header));
     expect(parts[0]!.records).toHaveLength(4); // base64 inflates each 1 MiB value to ~1.33 MiB
     expect(Buffer.byteLength(serializeEvent(header, 'order-events', parts))).toBeLessThanOrEqual(
-      MAX_PAYLOAD_BYTES,
+      LAMBDA_LIMITS.payloadBytes,
     );
   });
 });

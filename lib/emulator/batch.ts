@@ -1,15 +1,6 @@
 import type { KafkaMessage } from 'kafkajs';
+import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import type { KafkaEventRecord } from '../kafka-event/types.ts';
-
-/**
- * The synchronous Invoke payload limit: a batch's serialized event stays at or below it.
- *
- * @example
- * ```ts
- * Buffer.byteLength(JSON.stringify(event)) <= MAX_PAYLOAD_BYTES; // true for every event the emulator sends
- * ```
- */
-export const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 /**
  * A fetched record, already encoded as Lambda puts it in an event.
@@ -213,7 +204,7 @@ export function takeBatch(
   topic: string,
   batchSize: number,
   overhead: number,
-  maxBytes = MAX_PAYLOAD_BYTES,
+  maxBytes: number = LAMBDA_LIMITS.payloadBytes,
 ): TakenBatch {
   const parts: BatchPart[] = [];
   let count = 0;

@@ -16,6 +16,8 @@
  * await mapping.idle();
  * ```
  */
+
+export { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 export type {
   KafkaEvent,
   KafkaEventHeader,
@@ -30,7 +32,7 @@ export type {
 } from '../kafka-event/types.ts';
 export type { AsyncHandler } from '../lambda-runtime/load-handler.ts';
 export type { SandboxEvent, SandboxOptions } from '../lambda-runtime/sandbox.ts';
-export { type EventHeader, MAX_PAYLOAD_BYTES } from './batch.ts';
+export type { EventHeader } from './batch.ts';
 export type {
   BatchFailureEnvelope,
   FailedRecordsInfo,

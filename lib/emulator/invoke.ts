@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
+import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { createLambdaContext } from '../lambda-runtime/context.ts';
 import { type AsyncHandler, HandlerNotFoundError, loadHandler } from '../lambda-runtime/load-handler.ts';
@@ -7,9 +8,6 @@ import { toRuntimeError } from '../lambda-runtime/runtime-error.ts';
 import { createSandbox, type SandboxOptions } from '../lambda-runtime/sandbox.ts';
 import { InvalidMappingSettingError, InvokeRequestError } from './errors.ts';
 import type { InvokeResult } from './response.ts';
-
-/** Kafka triggers refuse functions with a timeout above 14 minutes. */
-const MAX_TIMEOUT_SECONDS = 840;
 
 /**
  * A handler run locally with a Lambda-like context. A module reference (`path/to/module.ts[#export]`)
@@ -102,11 +100,11 @@ function asJsonResponse(value: unknown): InvokeResult {
 }
 
 function validTimeoutSeconds(target: LocalFunction): number {
-  const timeoutSeconds = target.timeoutSeconds ?? 3;
-  if (!(timeoutSeconds > 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS)) {
+  const timeoutSeconds = target.timeoutSeconds ?? LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds.default;
+  if (!(timeoutSeconds > 0 && timeoutSeconds <= LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds.max)) {
     throw new InvalidMappingSettingError(
       'timeoutSeconds',
-      `must be in (0, ${MAX_TIMEOUT_SECONDS}] for a Kafka trigger`,
+      `must be in (0, ${LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds.max}] for a Kafka trigger`,
     );
   }
   return timeoutSeconds;

@@ -11,13 +11,6 @@ export const KAFKA_EVENT_SOURCES: ReadonlySet<string> = new Set([
   'aws:SelfManagedKafka',
 ]);
 
-/**
- * Lambda's limit on a synchronous invocation's payload, which the Kafka trigger's batches respect:
- * an event above it cannot come from Lambda.
- * https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html
- */
-export const LAMBDA_PAYLOAD_LIMIT_BYTES = 6 * 1024 * 1024;
-
 const DIGITS = /^\d+$/;
 
 /**

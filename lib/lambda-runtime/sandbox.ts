@@ -1,19 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import type { RuntimeErrorResponse } from './runtime-error.ts';
 import type { EnvironmentData, FromEnvironment, ToEnvironment } from './sandbox-protocol.ts';
-
-/**
- * Lambda's limit on the init phase (loading the function's code), for on-demand functions. Past it,
- * Lambda retries the init during the first invocation, within the function's timeout.
- * See https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html#runtimes-lifecycle-ib
- *
- * @example
- * ```ts
- * createSandbox({ handler, timeoutSeconds: 30, initTimeoutSeconds: INIT_TIMEOUT_SECONDS });
- * ```
- */
-export const INIT_TIMEOUT_SECONDS = 10;
 
 /**
  * Options of {@link createSandbox}.
@@ -33,7 +22,7 @@ export interface SandboxOptions {
   functionName?: string;
   memoryLimitInMB?: number;
   region?: string;
-  /** Limit of the init phase (default {@link INIT_TIMEOUT_SECONDS}, Lambda's). */
+  /** Limit of the init phase (default `LAMBDA_LIMITS.initTimeoutSeconds`, Lambda's; past it Lambda retries the init during the first invocation, within the function's timeout: https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html#runtimes-lifecycle-ib). */
   initTimeoutSeconds?: number;
   /** Extra environment variables of the function (the `AWS_LAMBDA_FUNCTION_*` ones are set already). */
   env?: Record<string, string>;
@@ -325,7 +314,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const memoryLimitInMB = options.memoryLimitInMB ?? 1024;
   const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
   const timeoutMs = options.timeoutSeconds * 1000;
-  const initLimitMs = (options.initTimeoutSeconds ?? INIT_TIMEOUT_SECONDS) * 1000;
+  const initLimitMs = (options.initTimeoutSeconds ?? LAMBDA_LIMITS.initTimeoutSeconds) * 1000;
   const onOutput =
     options.onOutput ?? ((text: string, stream: 'stdout' | 'stderr') => process[stream].write(text));
   const data: EnvironmentData = {

@@ -10,6 +10,8 @@
  * expect(failedOffsets(await invokeHandler(handler, event), event)).toEqual({ 'orders-0': [1] });
  * ```
  */
+
+export { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 export type {
   KafkaEvent,
   KafkaEventHeader,

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
+import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import { type EventIssue, parseKafkaEvent } from '../kafka-event/parse.ts';
-import { isBase64, LAMBDA_PAYLOAD_LIMIT_BYTES, readPosition } from '../kafka-event/rules.ts';
+import { isBase64, readPosition } from '../kafka-event/rules.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { partitionKey } from '../kafka-event/types.ts';
 
@@ -153,7 +154,7 @@ export function validateKafkaEvent(value: unknown, options: ValidateEventOptions
       warnings.push({ path: warning.path, message: warning.message });
   }
   const size = errors.length === 0 ? Buffer.byteLength(JSON.stringify(value)) : 0;
-  if (size > LAMBDA_PAYLOAD_LIMIT_BYTES)
+  if (size > LAMBDA_LIMITS.payloadBytes)
     warnings.push({
       path: '',
       message: `the event is ${(size / 2 ** 20).toFixed(1)} MB of JSON, above Lambda's 6 MB payload limit: Lambda never sends a batch this large`,

@@ -1,13 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { LAMBDA_LIMITS } from '../../kafka-event/limits.ts';
 import { InvalidEventInputError, type KafkaRecordInput, kafkaEvent } from '../../testing/event-builder.ts';
 import type { EncodedValue, SchemaWire } from '../../testing/schema-encode.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 
-/** Lambda's largest batch (`BatchSize` maximum). */
-const MAX_RECORDS = 10_000;
-/** Lambda's synchronous invocation payload limit, which also caps a Kafka batch. */
-const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 const PLACEHOLDER = /\{i(?:%(\d+))?\}/g;
 
 interface EventOptions {
@@ -136,8 +133,8 @@ export function registerEventCommand(program: Command): void {
     .option('--partitions <n>', 'partitions to spread the records over', integerOption(1, 100_000), 1)
     .option(
       '--count <n>',
-      `number of records (at most ${MAX_RECORDS}, Lambda's largest batch)`,
-      integerOption(1, MAX_RECORDS),
+      `number of records (at most ${LAMBDA_LIMITS.batchSize.max}, Lambda's largest batch)`,
+      integerOption(1, LAMBDA_LIMITS.batchSize.max),
       1,
     )
     .option(
@@ -234,7 +231,7 @@ Example:
       }
       // Lambda's limit applies to the payload as sent (compact JSON), not to the pretty print below.
       const size = Buffer.byteLength(JSON.stringify(event));
-      if (size > MAX_PAYLOAD_BYTES) {
+      if (size > LAMBDA_LIMITS.payloadBytes) {
         console.error(
           `warning: the event is ${(size / 1024 / 1024).toFixed(1)} MB; Lambda never sends more than 6 MB in one invocation`,
         );

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { text } from 'node:stream/consumers';
 import { type Command, InvalidArgumentError } from 'commander';
+import { LAMBDA_LIMITS } from '../../kafka-event/limits.ts';
 import type { KafkaEvent } from '../../kafka-event/types.ts';
 import { type AsyncHandler, HandlerNotFoundError, loadHandler } from '../../lambda-runtime/load-handler.ts';
 import {
@@ -11,7 +12,7 @@ import {
   toRuntimeError,
   unhandledRejectionError,
 } from '../../lambda-runtime/runtime-error.ts';
-import { createSandbox, INIT_TIMEOUT_SECONDS } from '../../lambda-runtime/sandbox.ts';
+import { createSandbox } from '../../lambda-runtime/sandbox.ts';
 import { failedOffsets, InvalidBatchResponseError } from '../../testing/batch-response.ts';
 import { HandlerTimeoutError, invokeHandler } from '../../testing/invoke-handler.ts';
 import { InvalidKafkaEventError, validateKafkaEvent } from '../../testing/validate-event.ts';
@@ -32,7 +33,6 @@ const INVOKE_EXIT_CODES = {
 } as const;
 
 /** Kafka triggers refuse functions whose timeout exceeds 14 minutes. */
-const MAX_TIMEOUT_SECONDS = 840;
 
 interface InvokeOptions {
   event: string;
@@ -62,9 +62,9 @@ type Outcome =
 
 function seconds(value: string): number {
   const number = Number(value);
-  if (value.trim() === '' || !(number > 0 && number <= MAX_TIMEOUT_SECONDS)) {
+  if (value.trim() === '' || !(number > 0 && number <= LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds.max)) {
     throw new InvalidArgumentError(
-      `must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS} (Kafka triggers refuse longer timeouts)`,
+      `must be a number of seconds above 0 and at most ${LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds.max} (Kafka triggers refuse longer timeouts)`,
     );
   }
   return number;
@@ -110,7 +110,7 @@ export function registerInvokeCommand(program: Command): void {
       'after',
       `
 The handler runs in a sandbox like Lambda's execution environment (a worker thread): its module
-loads in an init phase limited to ${INIT_TIMEOUT_SECONDS} s (Lambda's; past it the init is retried within
+loads in an init phase limited to ${LAMBDA_LIMITS.initTimeoutSeconds} s (Lambda's; past it the init is retried within
 --timeout), a handler past --timeout is stopped, and process.exit, exceptions and rejections nobody
 handles are reported with Lambda's error types. Its output goes to stderr; stdout carries the response.
 
@@ -318,7 +318,10 @@ async function loadAndRun(
   const loadStarted = performance.now();
   let handler: AsyncHandler;
   try {
-    const loaded = await within(loadHandler(reference), (INIT_TIMEOUT_SECONDS + options.timeout) * 1000);
+    const loaded = await within(
+      loadHandler(reference),
+      (LAMBDA_LIMITS.initTimeoutSeconds + options.timeout) * 1000,
+    );
     if (loaded === undefined) return { ...timedOut, durationMs: performance.now() - loadStarted };
     handler = loaded;
   } catch (error) {

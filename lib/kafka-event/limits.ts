@@ -1,0 +1,33 @@
+/**
+ * Lambda's limits on a Kafka trigger and its function, in one place: the emulator, the CLI, the test
+ * helpers and the CDK constructs check settings and events against these constants, never against
+ * literals of their own.
+ *
+ * Sources: https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html (payload, init),
+ * https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html (batch size, window,
+ * retries, record age) and https://docs.aws.amazon.com/lambda/latest/dg/with-msk.html (Kafka triggers
+ * refuse functions whose timeout is above 14 minutes).
+ *
+ * @example
+ * ```ts
+ * import { LAMBDA_LIMITS } from 'kafka-lambda/testing';
+ *
+ * if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_LIMITS.payloadBytes) throw new Error('too large for Lambda');
+ * ```
+ */
+export const LAMBDA_LIMITS = {
+  /** A synchronous invocation's payload (6 MB); the Kafka trigger's batches stay under it. */
+  payloadBytes: 6 * 1024 * 1024,
+  /** `BatchSize` of a Kafka event source mapping: 1–10,000 records. */
+  batchSize: { min: 1, max: 10_000, default: 100 },
+  /** `MaximumBatchingWindowInSeconds`: 0–300 whole seconds; unset, Kafka triggers wait 500 ms. */
+  batchingWindowSeconds: { min: 0, max: 300, defaultMs: 500 },
+  /** `MaximumRetryAttempts`: −1 (until the record expires) or 0–10,000. */
+  maximumRetryAttempts: { infinite: -1, min: 0, max: 10_000 },
+  /** `MaximumRecordAgeInSeconds`: −1 (never) or 60–604,800 (7 days). */
+  maximumRecordAgeSeconds: { infinite: -1, min: 60, max: 604_800 },
+  /** The function's timeout a Kafka trigger accepts: above 0, at most 14 minutes; Lambda's default is 3 s. */
+  kafkaFunctionTimeoutSeconds: { max: 840, default: 3 },
+  /** The init phase (loading the handler's module) before Lambda gives up and retries it. */
+  initTimeoutSeconds: 10,
+} as const;
