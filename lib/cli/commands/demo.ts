@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { format } from 'node:util';
 import type { Command } from 'commander';
 import { Kafka, logLevel } from 'kafkajs';
+import { runReplayDemo } from '../../../demo/replay-step.ts';
 import { startBroker } from '../../broker/index.ts';
 import {
   createLocalEventSourceMapping,
@@ -16,7 +17,6 @@ import { loadHandler } from '../../lambda-runtime/load-handler.ts';
 import { partitionForKey } from '../../testing/partitioner.ts';
 import { redirectConsole } from '../console.ts';
 import { USAGE_EXIT_CODE } from '../usage.ts';
-import { runReplayDemo } from './replay.ts';
 
 /**
  * Where the demo's data is, for steps appended after it (e.g. a replay).

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetEventSourceMappingCommand, UpdateEventSourceMappingCommand } from '@aws-sdk/client-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runReplayDemo } from '../../../demo/replay-step.ts';
 import { createReplayHandler } from '../../../functions/replay/handler.ts';
 import { modelEventSourceMapping } from '../../../test/support/esm-model.ts';
 import {
@@ -20,7 +21,6 @@ import { seedTopic } from '../../../test/support/seed-topic.ts';
 import { describeGroup } from '../../replay/group.ts';
 import { connectReplayKafka, type ReplayKafka, type ReplayOutcome } from '../../replay/index.ts';
 import { pollUntil } from '../../replay/wait.ts';
-import { runReplayDemo } from './replay.ts';
 
 const topic = uniqueName('orders');
 let kafka: ReplayKafka;
