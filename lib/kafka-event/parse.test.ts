@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeEventRecord } from './encode.ts';
-import { type EventIssue, KafkaEventError, parseKafkaEvent } from './parse.ts';
+import { KafkaEventError } from './errors.ts';
+import { type EventIssue, parseKafkaEvent } from './parse.ts';
 
 const record = (topic: string, partition: number, offset: number, timestamp = 1_764_400_000_000) =>
   encodeEventRecord({ topic, partition, offset, timestamp, value: 'v' });

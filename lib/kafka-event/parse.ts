@@ -1,28 +1,6 @@
+import { KafkaEventError } from './errors.ts';
 import { describeValue, KAFKA_EVENT_SOURCES, positionProblem, readPosition, readTimestamp } from './rules.ts';
 import type { KafkaEventRecord } from './types.ts';
-
-/**
- * The invocation's payload is not a Kafka event, or a record lacks what identifies it (topic,
- * partition, offset). Such a record cannot be reported by offset, so the middleware throws this and
- * Lambda retries the whole batch.
- *
- * @example
- * ```ts
- * try { await handler(event, context); } catch (error) {
- *   if (error instanceof KafkaEventError) console.error(error.field); // 'records["orders-0"][3].offset'
- * }
- * ```
- */
-export class KafkaEventError extends Error {
-  override readonly name = 'KafkaEventError';
-  /** Path of the offending field in the event, e.g. `records["orders-0"][3].offset`. */
-  readonly field: string;
-
-  constructor(field: string, problem: string) {
-    super(`Invalid Kafka event: ${field} ${problem}`);
-    this.field = field;
-  }
-}
 
 /**
  * One problem found in an event: where (a path such as `records["orders-0"][2].offset`) and what.

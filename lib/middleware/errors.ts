@@ -1,11 +1,34 @@
 /**
  * Typed errors of the Kafka batch middleware. Every error names what went wrong; none carries a
- * record's key, value or headers, so logging one never leaks a payload.
+ * record's key, value or headers, so logging one never leaks a payload. All extend
+ * {@link KafkaBatchError}; `KafkaEventError` (the event itself is not a Kafka event) is the event
+ * parser's, re-exported here.
  */
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 
-export { KafkaEventError } from '../kafka-event/parse.ts';
+export { KafkaEventError } from '../kafka-event/errors.ts';
+
+/**
+ * Base of the middleware's typed errors: `error instanceof KafkaBatchError` tells them from a
+ * handler's own errors. `cause` (from `options`) keeps what led to the error; a cause never carries a
+ * payload either. Each subclass sets `name` to its own class name (a literal, so minified bundles
+ * keep it).
+ *
+ * @example
+ * ```ts
+ * try { await handler(event, context); } catch (error) {
+ *   if (error instanceof KafkaBatchError) console.error(error.name); // the middleware's own error
+ * }
+ * ```
+ */
+export class KafkaBatchError extends Error {
+  override readonly name: string = 'KafkaBatchError';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+  }
+}
 
 /**
  * The middleware's options are invalid (thrown when the middleware is created, or when the Middy
@@ -16,8 +39,8 @@ export { KafkaEventError } from '../kafka-event/parse.ts';
  * kafkaBatch({ onRecord, concurrency: 0 }); // throws KafkaBatchOptionsError: concurrency must be…
  * ```
  */
-export class KafkaBatchOptionsError extends Error {
-  override readonly name = 'KafkaBatchOptionsError';
+export class KafkaBatchOptionsError extends KafkaBatchError {
+  override readonly name: string = 'KafkaBatchOptionsError';
 }
 
 /**
@@ -44,7 +67,7 @@ export interface RecordPosition {
  * kafkaBatch({ onRecord, onPoison: (record, error: KafkaPoisonRecordError) => deadLetter(record.raw, error.name) });
  * ```
  */
-export class KafkaPoisonRecordError extends Error {
+export class KafkaPoisonRecordError extends KafkaBatchError {
   override readonly name: string = 'KafkaPoisonRecordError';
   readonly topic: string;
   readonly partition: number;
@@ -52,8 +75,14 @@ export class KafkaPoisonRecordError extends Error {
   /** The part of the record that is bad. */
   readonly field: 'key' | 'value' | 'headers';
 
-  constructor(position: RecordPosition, field: 'key' | 'value' | 'headers', problem: string) {
-    super(`${position.topic}-${position.partition}@${position.offset}: ${field} ${problem}`);
+  /** `problem` says what is wrong with `field` without quoting it, e.g. `'is not valid JSON'`. */
+  constructor(
+    position: RecordPosition,
+    field: 'key' | 'value' | 'headers',
+    problem: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${position.topic}-${position.partition}@${position.offset}: ${field} ${problem}`, options);
     this.topic = position.topic;
     this.partition = position.partition;
     this.offset = position.offset;
@@ -71,12 +100,28 @@ export class KafkaPoisonRecordError extends Error {
  * ```
  */
 export class KafkaRecordDecodeError extends KafkaPoisonRecordError {
-  override readonly name = 'KafkaRecordDecodeError';
+  override readonly name: string = 'KafkaRecordDecodeError';
 }
 
 /**
- * A record's key or value was rejected by its Standard Schema. `issues` keeps only the paths of the
- * problems: schema messages may quote the rejected value, which must not reach the logs.
+ * @internal The cause of a {@link KafkaRecordDecodeError} for a value `JSON.parse` refused: a
+ * `SyntaxError` keeping only where parsing stopped. The parser's own error cannot be the cause: its
+ * message (and its stack's first line) quotes the text around the problem, payload bytes that a logger
+ * printing causes (Node's `console.error`, Powertools' Logger) would write out.
+ */
+export function jsonSyntaxCause(error: unknown): SyntaxError {
+  const message = error instanceof SyntaxError ? error.message : '';
+  const position = / at position (\d+)/.exec(message)?.[1];
+  return new SyntaxError(
+    position === undefined
+      ? 'JSON.parse failed (its message is withheld: it quotes the value)'
+      : `JSON.parse failed at position ${position} (its message is withheld: it quotes the value)`,
+  );
+}
+
+/**
+ * A record's key or value was rejected by its Standard Schema. Of the schema's issues, `paths` keeps
+ * only where they are: schema messages may quote the rejected value, which must not reach the logs.
  *
  * @example
  * ```ts
@@ -84,7 +129,7 @@ export class KafkaRecordDecodeError extends KafkaPoisonRecordError {
  * ```
  */
 export class KafkaSchemaError extends KafkaPoisonRecordError {
-  override readonly name = 'KafkaSchemaError';
+  override readonly name: string = 'KafkaSchemaError';
   /** Dotted paths of the rejected fields (`''` for the root). */
   readonly paths: readonly string[];
 
@@ -126,8 +171,9 @@ export class KafkaSchemaError extends KafkaPoisonRecordError {
  * kafkaBatch({ onRecord, throwOnBatchFailure: true });
  * ```
  */
-export class KafkaBatchFailedError extends Error {
-  override readonly name = 'KafkaBatchFailedError';
+export class KafkaBatchFailedError extends KafkaBatchError {
+  override readonly name: string = 'KafkaBatchFailedError';
+  /** How many records the invocation had (all of them failed). */
   readonly records: number;
 
   constructor(records: number) {

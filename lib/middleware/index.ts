@@ -19,6 +19,7 @@ export type {
   SelfManagedKafkaEvent,
 } from '../kafka-event/types.ts';
 export {
+  KafkaBatchError,
   KafkaBatchFailedError,
   KafkaBatchOptionsError,
   KafkaEventError,

@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { KafkaEventError, parseKafkaEvent } from '../kafka-event/parse.ts';
+import { KafkaEventError } from '../kafka-event/errors.ts';
+import { parseKafkaEvent } from '../kafka-event/parse.ts';
 import type { LambdaContext as Context, KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
 import { KafkaBatchOptionsError } from './errors.ts';
 import { jsonLogger, safeLogger } from './log.ts';

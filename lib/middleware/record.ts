@@ -1,6 +1,6 @@
 import { decodeBase64, decodeHeaderValue, readTimestamp } from '../kafka-event/rules.ts';
 import type { KafkaEventHeader, KafkaEventRecord, KafkaSchemaMetadata } from '../kafka-event/types.ts';
-import { KafkaRecordDecodeError } from './errors.ts';
+import { jsonSyntaxCause, KafkaRecordDecodeError } from './errors.ts';
 
 /** Marks a cache slot that has not been filled yet (`undefined` and `null` are real values here). */
 const UNSET: unique symbol = Symbol('unset');
@@ -159,9 +159,11 @@ export class KafkaRecord<TValue = unknown, TKey = string | null> {
     else {
       try {
         this.#json = JSON.parse(value.toString('utf8'));
-      } catch {
+      } catch (error) {
         // JSON.parse's message quotes the payload: report the position only.
-        throw new KafkaRecordDecodeError(this, 'value', 'is not valid JSON');
+        throw new KafkaRecordDecodeError(this, 'value', 'is not valid JSON', {
+          cause: jsonSyntaxCause(error),
+        });
       }
     }
     return this.#json;

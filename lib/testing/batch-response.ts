@@ -1,6 +1,7 @@
 import { readPosition } from '../kafka-event/rules.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { partitionKey } from '../kafka-event/types.ts';
+import { KafkaTestingError } from './errors.ts';
 
 /**
  * Lambda would not accept the response as a partial batch response and would retry the whole batch
@@ -11,8 +12,8 @@ import { partitionKey } from '../kafka-event/types.ts';
  * failedOffsets({ batchItemFailures: [{ itemIdentifier: 'orders-0-5' }] }, event); // throws InvalidBatchResponseError
  * ```
  */
-export class InvalidBatchResponseError extends Error {
-  override readonly name = 'InvalidBatchResponseError';
+export class InvalidBatchResponseError extends KafkaTestingError {
+  override readonly name: string = 'InvalidBatchResponseError';
 }
 
 /**

@@ -8,6 +8,7 @@ import type {
   SelfManagedKafkaEvent,
 } from '../kafka-event/types.ts';
 import { partitionKey } from '../kafka-event/types.ts';
+import { KafkaTestingError } from './errors.ts';
 import { partitionForKey } from './partitioner.ts';
 
 /**
@@ -103,8 +104,8 @@ export interface KafkaEventOptions {
  * // InvalidEventInputError: records[1].offset 4 must be above the previous offset of orders-0 (5)…
  * ```
  */
-export class InvalidEventInputError extends Error {
-  override readonly name = 'InvalidEventInputError';
+export class InvalidEventInputError extends KafkaTestingError {
+  override readonly name: string = 'InvalidEventInputError';
 }
 
 const DEFAULT_CLUSTER_ARN =
@@ -235,7 +236,9 @@ function toBytes(field: string, payload: RecordPayload): Uint8Array | null {
   try {
     json = JSON.stringify(payload);
   } catch (error) {
-    throw new InvalidEventInputError(`${field} cannot be JSON-encoded: ${(error as Error).message}`);
+    throw new InvalidEventInputError(`${field} cannot be JSON-encoded: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   if (json === undefined) throw new InvalidEventInputError(`${field} cannot be JSON-encoded`);
   return Buffer.from(json, 'utf8');

@@ -26,6 +26,7 @@ export type {
 } from '../kafka-event/types.ts';
 export { createLambdaContext, type LambdaContextOptions } from '../lambda-runtime/context.ts';
 export { failedOffsets, InvalidBatchResponseError } from './batch-response.ts';
+export { KafkaTestingError } from './errors.ts';
 export {
   type HeadersInput,
   type HeaderValue,

@@ -1,5 +1,6 @@
 import type { LambdaContext as Context } from '../kafka-event/types.ts';
 import { createLambdaContext, type LambdaContextOptions } from '../lambda-runtime/context.ts';
+import { KafkaTestingError } from './errors.ts';
 
 /**
  * The handler did not settle within the function's timeout; Lambda would fail the whole batch.
@@ -9,8 +10,8 @@ import { createLambdaContext, type LambdaContextOptions } from '../lambda-runtim
  * await expect(invokeHandler(handler, event, { timeoutMs: 100 })).rejects.toThrow(HandlerTimeoutError);
  * ```
  */
-export class HandlerTimeoutError extends Error {
-  override readonly name = 'HandlerTimeoutError';
+export class HandlerTimeoutError extends KafkaTestingError {
+  override readonly name: string = 'HandlerTimeoutError';
   readonly timeoutMs: number;
   constructor(timeoutMs: number) {
     // Lambda's own wording, so logs read the same locally.

@@ -11,6 +11,7 @@ import { Ajv, type AnySchema } from 'ajv';
 import avsc from 'avsc';
 import protobuf from 'protobufjs';
 import type { KafkaSchemaMetadata } from '../kafka-event/types.ts';
+import { KafkaTestingError } from './errors.ts';
 
 /**
  * The schema language of {@link schemaEncoder}.
@@ -77,8 +78,8 @@ export interface EncodedValue {
  * catch (error) { if (error instanceof SchemaEncodeError) console.error(error.message); }
  * ```
  */
-export class SchemaEncodeError extends Error {
-  override readonly name = 'SchemaEncodeError';
+export class SchemaEncodeError extends KafkaTestingError {
+  override readonly name: string = 'SchemaEncodeError';
 }
 
 const GLUE_PLACEHOLDER_ID = '0b4c7d1e-2f3a-4b5c-8d6e-7f8091a2b3c4';
@@ -134,7 +135,7 @@ function compile(options: SchemaEncoderOptions): Codec {
     try {
       type = avsc.Type.forSchema(JSON.parse(options.schema) as avsc.Schema);
     } catch (error) {
-      throw new SchemaEncodeError(`not a valid Avro schema: ${(error as Error).message}`);
+      throw new SchemaEncodeError(`not a valid Avro schema: ${(error as Error).message}`, { cause: error });
     }
     return (value) => {
       const paths: string[] = [];
@@ -153,13 +154,13 @@ function compile(options: SchemaEncoderOptions): Codec {
       root = parsed.root;
       pkg = parsed.package;
     } catch (error) {
-      throw new SchemaEncodeError(`not a valid .proto file: ${(error as Error).message}`);
+      throw new SchemaEncodeError(`not a valid .proto file: ${(error as Error).message}`, { cause: error });
     }
     let type: protobuf.Type;
     try {
       type = root.lookupType(options.type);
-    } catch {
-      throw new SchemaEncodeError(`the .proto file has no message ${options.type}`);
+    } catch (error) {
+      throw new SchemaEncodeError(`the .proto file has no message ${options.type}`, { cause: error });
     }
     const indexes = messagePath(pkg ? (root.lookup(pkg) as protobuf.Namespace) : root, type);
     return (value) => {
@@ -175,7 +176,7 @@ function compile(options: SchemaEncoderOptions): Codec {
   try {
     validate = new Ajv({ strict: false }).compile(JSON.parse(options.schema) as AnySchema);
   } catch (error) {
-    throw new SchemaEncodeError(`not a valid JSON Schema: ${(error as Error).message}`);
+    throw new SchemaEncodeError(`not a valid JSON Schema: ${(error as Error).message}`, { cause: error });
   }
   return (value) => {
     if (!validate(value))

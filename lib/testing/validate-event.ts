@@ -4,6 +4,7 @@ import { type EventIssue, parseKafkaEvent } from '../kafka-event/parse.ts';
 import { isBase64, readPosition } from '../kafka-event/rules.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { partitionKey } from '../kafka-event/types.ts';
+import { KafkaTestingError } from './errors.ts';
 
 export type { EventIssue } from '../kafka-event/parse.ts';
 
@@ -15,8 +16,8 @@ export type { EventIssue } from '../kafka-event/parse.ts';
  * try { validateKafkaEvent(json); } catch (e) { if (e instanceof InvalidKafkaEventError) console.error(e.issues); }
  * ```
  */
-export class InvalidKafkaEventError extends Error {
-  override readonly name = 'InvalidKafkaEventError';
+export class InvalidKafkaEventError extends KafkaTestingError {
+  override readonly name: string = 'InvalidKafkaEventError';
   readonly issues: readonly EventIssue[];
   constructor(issues: readonly EventIssue[]) {
     const shown = issues.slice(0, 5).map((issue) => `${issue.path || '(event)'}: ${issue.message}`);
