@@ -78,8 +78,19 @@ describe('describeEvent', () => {
         partition: 'orders-1',
         offset: 47,
         condition: 'RetryAttemptsExhausted',
+        dropped: false,
       }),
     ).toBe('orders-1@47 → on-failure destination (RetryAttemptsExhausted)');
+    // No destination configured: the record is dropped, and the line must not claim it was sent.
+    expect(
+      describeEvent({
+        type: 'destination',
+        partition: 'orders-1',
+        offset: 48,
+        condition: 'SCHEMA_NOT_FOUND',
+        dropped: true,
+      }),
+    ).toBe('orders-1@48 dropped: no on-failure destination is configured (SCHEMA_NOT_FOUND)');
     expect(describeEvent({ type: 'commit', offsets: { 'orders-1': 50 } })).toBeUndefined();
     expect(
       describeEvent({

@@ -84,7 +84,9 @@ export function describeEvent(event: MappingEvent): string | undefined {
         .map(([key, offset]) => `${key}@${offset}`)
         .join(' ')}`;
     case 'destination':
-      return `${event.partition}@${event.offset} → on-failure destination (${event.condition})`;
+      return event.dropped
+        ? `${event.partition}@${event.offset} dropped: no on-failure destination is configured (${event.condition})`
+        : `${event.partition}@${event.offset} → on-failure destination (${event.condition})`;
     case 'error':
       return `error: ${event.error.name}: ${event.error.message}`;
     case 'commit':

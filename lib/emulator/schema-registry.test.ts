@@ -113,6 +113,20 @@ describe('the emulator schema resolver', () => {
     });
   });
 
+  it('fails a Glue-framed record against a Confluent-compatible registry with DESERIALIZATION_ERROR, as the decoders do', async () => {
+    const resolver = createSchemaResolver(config('SOURCE'), new InMemoryRegistry());
+    const glue = schemaEncoder({
+      format: 'avro',
+      schema: schemaText('order.avsc'),
+      wire: 'glue',
+      schemaId: '0f6a3c2e-5b1d-4e8f-9a7b-2c4d6e8f0a1b',
+    })(ORDER).bytes;
+    expect(await resolver.resolve(pending(glue))).toEqual({
+      kind: 'failed',
+      reason: 'DESERIALIZATION_ERROR',
+    });
+  });
+
   it('resolves the key only when KEY is configured, and leaves tombstones and absent keys alone', async () => {
     const avro = schemaEncoder({
       format: 'avro',

@@ -137,7 +137,11 @@ export function createSchemaResolver(
     const base64 = encoded[field];
     if (base64 === null || base64 === undefined) return null; // absent key, tombstone: nothing to validate
     const frame = readFrame(Buffer.from(base64, 'base64'), 'confluent');
-    // Bytes not framed by a registry serializer name no schema: Lambda cannot deserialize them.
+    // Bytes not framed by this registry's serializer (unframed, or framed for AWS Glue) name no
+    // schema the registry could be asked for: its deserializer cannot read them, a
+    // DESERIALIZATION_ERROR; SCHEMA_NOT_FOUND is for an id the registry does not have. The decoders
+    // of kafka-lambda/avro etc. give the same reason (lib/schema-registry/decoder.ts).
+    // https://docs.aws.amazon.com/lambda/latest/dg/services-consume-kafka-events.html#services-consume-kafka-events-troubleshooting
     if (typeof frame === 'string') return 'DESERIALIZATION_ERROR';
     let schema: RegisteredSchema;
     try {

@@ -177,6 +177,20 @@ describe('avroDecoder', () => {
     });
   });
 
+  it('fails a Glue-framed record with a Confluent registry as DESERIALIZATION_ERROR, as the emulator does, asking nothing', async () => {
+    const registry = await fakeRegistry({ '5': { schema: JSON.stringify(orderSchema) } });
+    const decoder = avroDecoder({ registry: confluentSchemaRegistry({ url: registry.url }) });
+    const glue = Buffer.concat([
+      Buffer.from([3, 0]),
+      Buffer.alloc(16, 0xab),
+      Order.toBuffer({ id: 'g', total: 1 }),
+    ]);
+    expect(() => decode(decoder, glue)).toThrow(
+      expect.objectContaining({ name: 'KafkaSchemaRegistryDecodeError', reason: 'DESERIALIZATION_ERROR' }),
+    );
+    expect(registry.requests).toEqual([]);
+  });
+
   it('gives up on a registry that does not answer within the timeout or the invocation deadline (retried, not poison)', async () => {
     const registry = await fakeRegistry({ '5': { schema: JSON.stringify(orderSchema) } }, 5_000);
     const decoder = avroDecoder({ registry: confluentSchemaRegistry({ url: registry.url, timeoutMs: 200 }) });

@@ -202,16 +202,21 @@ export function createSchemaRegistryDecoder<TOutput>(
     if (codec.start !== undefined) {
       const start = codec.start(payload, registryKind, framingRemoved);
       if (typeof start === 'string') fail(record, field, 'DESERIALIZATION_ERROR', start, schemaId);
-      body = payload.subarray(start);
+      if (start !== 0) body = payload.subarray(start);
     }
     if (!resolve) return read(codec.local!, body, record, field, schemaId);
     const reader = readers.get(schemaId);
     if (reader !== undefined) return read(reader, body, record, field, schemaId);
+    // Bytes framed for the other kind of registry name no schema this registry could be asked
+    // for: its deserializer cannot read them, which Lambda reports as DESERIALIZATION_ERROR
+    // (SCHEMA_NOT_FOUND is for an id the registry was asked and does not have), and so does the
+    // emulator (lib/emulator/schema-registry.ts).
+    // https://docs.aws.amazon.com/lambda/latest/dg/services-consume-kafka-events.html#services-consume-kafka-events-troubleshooting
     if (registry.registry !== registryKind)
       fail(
         record,
         field,
-        'SCHEMA_NOT_FOUND',
+        'DESERIALIZATION_ERROR',
         `was framed for a ${registryKind} registry, but the decoder's registry is ${registry.registry}`,
         schemaId,
       );
@@ -226,7 +231,8 @@ export function createSchemaRegistryDecoder<TOutput>(
         field === 'key' ? record.keySchemaMetadata : record.valueSchemaMetadata;
       if (metadata != null) {
         if (eventRecordFormat === undefined) throw new TypeError(`${field} ${NO_METADATA_FORMAT}`);
-        const schemaId = metadata.schemaId == null ? undefined : String(metadata.schemaId);
+        const id = metadata.schemaId;
+        const schemaId = typeof id === 'string' ? id : id == null ? undefined : String(id);
         if (eventRecordFormat === 'JSON') {
           let data: unknown;
           try {
