@@ -101,7 +101,14 @@ export type MappingEvent =
       fromOffsets: Record<string, number>;
       reason: 'function-error' | 'invalid-response' | 'partial' | 'bisect';
     }
-  | { type: 'destination'; partition: string; offset: number; condition: FailureCondition }
+  | {
+      type: 'destination';
+      partition: string;
+      offset: number;
+      condition: FailureCondition;
+      /** No on-failure destination is configured: the record was dropped, as Lambda drops it. */
+      dropped: boolean;
+    }
   | { type: 'commit'; offsets: Record<string, number> }
   | { type: 'error'; error: Error };
 
@@ -847,6 +854,7 @@ class Mapping implements LocalEventSourceMapping {
         partition: `${this.topic}-${r.partition}`,
         offset: r.offset,
         condition: failure.condition,
+        dropped: destination === undefined,
       });
     }
     return true;
