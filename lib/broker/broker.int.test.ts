@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../test/support/run-cli.ts';
+import { cacheBase, isAlive, packageRoot, waitForExit } from '../maven-server/index.ts';
 import { startBroker } from './broker.ts';
 import { BrokerStartError } from './errors.ts';
-import { cacheBase, DEFAULT_KAFKA_VERSION } from './jars.ts';
-import { isAlive, packageRoot, waitForExit } from './process.ts';
+import { DEFAULT_KAFKA_VERSION } from './jars.ts';
 
 const cli = join(packageRoot, 'bin', 'kafka-lambda.js');
 

@@ -3,11 +3,29 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { BrokerStartError } from './errors.ts';
-import { assertJava17, DEFAULT_KAFKA_VERSION, resolveBrokerJars, usesLog4j2 } from './jars.ts';
-import { freePort, isAlive, packageRoot, processOutput, waitForExit } from './process.ts';
-import { createRunDir, recordRunJvm, removeStaleRunDirs, runJvmPid } from './run-dir.ts';
-import { spawnWatched } from './watchdog.ts';
+import {
+  createRunDir,
+  freePort,
+  packageRoot,
+  processOutput,
+  type RunDirKind,
+  removeStaleRunDirs,
+  retryWhilePortTaken,
+  startJvmInRunDir,
+} from '../maven-server/index.ts';
+import { BrokerError, BrokerStartError } from './errors.ts';
+import { assertBrokerJava, DEFAULT_KAFKA_VERSION, resolveBrokerJars, usesLog4j2 } from './jars.ts';
+
+/** The broker's configuration in its run folder, which its JVM gets as its last argument. */
+function propertiesFileOf(runDir: string): string {
+  return join(runDir, 'server.properties');
+}
+
+/** Broker run folders: `kafka-lambda-broker-*`, the JVM launched on the folder's `server.properties`. */
+export const BROKER_RUN_DIRS: RunDirKind = {
+  prefix: 'kafka-lambda-broker-',
+  jvmArgument: (runDir) => `kafka.Kafka ${propertiesFileOf(runDir)}`,
+};
 
 /** Options of {@link startBroker}. */
 export interface StartBrokerOptions {
@@ -60,20 +78,13 @@ const FATAL = 'Exiting Kafka due to fatal exception';
  */
 export async function startBroker(options: StartBrokerOptions = {}): Promise<EmbeddedBroker> {
   const version = options.version ?? process.env.KAFKA_VERSION ?? DEFAULT_KAFKA_VERSION;
-  await assertJava17();
+  await assertBrokerJava();
   const libs = await resolveBrokerJars(version);
-  await removeStaleRunDirs();
-  let lastError: unknown;
-  // Ports are chosen before the JVM binds them; another process can take one meanwhile, so retry.
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    try {
-      return await startOnce(version, libs, options);
-    } catch (error) {
-      lastError = error;
-      if (!(error instanceof BrokerStartError && /Address already in use/.test(error.logTail))) throw error;
-    }
-  }
-  throw lastError;
+  await removeStaleRunDirs(BROKER_RUN_DIRS);
+  return retryWhilePortTaken(
+    () => startOnce(version, libs, options),
+    (error) => error instanceof BrokerStartError && /Address already in use/.test(error.logTail),
+  );
 }
 
 async function startOnce(
@@ -82,21 +93,20 @@ async function startOnce(
   options: StartBrokerOptions,
 ): Promise<EmbeddedBroker> {
   const [port, controllerPort] = [await freePort(), await freePort()];
-  const run = await createRunDir();
+  const run = await createRunDir(BROKER_RUN_DIRS);
   const runDir = run.path;
   const logsDir = join(runDir, 'logs');
   await mkdir(logsDir);
-  const propertiesFile = run.propertiesFile;
+  const propertiesFile = propertiesFileOf(runDir);
   await writeFile(propertiesFile, serverProperties(port, controllerPort, join(runDir, 'data')));
 
-  const tool = await runKafkaTool(
-    'kafka.tools.StorageTool',
-    ['format', '-t', clusterId(), '-c', propertiesFile],
-    {
-      version,
-      libs,
-    },
-  );
+  const tool = await runKafkaToolFrom(libs, version, 'kafka.tools.StorageTool', [
+    'format',
+    '-t',
+    clusterId(),
+    '-c',
+    propertiesFile,
+  ]);
   if (tool.code !== 0) {
     await rm(runDir, { recursive: true, force: true });
     throw new BrokerStartError(
@@ -118,49 +128,34 @@ async function startOnce(
     'kafka.Kafka',
     propertiesFile,
   ];
-  const jvm = await spawnWatched('java', javaArgs, join(logsDir, 'stdout.log'));
-  let detached = false;
+  const jvm = await startJvmInRunDir(run, javaArgs, join(logsDir, 'stdout.log')).catch((error: unknown) => {
+    throw new BrokerStartError('The broker JVM could not be started', '', { cause: error });
+  });
 
   const broker: EmbeddedBroker = {
     bootstrapServers: `127.0.0.1:${port}`,
     pid: jvm.pid,
     runDir,
     version,
-    async stop(timeoutMs = 20_000) {
-      // Once detached, only while it is still this run's JVM: the pid may have been reused since.
-      if (!detached || (await runJvmPid(runDir)) === jvm.pid) await jvm.stop(timeoutMs);
-      await rm(runDir, { recursive: true, force: true });
-    },
-    async detach() {
-      await jvm.detach();
-      detached = true;
-    },
+    stop: (timeoutMs = 20_000) => jvm.stop(timeoutMs),
+    detach: () => jvm.detach(),
     [Symbol.asyncDispose]() {
       return this.stop();
     },
   };
 
   try {
-    await recordRunJvm(run, jvm.pid);
     await waitForLog(runDir, jvm.exited, options.startTimeoutMs ?? 90_000);
     await waitUntilServing(broker.bootstrapServers, 30_000);
   } catch (error) {
     const tail = await brokerLogTail(runDir);
     await broker.stop(5_000);
-    if (error instanceof BrokerStartError) throw new BrokerStartError(error.message, tail);
-    throw new BrokerStartError(`The broker did not serve requests: ${(error as Error).message}`, tail);
+    if (error instanceof BrokerStartError) throw new BrokerStartError(error.message, tail, { cause: error });
+    throw new BrokerStartError(`The broker did not serve requests: ${(error as Error).message}`, tail, {
+      cause: error,
+    });
   }
   return broker;
-}
-
-/** SIGTERM, then SIGKILL after `timeoutMs`, for a broker started by another process. */
-export async function stopPid(pid: number, timeoutMs = 20_000): Promise<void> {
-  if (!isAlive(pid)) return;
-  process.kill(pid, 'SIGTERM');
-  if (!(await waitForExit(pid, timeoutMs))) {
-    process.kill(pid, 'SIGKILL');
-    await waitForExit(pid, 5_000);
-  }
 }
 
 async function waitForLog(runDir: string, exited: () => boolean, timeoutMs: number): Promise<void> {
@@ -207,7 +202,9 @@ export async function waitUntilServing(bootstrapServers: string, timeoutMs: numb
         await new Promise((r) => setTimeout(r, 300));
       }
     }
-    throw lastError instanceof Error ? lastError : new Error('timed out');
+    throw lastError instanceof Error
+      ? lastError
+      : new BrokerError(`${bootstrapServers} did not answer within ${timeoutMs} ms`);
   } finally {
     await admin.disconnect().catch(() => {});
   }
@@ -240,10 +237,19 @@ export interface KafkaToolResult {
 export async function runKafkaTool(
   className: string,
   args: string[],
-  options: { version?: string; libs?: string } = {},
+  options: { version?: string } = {},
 ): Promise<KafkaToolResult> {
   const version = options.version ?? process.env.KAFKA_VERSION ?? DEFAULT_KAFKA_VERSION;
-  const libs = options.libs ?? (await resolveBrokerJars(version));
+  return runKafkaToolFrom(await resolveBrokerJars(version), version, className, args);
+}
+
+/** {@link runKafkaTool} on a classpath already resolved. */
+function runKafkaToolFrom(
+  libs: string,
+  version: string,
+  className: string,
+  args: string[],
+): Promise<KafkaToolResult> {
   return processOutput(
     spawn('java', [...loggingFlags(version, 'tools'), '-cp', join(libs, '*'), className, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,19 @@
 /**
+ * Base of every error of the embedded broker.
+ *
+ * @example
+ * ```ts
+ * try { await startBroker(); } catch (e) { if (e instanceof BrokerError) console.error(e.message); }
+ * ```
+ */
+export class BrokerError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/**
  * Java, Maven or the broker's jars are missing, so the embedded broker cannot run.
  *
  * @example
@@ -6,9 +21,7 @@
  * try { await startBroker(); } catch (e) { if (e instanceof BrokerPrerequisiteError) console.error(e.message); }
  * ```
  */
-export class BrokerPrerequisiteError extends Error {
-  override readonly name = 'BrokerPrerequisiteError';
-}
+export class BrokerPrerequisiteError extends BrokerError {}
 
 /**
  * The embedded broker did not come up, or died. `logTail` holds the end of its server log, which is
@@ -19,11 +32,27 @@ export class BrokerPrerequisiteError extends Error {
  * try { await startBroker(); } catch (e) { if (e instanceof BrokerStartError) console.error(e.logTail); }
  * ```
  */
-export class BrokerStartError extends Error {
-  override readonly name = 'BrokerStartError';
+export class BrokerStartError extends BrokerError {
   readonly logTail: string;
-  constructor(message: string, logTail: string) {
-    super(logTail ? `${message}\n--- broker log (tail) ---\n${logTail}` : message);
+  constructor(message: string, logTail: string, options?: ErrorOptions) {
+    super(logTail ? `${message}\n--- broker log (tail) ---\n${logTail}` : message, options);
     this.logTail = logTail;
+  }
+}
+
+/**
+ * Topics that must exist do not, and were not to be created (`ensureTopics` with `createMissing: false`).
+ * `topics` names them.
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof TopicMissingError) console.error(`create ${e.topics.join(', ')} first`); }
+ * ```
+ */
+export class TopicMissingError extends BrokerError {
+  readonly topics: readonly string[];
+  constructor(message: string, topics: readonly string[], options?: ErrorOptions) {
+    super(message, options);
+    this.topics = topics;
   }
 }

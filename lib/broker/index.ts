@@ -14,9 +14,8 @@ export {
   runKafkaTool,
   type StartBrokerOptions,
   startBroker,
-  waitUntilServing,
 } from './broker.ts';
-export { BrokerPrerequisiteError, BrokerStartError } from './errors.ts';
+export { BrokerError, BrokerPrerequisiteError, BrokerStartError, TopicMissingError } from './errors.ts';
 export { DEFAULT_KAFKA_VERSION, resolveBrokerJars } from './jars.ts';
 export {
   type BrokerRecord,

@@ -2,9 +2,9 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cacheBase, commandOutput, packageRoot } from '../maven-server/index.ts';
 import { BrokerPrerequisiteError } from './errors.ts';
-import { assertJava17, cacheBase, resolveBrokerJars, usesLog4j2 } from './jars.ts';
-import { commandOutput, packageRoot } from './process.ts';
+import { assertBrokerJava, resolveBrokerJars, usesLog4j2 } from './jars.ts';
 
 describe('broker prerequisites', () => {
   const saved = { path: process.env.PATH, cache: process.env.KAFKA_LAMBDA_CACHE };
@@ -21,7 +21,7 @@ describe('broker prerequisites', () => {
 
   it('names what is missing when there is no Java', async () => {
     process.env.PATH = bin;
-    await expect(assertJava17()).rejects.toThrow(
+    await expect(assertBrokerJava()).rejects.toThrow(
       new BrokerPrerequisiteError(
         'Java 17+ and Maven are needed for the embedded broker; or set KAFKA_BROKERS=host:port to use your own',
       ),

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../test/support/run-cli.ts';
-import { isAlive, processIdentity } from './process.ts';
+import { isAlive, processIdentity } from '../maven-server/index.ts';
 
 /** A harmless process whose command line looks like a broker JVM of `runDir` (what a careless check would kill). */
 function lookalikeJvm(runDir: string): ChildProcess {

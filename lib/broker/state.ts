@@ -1,9 +1,5 @@
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { startBroker, stopPid, waitUntilServing } from './broker.ts';
-import { cacheBase } from './jars.ts';
-import { removeStaleRunDirs, runJvmPid } from './run-dir.ts';
+import { BackgroundServer } from '../maven-server/index.ts';
+import { BROKER_RUN_DIRS, startBroker, waitUntilServing } from './broker.ts';
 
 /** What `kafka-lambda broker start` records so that `status` and `stop` find the broker again. */
 export interface BrokerRecord {
@@ -39,32 +35,20 @@ export interface BrokerStopResult {
   removedStale: string[];
 }
 
-/** Per user, beside the jars: one background broker serves every project, even a read-only install. */
-function stateFile(): string {
-  return join(cacheBase(), 'broker.json');
-}
-
-async function readRecord(): Promise<BrokerRecord | undefined> {
-  try {
-    const record = JSON.parse(await readFile(stateFile(), 'utf8')) as Partial<BrokerRecord> | null;
-    const valid =
-      typeof record === 'object' &&
-      record !== null &&
-      typeof record.bootstrapServers === 'string' &&
-      Number.isSafeInteger(record.pid) &&
-      typeof record.runDir === 'string' &&
-      typeof record.version === 'string' &&
-      typeof record.startedAt === 'string';
-    return valid ? (record as BrokerRecord) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** True when the recorded pid is the JVM of the recorded run (never a process that merely looks like one). */
-async function isRecordedBrokerRunning(record: BrokerRecord): Promise<boolean> {
-  return (await runJvmPid(record.runDir)) === record.pid;
-}
+/** Recorded in `broker.json` in the cache folder. */
+const background = new BackgroundServer<BrokerRecord>({
+  stateFileName: 'broker.json',
+  runDirs: BROKER_RUN_DIRS,
+  hasFields: (record) => typeof record.bootstrapServers === 'string' && typeof record.version === 'string',
+  isServing: async (record) => {
+    try {
+      await waitUntilServing(record.bootstrapServers, 5_000);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+});
 
 /**
  * Starts a broker that outlives this process and records it, or returns the one already running.
@@ -77,26 +61,12 @@ async function isRecordedBrokerRunning(record: BrokerRecord): Promise<boolean> {
  * ```
  */
 export async function startBackgroundBroker(): Promise<{ broker: BrokerRecord; alreadyRunning: boolean }> {
-  const status = await backgroundBrokerStatus();
-  if (status.state === 'running') return { broker: status.broker, alreadyRunning: true };
-  if (status.state === 'not-serving') await stopBackgroundBroker();
-  const broker = await startBroker();
-  const record: BrokerRecord = {
-    bootstrapServers: broker.bootstrapServers,
-    pid: broker.pid,
-    runDir: broker.runDir,
-    version: broker.version,
-    startedAt: new Date().toISOString(),
-  };
-  try {
-    await mkdir(dirname(stateFile()), { recursive: true });
-    await writeFile(stateFile(), `${JSON.stringify(record, null, 2)}\n`);
-  } catch (error) {
-    await broker.stop(5_000);
-    throw error;
-  }
-  await broker.detach();
-  return { broker: record, alreadyRunning: false };
+  const { server, alreadyRunning } = await background.start(async () => {
+    const broker = await startBroker();
+    const { bootstrapServers, pid, runDir, version } = broker;
+    return { record: { bootstrapServers, pid, runDir, version }, stop: broker.stop, detach: broker.detach };
+  });
+  return { broker: server, alreadyRunning };
 }
 
 /**
@@ -108,14 +78,8 @@ export async function startBackgroundBroker(): Promise<{ broker: BrokerRecord; a
  * ```
  */
 export async function backgroundBrokerStatus(): Promise<BrokerStatus> {
-  const broker = await readRecord();
-  if (!broker || !(await isRecordedBrokerRunning(broker))) return { state: 'stopped' };
-  try {
-    await waitUntilServing(broker.bootstrapServers, 5_000);
-    return { state: 'running', broker };
-  } catch {
-    return { state: 'not-serving', broker };
-  }
+  const status = await background.status();
+  return status.state === 'stopped' ? status : { state: status.state, broker: status.server };
 }
 
 /**
@@ -128,13 +92,6 @@ export async function backgroundBrokerStatus(): Promise<BrokerStatus> {
  * const { stopped } = await stopBackgroundBroker(); // stopped is undefined when none was running
  * ```
  */
-export async function stopBackgroundBroker(timeoutMs = 20_000): Promise<BrokerStopResult> {
-  const record = await readRecord();
-  const stopped = record && (await isRecordedBrokerRunning(record)) ? record : undefined;
-  if (stopped) await stopPid(stopped.pid, timeoutMs);
-  await rm(stateFile(), { force: true });
-  // The stopped broker's folder is stale now, like those of brokers whose processes were killed.
-  const removedStale = await removeStaleRunDirs();
-  const leftAlone = record && existsSync(record.runDir) ? record.runDir : undefined;
-  return { stopped, leftAlone, removedStale };
+export function stopBackgroundBroker(timeoutMs = 20_000): Promise<BrokerStopResult> {
+  return background.stop(timeoutMs);
 }

@@ -9,6 +9,13 @@
  * createLocalEventSourceMapping({ ...options, onFailure: sqs.queueArn('orders-dlq'), destinations: { sqsEndpoint: sqs.endpoint } });
  * ```
  */
-export { ElasticMqPrerequisiteError, ElasticMqStartError } from './errors.ts';
+export { ElasticMqError, ElasticMqPrerequisiteError, ElasticMqStartError } from './errors.ts';
 export { DEFAULT_ELASTICMQ_VERSION, resolveElasticMqJars } from './jars.ts';
-export { type ElasticMq, type StartElasticMqOptions, startElasticMq, waitUntilAnswering } from './server.ts';
+export { type ElasticMq, type StartElasticMqOptions, startElasticMq } from './server.ts';
+export {
+  backgroundSqsStatus,
+  type SqsServerRecord,
+  type SqsServerStatus,
+  startBackgroundSqs,
+  stopBackgroundSqs,
+} from './state.ts';

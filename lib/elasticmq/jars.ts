@@ -1,20 +1,19 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { BrokerPrerequisiteError } from '../broker/errors.ts';
-import { assertJava17, cacheBase } from '../broker/jars.ts';
-import { commandOutput, processOutput } from '../broker/process.ts';
+import { join } from 'node:path';
+import {
+  cacheBase,
+  JavaOrMavenMissingError,
+  MavenResolveError,
+  resolveMavenClasspath,
+} from '../maven-server/index.ts';
 import { ElasticMqPrerequisiteError } from './errors.ts';
 
 /** The ElasticMQ version the local SQS server runs (`org.elasticmq:elasticmq-server_2.13`). */
 export const DEFAULT_ELASTICMQ_VERSION = '1.6.11';
 
-const COMPLETE_MARKER = '.complete';
 const MISSING_TOOLS = 'Java 17+ and Maven are needed for the local SQS server (ElasticMQ)';
 
 /** Where ElasticMQ's jars for one version are kept, beside the broker's (git-ignored, reused across runs). */
-export function elasticMqCacheDir(version: string): string {
+function elasticMqCacheDir(version: string): string {
   return join(cacheBase(), 'elasticmq', version);
 }
 
@@ -32,63 +31,20 @@ export function elasticMqCacheDir(version: string): string {
  * @throws ElasticMqPrerequisiteError when Java 17+ or Maven is missing, or Maven cannot resolve the jars.
  */
 export async function resolveElasticMqJars(version: string = DEFAULT_ELASTICMQ_VERSION): Promise<string> {
-  const dir = elasticMqCacheDir(version);
-  const libs = join(dir, 'libs');
-  const marker = join(dir, COMPLETE_MARKER);
-  if (existsSync(marker)) return libs;
-
   try {
-    await assertJava17();
+    return await resolveMavenClasspath({
+      name: `ElasticMQ ${version}`,
+      cacheDir: elasticMqCacheDir(version),
+      pom: elasticMqPom(version),
+      mainJarPrefix: 'elasticmq-server_',
+    });
   } catch (error) {
-    if (error instanceof BrokerPrerequisiteError) throw new ElasticMqPrerequisiteError(MISSING_TOOLS);
+    if (error instanceof JavaOrMavenMissingError)
+      throw new ElasticMqPrerequisiteError(MISSING_TOOLS, { cause: error });
+    if (error instanceof MavenResolveError)
+      throw new ElasticMqPrerequisiteError(error.message, { cause: error });
     throw error;
   }
-  if ((await commandOutput('mvn', ['--version'])) === undefined)
-    throw new ElasticMqPrerequisiteError(MISSING_TOOLS);
-  await mkdir(dirname(dir), { recursive: true });
-  const staging = await mkdtemp(`${dir}.download-`);
-  try {
-    await downloadJars(version, staging);
-    try {
-      await rename(staging, dir);
-    } catch {
-      if (existsSync(marker)) return libs; // another run finished first: use its folder
-      await rm(dir, { recursive: true, force: true }); // an incomplete folder is in the way
-      await rename(staging, dir);
-    }
-    return libs;
-  } finally {
-    await rm(staging, { recursive: true, force: true });
-  }
-}
-
-/** Maven's copy of ElasticMQ's runtime classpath into `into/libs`, then the completion marker. */
-async function downloadJars(version: string, into: string): Promise<void> {
-  const libs = join(into, 'libs');
-  const pom = join(into, 'pom.xml');
-  await writeFile(pom, elasticMqPom(version));
-  const { code, stdout, stderr } = await processOutput(
-    spawn(
-      'mvn',
-      [
-        '-B',
-        '-q',
-        '-f',
-        pom,
-        'org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy-dependencies',
-        `-DoutputDirectory=${libs}`,
-        '-DincludeScope=runtime',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    ),
-  );
-  const jars = existsSync(libs) ? (await readdir(libs)).filter((f) => f.endsWith('.jar')) : [];
-  if (code !== 0 || !jars.some((jar) => jar.startsWith('elasticmq-server_'))) {
-    throw new ElasticMqPrerequisiteError(
-      `Maven could not resolve ElasticMQ ${version} from Maven Central (exit ${code}):\n${`${stdout}${stderr}`.slice(-2000)}`,
-    );
-  }
-  await writeFile(join(into, COMPLETE_MARKER), `${jars.length} jars\n`);
 }
 
 /** Every POM ElasticMQ 1.6.11 brings in resolves from Maven Central alone (no other repository is declared). */

@@ -1,9 +1,14 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freePort } from '../broker/process.ts';
-import { spawnWatched } from '../broker/watchdog.ts';
-import { ElasticMqStartError } from './errors.ts';
+import {
+  createRunDir,
+  freePort,
+  type RunDirKind,
+  removeStaleRunDirs,
+  retryWhilePortTaken,
+  startJvmInRunDir,
+} from '../maven-server/index.ts';
+import { ElasticMqError, ElasticMqStartError } from './errors.ts';
 import { DEFAULT_ELASTICMQ_VERSION, resolveElasticMqJars } from './jars.ts';
 
 /**
@@ -61,9 +66,12 @@ export interface ElasticMq {
 /** ElasticMQ's own line once its queues from the configuration exist and the REST server is bound. */
 const STARTED = /=== ElasticMQ server \(.*\) started in/;
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
-/** Run folders are `<tmp>/kafka-lambda-elasticmq-*`, holding the configuration and the log. */
-export const RUN_DIR_PREFIX = 'kafka-lambda-elasticmq-';
-export const CONFIG_FILE = 'elasticmq.conf';
+const CONFIG_FILE = 'elasticmq.conf';
+/** Run folders are `<tmp>/kafka-lambda-elasticmq-*`, holding the configuration (which the JVM is given) and the log. */
+export const ELASTICMQ_RUN_DIRS: RunDirKind = {
+  prefix: 'kafka-lambda-elasticmq-',
+  jvmArgument: (runDir) => `-Dconfig.file=${join(runDir, CONFIG_FILE)}`,
+};
 
 /**
  * Starts ElasticMQ (jars from Maven Central, resolved once into the cache) on a free loopback port
@@ -79,25 +87,19 @@ export const CONFIG_FILE = 'elasticmq.conf';
  */
 export async function startElasticMq(options: StartElasticMqOptions = {}): Promise<ElasticMq> {
   const libs = await resolveElasticMqJars();
-  let lastError: unknown;
-  // The port is chosen before the JVM binds it; another process can take it meanwhile, so retry.
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    try {
-      return await startOnce(libs, options);
-    } catch (error) {
-      lastError = error;
-      if (!(error instanceof ElasticMqStartError && /already in use|BindException/.test(error.logTail)))
-        throw error;
-    }
-  }
-  throw lastError;
+  await removeStaleRunDirs(ELASTICMQ_RUN_DIRS);
+  return retryWhilePortTaken(
+    () => startOnce(libs, options),
+    (error) => error instanceof ElasticMqStartError && /already in use|BindException/.test(error.logTail),
+  );
 }
 
 async function startOnce(libs: string, options: StartElasticMqOptions): Promise<ElasticMq> {
   const port = await freePort();
   const region = options.region ?? 'us-east-1';
   const accountId = options.accountId ?? '000000000000';
-  const runDir = await mkdtemp(join(tmpdir(), RUN_DIR_PREFIX));
+  const run = await createRunDir(ELASTICMQ_RUN_DIRS);
+  const runDir = run.path;
   const configFile = join(runDir, CONFIG_FILE);
   const logFile = join(runDir, 'elasticmq.log');
   await writeFile(configFile, serverConfig(port, region, accountId, options.queues ?? []));
@@ -112,7 +114,9 @@ async function startOnce(libs: string, options: StartElasticMqOptions): Promise<
     join(libs, '*'),
     'org.elasticmq.server.Main',
   ];
-  const jvm = await spawnWatched('java', javaArgs, logFile);
+  const jvm = await startJvmInRunDir(run, javaArgs, logFile).catch((error: unknown) => {
+    throw new ElasticMqStartError('The ElasticMQ JVM could not be started', '', { cause: error });
+  });
   const server: ElasticMq = {
     endpoint: `http://127.0.0.1:${port}`,
     region,
@@ -122,10 +126,7 @@ async function startOnce(libs: string, options: StartElasticMqOptions): Promise<
     runDir,
     version: DEFAULT_ELASTICMQ_VERSION,
     queueArn: (name) => `arn:aws:sqs:${region}:${accountId}:${name}`,
-    async stop(timeoutMs = 10_000) {
-      await jvm.stop(timeoutMs);
-      await rm(runDir, { recursive: true, force: true });
-    },
+    stop: (timeoutMs = 10_000) => jvm.stop(timeoutMs),
     detach: () => jvm.detach(),
     [Symbol.asyncDispose]() {
       return this.stop();
@@ -137,7 +138,7 @@ async function startOnce(libs: string, options: StartElasticMqOptions): Promise<
   } catch (error) {
     const tail = await logTail(logFile);
     await server.stop(5_000);
-    throw new ElasticMqStartError((error as Error).message, tail);
+    throw new ElasticMqStartError((error as Error).message, tail, { cause: error });
   }
   return server;
 }
@@ -147,9 +148,10 @@ async function waitUntilStarted(logFile: string, exited: () => boolean, timeoutM
   for (;;) {
     const log = await readFile(logFile, 'utf8').catch(() => '');
     if (STARTED.test(log)) return;
-    if (exited()) throw new Error('ElasticMQ died during start-up');
-    if (/BindException|already in use/.test(log)) throw new Error('ElasticMQ could not bind its port');
-    if (Date.now() > deadline) throw new Error(`ElasticMQ did not start within ${timeoutMs} ms`);
+    if (exited()) throw new ElasticMqError('ElasticMQ died during start-up');
+    if (/BindException|already in use/.test(log))
+      throw new ElasticMqError('ElasticMQ could not bind its port');
+    if (Date.now() > deadline) throw new ElasticMqError(`ElasticMQ did not start within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -180,7 +182,7 @@ export async function waitUntilAnswering(endpoint: string, timeoutMs: number): P
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`the SQS API at ${endpoint} did not answer within ${timeoutMs} ms (${lastError})`);
+  throw new ElasticMqError(`the SQS API at ${endpoint} did not answer within ${timeoutMs} ms (${lastError})`);
 }
 
 async function logTail(logFile: string, lines = 40): Promise<string> {

@@ -1,10 +1,9 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
-import { stopPid } from '../broker/broker.ts';
-import { cacheBase } from '../broker/jars.ts';
-import { isAlive } from '../broker/process.ts';
-import { CONFIG_FILE, RUN_DIR_PREFIX, startElasticMq, waitUntilAnswering } from './server.ts';
+import {
+  BackgroundServer,
+  type BackgroundServerStatus,
+  type BackgroundServerStopResult,
+} from '../maven-server/index.ts';
+import { ELASTICMQ_RUN_DIRS, startElasticMq, waitUntilAnswering } from './server.ts';
 
 /**
  * What `kafka-lambda sqs start` records so that `status`, `stop` and `dev` find the server again.
@@ -31,49 +30,29 @@ export interface SqsServerRecord {
  * if ((await backgroundSqsStatus()).state === 'running') { … }
  * ```
  */
-export type SqsServerStatus =
-  | { state: 'stopped' }
-  | { state: 'running'; server: SqsServerRecord }
-  | { state: 'not-serving'; server: SqsServerRecord };
+export type SqsServerStatus = BackgroundServerStatus<SqsServerRecord>;
 
-function stateFile(): string {
-  return join(cacheBase(), 'elasticmq.json');
-}
-
-async function readRecord(): Promise<SqsServerRecord | undefined> {
-  try {
-    const record = JSON.parse(await readFile(stateFile(), 'utf8')) as Partial<SqsServerRecord> | null;
-    const valid =
-      typeof record?.endpoint === 'string' &&
-      typeof record.region === 'string' &&
-      typeof record.accountId === 'string' &&
-      Number.isSafeInteger(record.pid) &&
-      typeof record.runDir === 'string' &&
-      typeof record.startedAt === 'string';
-    return valid ? (record as SqsServerRecord) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A run folder this tool created: directly in the temporary folder, with our prefix. */
-function isOurRunDir(runDir: string): boolean {
-  return dirname(runDir) === tmpdir() && basename(runDir).startsWith(RUN_DIR_PREFIX);
-}
-
-/** The recorded pid is ElasticMQ started on the recorded run folder's configuration, not a reused pid. */
-async function isRecordedServer(record: SqsServerRecord): Promise<boolean> {
-  if (!isOurRunDir(record.runDir) || !isAlive(record.pid)) return false;
-  const cmdline = await readFile(`/proc/${record.pid}/cmdline`, 'utf8').catch(() => '');
-  const args = cmdline.split('\0');
-  return (
-    args.includes('org.elasticmq.server.Main') &&
-    args.includes(`-Dconfig.file=${join(record.runDir, CONFIG_FILE)}`)
-  );
-}
+/** Recorded in `elasticmq.json` in the cache folder. */
+const background = new BackgroundServer<SqsServerRecord>({
+  stateFileName: 'elasticmq.json',
+  runDirs: ELASTICMQ_RUN_DIRS,
+  hasFields: (record) =>
+    typeof record.endpoint === 'string' &&
+    typeof record.region === 'string' &&
+    typeof record.accountId === 'string',
+  isServing: async (record) => {
+    try {
+      await waitUntilAnswering(record.endpoint, 3_000);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+});
 
 /**
  * Starts an SQS server that outlives this process and records it, or returns the one already running.
+ * The server stays tied to this process until it is recorded: a start interrupted before leaves no JVM.
  *
  * @example
  * ```ts
@@ -81,26 +60,18 @@ async function isRecordedServer(record: SqsServerRecord): Promise<boolean> {
  * console.log(server.endpoint);
  * ```
  */
-export async function startBackgroundSqs(
+export function startBackgroundSqs(
   queues: string[] = [],
 ): Promise<{ server: SqsServerRecord; alreadyRunning: boolean }> {
-  const status = await backgroundSqsStatus();
-  if (status.state === 'running') return { server: status.server, alreadyRunning: true };
-  if (status.state === 'not-serving') await stopBackgroundSqs();
-  // Tied to this process until recorded: a start interrupted before that leaves no server behind.
-  const started = await startElasticMq({ queues });
-  const server: SqsServerRecord = {
-    endpoint: started.endpoint,
-    region: started.region,
-    accountId: started.accountId,
-    pid: started.pid,
-    runDir: started.runDir,
-    startedAt: new Date().toISOString(),
-  };
-  await mkdir(dirname(stateFile()), { recursive: true });
-  await writeFile(stateFile(), `${JSON.stringify(server, null, 2)}\n`);
-  await started.detach();
-  return { server, alreadyRunning: false };
+  return background.start(async () => {
+    const started = await startElasticMq({ queues });
+    const { endpoint, region, accountId, pid, runDir } = started;
+    return {
+      record: { endpoint, region, accountId, pid, runDir },
+      stop: started.stop,
+      detach: started.detach,
+    };
+  });
 }
 
 /**
@@ -111,31 +82,20 @@ export async function startBackgroundSqs(
  * const status = await backgroundSqsStatus();
  * ```
  */
-export async function backgroundSqsStatus(): Promise<SqsServerStatus> {
-  const server = await readRecord();
-  if (!server || !(await isRecordedServer(server))) return { state: 'stopped' };
-  try {
-    await waitUntilAnswering(server.endpoint, 3_000);
-    return { state: 'running', server };
-  } catch {
-    return { state: 'not-serving', server };
-  }
+export function backgroundSqsStatus(): Promise<SqsServerStatus> {
+  return background.status();
 }
 
 /**
- * Stops the recorded background SQS server (SIGTERM, then SIGKILL) and removes its run folder.
+ * Stops the recorded background SQS server (SIGTERM, then SIGKILL) and removes its run folder. Only the
+ * JVM and the folder this tool started and created are touched, whatever the state file says; run
+ * folders of servers whose processes died are removed too.
  *
  * @example
  * ```ts
- * const stopped = await stopBackgroundSqs(); // undefined when none was recorded
+ * const { stopped } = await stopBackgroundSqs(); // stopped is undefined when none was running
  * ```
  */
-export async function stopBackgroundSqs(timeoutMs = 10_000): Promise<SqsServerRecord | undefined> {
-  const server = await readRecord();
-  if (!server) return undefined;
-  if (await isRecordedServer(server)) await stopPid(server.pid, timeoutMs);
-  if (isOurRunDir(server.runDir) && !isAlive(server.pid))
-    await rm(server.runDir, { recursive: true, force: true });
-  await rm(stateFile(), { force: true });
-  return server;
+export function stopBackgroundSqs(timeoutMs = 10_000): Promise<BackgroundServerStopResult<SqsServerRecord>> {
+  return background.stop(timeoutMs);
 }

@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, expect, it } from 'vitest';
 import { produceSequence, recordId } from '../../test/support/emulator.ts';
-import { type EmbeddedBroker, startBroker, waitUntilServing } from '../broker/index.ts';
+import { waitUntilServing } from '../broker/broker.ts';
+import { type EmbeddedBroker, startBroker } from '../broker/index.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { createLocalEventSourceMapping } from './index.ts';
 

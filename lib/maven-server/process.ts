@@ -54,6 +54,31 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Runs `start` up to three times while it fails because a port was taken: ports are chosen by
+ * {@link freePort} before the JVM binds them, and another process can take one meanwhile.
+ *
+ * @example
+ * ```ts
+ * const server = await retryWhilePortTaken(() => startOnce(), (e) => /BindException/.test(String(e)));
+ * ```
+ */
+export async function retryWhilePortTaken<T>(
+  start: () => Promise<T>,
+  isPortTaken: (error: unknown) => boolean,
+): Promise<T> {
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      lastError = error;
+      if (!isPortTaken(error)) throw error;
+    }
+  }
+  throw lastError;
+}
+
 /** True while a process with this pid exists. */
 export function isAlive(pid: number): boolean {
   try {
@@ -72,6 +97,32 @@ export async function waitForExit(pid: number, timeoutMs: number): Promise<boole
     await new Promise((r) => setTimeout(r, 100));
   }
   return true;
+}
+
+/**
+ * SIGTERM, then SIGKILL after `timeoutMs`, for a process this one did not spawn. Callers make sure first
+ * that `pid` is the server they mean (see `runJvmPid` in run-dir.ts): a pid alone may have been reused.
+ *
+ * @example
+ * ```ts
+ * if ((await runJvmPid(kind, record.runDir)) === record.pid) await stopPid(record.pid, 10_000);
+ * ```
+ */
+export async function stopPid(pid: number, timeoutMs = 20_000): Promise<void> {
+  if (!isAlive(pid)) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return; // Gone between the check and the signal.
+  }
+  if (!(await waitForExit(pid, timeoutMs))) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone between the check and the signal.
+    }
+    await waitForExit(pid, 5_000);
+  }
 }
 
 /** What tells one process from a later one that reuses its pid: when it started, and its command line. */

@@ -1,16 +1,35 @@
 import { lstat, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { MavenServerError } from './errors.ts';
 import { isAlive, processIdentity } from './process.ts';
 
 /**
- * Every broker runs in a folder of its own, `kafka-lambda-broker-*` in the system temporary folder, holding a
- * marker file that names the processes owning it. Only a folder with that marker is ever deleted, and only
- * the JVM the marker names (same pid, same start time, launched on that folder's configuration) is ever
- * signalled: a stale or edited state file cannot make this tool delete or kill anything else.
+ * Every server runs in a folder of its own, `<prefix>*` in the system temporary folder, holding a marker
+ * file that names the processes owning it. Only a folder with that marker is ever deleted, and only the
+ * JVM the marker names (same pid, same start time, launched on that folder) is ever signalled: a stale or
+ * edited state file cannot make this tool delete or kill anything else.
  */
-const RUN_DIR_PREFIX = 'kafka-lambda-broker-';
 const MARKER_FILE = 'kafka-lambda-run.json';
+
+/**
+ * One kind of server's run folders: how they are named and how its JVM's command line names the folder
+ * it was launched on.
+ *
+ * @example
+ * ```ts
+ * const brokerRuns: RunDirKind = {
+ *   prefix: 'kafka-lambda-broker-',
+ *   jvmArgument: (path) => `kafka.Kafka ${join(path, 'server.properties')}`,
+ * };
+ * ```
+ */
+export interface RunDirKind {
+  /** The start of the folder's name, e.g. `kafka-lambda-broker-`; kinds must not share a prefix. */
+  readonly prefix: string;
+  /** Text the JVM's command line (arguments joined by single spaces) holds when launched on the folder `path`. */
+  jvmArgument(path: string): string;
+}
 
 /** A process as recorded in a marker: its pid is only trusted together with its start time. */
 interface ProcessRef {
@@ -23,19 +42,22 @@ interface RunMarker {
   tool: 'kafka-lambda';
   /** The process that created the folder (and started the JVM); the folder is in use while it lives. */
   creator: ProcessRef;
-  /** The broker JVM, once started; the folder is in use while it lives. */
+  /** The server's JVM, once started; the folder is in use while it lives. */
   jvm?: ProcessRef;
 }
 
-/** A broker run folder created by {@link createRunDir}. */
+/**
+ * A run folder created by {@link createRunDir}.
+ *
+ * @example
+ * ```ts
+ * const run: RunDir = await createRunDir(brokerRuns);
+ * await writeFile(join(run.path, 'server.properties'), properties);
+ * ```
+ */
 export interface RunDir {
   readonly path: string;
-  /** The broker's configuration, which its JVM gets as its last argument. */
-  readonly propertiesFile: string;
-}
-
-function runDirAt(path: string): RunDir {
-  return { path, propertiesFile: join(path, 'server.properties') };
+  readonly kind: RunDirKind;
 }
 
 async function processRef(pid: number): Promise<ProcessRef> {
@@ -50,31 +72,31 @@ async function writeMarker(path: string, marker: RunMarker): Promise<void> {
 }
 
 /**
- * Creates a fresh run folder owned by this process.
+ * Creates a fresh run folder of `kind` owned by this process.
  *
  * @example
  * ```ts
- * const run = await createRunDir();
- * await writeFile(run.propertiesFile, properties);
+ * const run = await createRunDir(brokerRuns);
  * ```
  */
-export async function createRunDir(): Promise<RunDir> {
-  const path = await mkdtemp(join(tmpdir(), RUN_DIR_PREFIX));
+export async function createRunDir(kind: RunDirKind): Promise<RunDir> {
+  const path = await mkdtemp(join(tmpdir(), kind.prefix));
   await writeMarker(path, { tool: 'kafka-lambda', creator: await processRef(process.pid) });
-  return runDirAt(path);
+  return { path, kind };
 }
 
 /**
- * Records the broker JVM started in `run`, so that it can be told apart from any other process later.
+ * Records the JVM started in `run`, so that it can be told apart from any other process later.
  *
  * @example
  * ```ts
  * await recordRunJvm(run, jvm.pid);
  * ```
+ * @throws MavenServerError when the folder is no longer a run folder of this tool.
  */
 export async function recordRunJvm(run: RunDir, pid: number): Promise<void> {
-  const marker = await readOwnMarker(run.path);
-  if (!marker) throw new Error(`the broker run folder ${run.path} lost its marker`);
+  const marker = await readOwnMarker(run.kind, run.path);
+  if (!marker) throw new MavenServerError(`the run folder ${run.path} lost its marker`);
   await writeMarker(run.path, { ...marker, jvm: await processRef(pid) });
 }
 
@@ -95,12 +117,12 @@ function isRunMarker(value: unknown): value is RunMarker {
 }
 
 /**
- * The marker of `path` if it is a run folder this tool created for this user: directly in the temporary
- * folder, named with the prefix, a real folder (not a symbolic link) owned by this user, holding a regular
- * marker file. Undefined for anything else.
+ * The marker of `path` if it is a run folder of `kind` this tool created for this user: directly in the
+ * temporary folder, named with the kind's prefix, a real folder (not a symbolic link) owned by this user,
+ * holding a regular marker file. Undefined for anything else.
  */
-async function readOwnMarker(path: string): Promise<RunMarker | undefined> {
-  if (dirname(path) !== tmpdir() || !basename(path).startsWith(RUN_DIR_PREFIX)) return undefined;
+async function readOwnMarker(kind: RunDirKind, path: string): Promise<RunMarker | undefined> {
+  if (dirname(path) !== tmpdir() || !basename(path).startsWith(kind.prefix)) return undefined;
   try {
     const folder = await lstat(path);
     if (!folder.isDirectory() || (process.getuid && folder.uid !== process.getuid())) return undefined;
@@ -121,40 +143,40 @@ async function isGone(ref: ProcessRef): Promise<boolean> {
 }
 
 /**
- * The pid of the broker JVM running in the run folder `path`, or undefined when that folder is not one this
- * tool created or its JVM is not running. A pid from anywhere else (a state file, say) is only to be
+ * The pid of the JVM running in the run folder `path` of `kind`, or undefined when that folder is not one
+ * this tool created or its JVM is not running. A pid from anywhere else (a state file, say) is only to be
  * signalled when it equals this.
  *
  * @example
  * ```ts
- * if ((await runJvmPid(record.runDir)) === record.pid) process.kill(record.pid, 'SIGTERM');
+ * if ((await runJvmPid(brokerRuns, record.runDir)) === record.pid) await stopPid(record.pid, 20_000);
  * ```
  */
-export async function runJvmPid(path: string): Promise<number | undefined> {
-  const marker = await readOwnMarker(path);
+export async function runJvmPid(kind: RunDirKind, path: string): Promise<number | undefined> {
+  const marker = await readOwnMarker(kind, path);
   if (!marker?.jvm || marker.jvm.startTime === '') return undefined;
   const identity = await processIdentity(marker.jvm.pid);
-  const launchedOnThisRun = identity?.commandLine.includes(`kafka.Kafka ${runDirAt(path).propertiesFile}`);
+  const launchedOnThisRun = identity?.commandLine.includes(kind.jvmArgument(path));
   return identity?.startTime === marker.jvm.startTime && launchedOnThisRun ? marker.jvm.pid : undefined;
 }
 
 /**
- * Deletes the run folders this tool left behind for this user: those whose creator and JVM have both died
- * (a `dev` or test run killed with SIGKILL, a broker that crashed). Folders without this tool's marker,
- * of another user, or still in use are left alone.
+ * Deletes the run folders of `kind` this tool left behind for this user: those whose creator and JVM have
+ * both died (a `dev` or test run killed with SIGKILL, a server that crashed). Folders without this tool's
+ * marker, of another user, or still in use are left alone.
  *
  * @example
  * ```ts
- * const removed = await removeStaleRunDirs();
+ * const removed = await removeStaleRunDirs(brokerRuns);
  * ```
  * @returns the folders deleted.
  */
-export async function removeStaleRunDirs(): Promise<string[]> {
+export async function removeStaleRunDirs(kind: RunDirKind): Promise<string[]> {
   const names = await readdir(tmpdir()).catch(() => []);
   const removed: string[] = [];
-  for (const name of names.filter((n) => n.startsWith(RUN_DIR_PREFIX))) {
+  for (const name of names.filter((n) => n.startsWith(kind.prefix))) {
     const path = join(tmpdir(), name);
-    const marker = await readOwnMarker(path);
+    const marker = await readOwnMarker(kind, path);
     if (!marker || !(await isGone(marker.creator)) || (marker.jvm && !(await isGone(marker.jvm)))) continue;
     await rm(path, { recursive: true, force: true }).catch(() => {});
     removed.push(path);

@@ -4,16 +4,23 @@
  * 127.0.0.1 with its data in memory. Its Confluent-compatible API is at `/apis/ccompat/v7`.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, openSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stopPid } from '../broker/broker.ts';
-import { BrokerPrerequisiteError } from '../broker/errors.ts';
-import { assertJava17, cacheBase } from '../broker/jars.ts';
-import { commandOutput, freePort, isAlive, processOutput } from '../broker/process.ts';
-import { spawnWatched, type WatchedProcess } from '../broker/watchdog.ts';
+import {
+  assertJavaAndMaven,
+  cacheBase,
+  createRunDir,
+  freePort,
+  JavaOrMavenMissingError,
+  processOutput,
+  type RunDirKind,
+  removeStaleRunDirs,
+  retryWhilePortTaken,
+  stageIntoCache,
+  startJvmInRunDir,
+} from '../maven-server/index.ts';
 
 /** The Apicurio Registry release the Maven project in `server/` builds. */
 export const APICURIO_VERSION = '2.4.2.Final';
@@ -28,10 +35,14 @@ const PROJECT = [
 ]
   .map((url) => fileURLToPath(url))
   .find((dir) => existsSync(join(dir, 'pom.xml')));
-/** Run folders are `<tmp>/kafka-lambda-registry-*`, holding the server's log. */
-export const REGISTRY_RUN_DIR_PREFIX = 'kafka-lambda-registry-';
-/** The JVM property naming the run folder: how `stop` recognises its own JVM. */
-export const RUN_DIR_PROPERTY = '-Dkafka-lambda.registry-run-dir=';
+/**
+ * Run folders are `<tmp>/kafka-lambda-registry-*`, holding the server's log; the JVM gets a property
+ * naming its run folder (Quarkus ignores it): how `stop` recognises its own JVM.
+ */
+export const REGISTRY_RUN_DIRS: RunDirKind = {
+  prefix: 'kafka-lambda-registry-',
+  jvmArgument: (runDir) => `-Dkafka-lambda.registry-run-dir=${runDir}`,
+};
 
 /**
  * The server cannot be installed (no Java 17+ or Maven, or Maven failed) or did not start; the
@@ -43,7 +54,10 @@ export const RUN_DIR_PROPERTY = '-Dkafka-lambda.registry-run-dir=';
  * ```
  */
 export class SchemaRegistryServerError extends Error {
-  override readonly name = 'SchemaRegistryServerError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
 }
 
 /** Where the built registry app is kept (git-ignored, reused across runs). */
@@ -65,24 +79,24 @@ export function registryCacheDir(): string {
  */
 export async function installRegistry(): Promise<string> {
   const dir = registryCacheDir();
-  if (existsSync(join(dir, APP_JAR))) return dir;
-  if (PROJECT === undefined)
+  const isComplete = () => existsSync(join(dir, APP_JAR));
+  if (isComplete()) return dir;
+  const project = PROJECT;
+  if (project === undefined)
     throw new SchemaRegistryServerError(
       "The registry's Maven project (lib/schema-registry/server) is missing",
     );
   try {
-    await assertJava17();
+    await assertJavaAndMaven();
   } catch (error) {
-    if (error instanceof BrokerPrerequisiteError)
-      throw new SchemaRegistryServerError('Java 17+ and Maven are needed for the local schema registry');
+    if (error instanceof JavaOrMavenMissingError)
+      throw new SchemaRegistryServerError('Java 17+ and Maven are needed for the local schema registry', {
+        cause: error,
+      });
     throw error;
   }
-  if ((await commandOutput('mvn', ['--version'])) === undefined)
-    throw new SchemaRegistryServerError('Java 17+ and Maven are needed for the local schema registry');
-  await mkdir(dirname(dir), { recursive: true });
-  const staging = await mkdtemp(`${dir}.build-`);
-  try {
-    await cp(PROJECT, staging, { recursive: true });
+  await stageIntoCache(dir, isComplete, async (staging) => {
+    await cp(project, staging, { recursive: true });
     const central = await mavenCentralUrl(staging);
     const { code, stdout, stderr } = await processOutput(
       spawn('mvn', ['-B', '-q', '-s', join(staging, 'settings.xml'), '-DskipTests', 'package'], {
@@ -100,17 +114,9 @@ export async function installRegistry(): Promise<string> {
       throw new SchemaRegistryServerError(
         `Maven could not build Apicurio Registry ${APICURIO_VERSION} (exit ${code}):\n${`${stdout}${stderr}`.slice(-2000)}`,
       );
-    try {
-      await rename(target, dir);
-    } catch {
-      if (existsSync(join(dir, APP_JAR))) return dir; // another run finished first
-      await rm(dir, { recursive: true, force: true });
-      await rename(target, dir);
-    }
-    return dir;
-  } finally {
-    await rm(staging, { recursive: true, force: true });
-  }
+    return target;
+  });
+  return dir;
 }
 
 /**
@@ -144,8 +150,6 @@ async function mavenCentralUrl(emptyDir: string): Promise<string> {
 export interface StartRegistryOptions {
   /** How long to wait for `/health/ready` (default 120 s: about 15 s on a quiet machine). */
   startTimeoutMs?: number;
-  /** Keep the server after this process exits (`kafka-lambda registry start`); by default it is stopped with it. */
-  detached?: boolean;
 }
 
 /**
@@ -165,12 +169,18 @@ export interface LocalSchemaRegistry {
   readonly runDir: string;
   /** SIGTERM, SIGKILL after `timeoutMs` (default 10 s), then removes the run folder. */
   stop(timeoutMs?: number): Promise<void>;
+  /**
+   * Lets the registry outlive this process (what `kafka-lambda registry start` does once it has recorded
+   * it). Until then it is tied to this process: if it exits or is killed, even during start-up, the
+   * registry is stopped.
+   */
+  detach(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
  * Starts the registry (building it first if needed) on a free loopback port and resolves once it is
- * ready. Without `detached`, a watchdog stops the JVM when this process exits, even on SIGKILL.
+ * ready. A watchdog stops the JVM when this process exits, even on SIGKILL, unless it is detached.
  *
  * @example
  * ```ts
@@ -180,50 +190,38 @@ export interface LocalSchemaRegistry {
  */
 export async function startRegistry(options: StartRegistryOptions = {}): Promise<LocalSchemaRegistry> {
   const app = await installRegistry();
-  let lastError: unknown;
-  // The port is chosen before the JVM binds it; another process can take it meanwhile, so retry.
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    try {
-      return await startOnce(app, options);
-    } catch (error) {
-      lastError = error;
-      if (!(error instanceof SchemaRegistryServerError && /already in use|BindException/.test(error.message)))
-        throw error;
-    }
-  }
-  throw lastError;
+  await removeStaleRunDirs(REGISTRY_RUN_DIRS);
+  return retryWhilePortTaken(
+    () => startOnce(app, options),
+    (error) =>
+      error instanceof SchemaRegistryServerError && /already in use|BindException/.test(error.message),
+  );
 }
 
 async function startOnce(app: string, options: StartRegistryOptions): Promise<LocalSchemaRegistry> {
   const port = await freePort();
-  const runDir = await mkdtemp(join(tmpdir(), REGISTRY_RUN_DIR_PREFIX));
+  const run = await createRunDir(REGISTRY_RUN_DIRS);
+  const runDir = run.path;
   const logFile = join(runDir, 'registry.log');
   const javaArgs = [
     '-Xmx512m',
     '-XX:TieredStopAtLevel=1',
-    `${RUN_DIR_PROPERTY}${runDir}`,
+    REGISTRY_RUN_DIRS.jvmArgument(runDir),
     `-Dquarkus.http.port=${port}`,
     '-Dquarkus.http.host=127.0.0.1',
     '-jar',
     join(app, APP_JAR),
   ];
-  let jvm: WatchedProcess;
-  if (options.detached) {
-    const out = openSync(logFile, 'a');
-    const child = spawn('java', javaArgs, { detached: true, stdio: ['ignore', out, out] });
-    child.unref();
-    const pid = child.pid ?? 0;
-    jvm = { pid, exited: () => !isAlive(pid), stop: (timeoutMs) => stopPid(pid, timeoutMs) };
-  } else jvm = await spawnWatched('java', javaArgs, logFile);
+  const jvm = await startJvmInRunDir(run, javaArgs, logFile).catch((error: unknown) => {
+    throw new SchemaRegistryServerError('The schema registry JVM could not be started', { cause: error });
+  });
   const base = `http://127.0.0.1:${port}`;
   const registry: LocalSchemaRegistry = {
     url: `${base}/apis/ccompat/v7`,
     pid: jvm.pid,
     runDir,
-    async stop(timeoutMs = 10_000) {
-      await jvm.stop(timeoutMs);
-      await rm(runDir, { recursive: true, force: true });
-    },
+    stop: (timeoutMs = 10_000) => jvm.stop(timeoutMs),
+    detach: () => jvm.detach(),
     [Symbol.asyncDispose]() {
       return this.stop();
     },

@@ -1,6 +1,11 @@
 import type { Command } from 'commander';
-import { cacheBase, resolveBrokerJars } from '../../broker/jars.ts';
-import { backgroundBrokerStatus, startBackgroundBroker, stopBackgroundBroker } from '../../broker/state.ts';
+import {
+  backgroundBrokerStatus,
+  resolveBrokerJars,
+  startBackgroundBroker,
+  stopBackgroundBroker,
+} from '../../broker/index.ts';
+import { cacheBase } from '../../maven-server/index.ts';
 
 /** `kafka-lambda broker start|stop|status|install`: the embedded Apache Kafka broker. */
 export function registerBrokerCommand(program: Command): void {

@@ -7,9 +7,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopPid } from '../../broker/broker.ts';
-import { cacheBase } from '../../broker/jars.ts';
-import { isAlive, packageRoot, processOutput } from '../../broker/process.ts';
+import { cacheBase, isAlive, packageRoot, processOutput, stopPid } from '../../maven-server/index.ts';
 
 const cli = join(packageRoot, 'bin/kafka-lambda.js');
 

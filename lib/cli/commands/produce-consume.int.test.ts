@@ -15,7 +15,7 @@ import {
   uniqueName,
 } from '../../../test/support/kafka.ts';
 import { runCli } from '../../../test/support/run-cli.ts';
-import { processOutput } from '../../broker/process.ts';
+import { processOutput } from '../../maven-server/process.ts';
 import type { ConsumedRecord } from './consume.ts';
 import type { ProduceSummary } from './produce.ts';
 

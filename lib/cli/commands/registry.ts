@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+// Not through the module's index.ts: that is the package entry `kafka-lambda/schema-registry`, which runs in
+// Lambda functions; the local server (processes, files) stays out of it.
 import { installRegistry } from '../../schema-registry/server.ts';
 import {
   backgroundRegistryStatus,
@@ -52,7 +54,7 @@ export function registerRegistryCommand(program: Command): void {
     .command('stop')
     .description('stop the background registry (SIGTERM, then SIGKILL); its schemas are lost')
     .action(async () => {
-      const stopped = await stopBackgroundRegistry();
+      const { stopped } = await stopBackgroundRegistry();
       console.log(stopped ? `stopped (pid ${stopped.pid})` : 'no schema registry was running');
     });
 

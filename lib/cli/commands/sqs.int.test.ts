@@ -5,9 +5,9 @@ import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
 import { runCli } from '../../../test/support/run-cli.ts';
-import { isAlive } from '../../broker/process.ts';
 import { type ElasticMq, resolveElasticMqJars, startElasticMq } from '../../elasticmq/index.ts';
 import type { BatchFailureEnvelope } from '../../emulator/destination.ts';
+import { isAlive } from '../../maven-server/index.ts';
 
 const kafka = testKafka('sqs-cli');
 const queue = uniqueName('orders-dlq');

@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
-import { type ElasticMq, resolveElasticMqJars, startElasticMq } from '../../elasticmq/index.ts';
-import { backgroundSqsStatus, startBackgroundSqs, stopBackgroundSqs } from '../../elasticmq/state.ts';
+import {
+  backgroundSqsStatus,
+  type ElasticMq,
+  resolveElasticMqJars,
+  startBackgroundSqs,
+  startElasticMq,
+  stopBackgroundSqs,
+} from '../../elasticmq/index.ts';
 
 /**
  * `kafka-lambda sqs start|stop|status|install`: a local SQS-compatible server (ElasticMQ) for SQS
@@ -49,7 +55,7 @@ export function registerSqsCommand(program: Command): void {
     .command('stop')
     .description('stop the background server (SIGTERM, then SIGKILL); its messages are lost')
     .action(async () => {
-      const stopped = await stopBackgroundSqs();
+      const { stopped } = await stopBackgroundSqs();
       console.log(stopped ? `stopped (pid ${stopped.pid})` : 'no SQS server was running');
     });
 

@@ -1,0 +1,168 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { JavaOrMavenMissingError, MavenResolveError } from './errors.ts';
+import { commandOutput, processOutput } from './process.ts';
+
+/** Written last into a classpath folder: without it the folder is not a usable classpath. */
+const COMPLETE_MARKER = '.complete';
+
+/**
+ * This tool's per-user cache folder, shared by every project (so installs stay clean and artifacts are
+ * downloaded once): `KAFKA_LAMBDA_CACHE`, else `$XDG_CACHE_HOME/kafka-lambda`, else
+ * `~/.cache/kafka-lambda`. It holds the servers' jars and the background servers' state files.
+ *
+ * @example
+ * ```ts
+ * console.log(cacheBase()); // e.g. /home/me/.cache/kafka-lambda
+ * ```
+ */
+export function cacheBase(): string {
+  const override = process.env.KAFKA_LAMBDA_CACHE;
+  if (override) return resolve(override);
+  // A relative XDG_CACHE_HOME is invalid and to be ignored:
+  // https://specifications.freedesktop.org/basedir-spec/latest/#variables
+  const xdg = process.env.XDG_CACHE_HOME;
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache'), 'kafka-lambda');
+}
+
+/**
+ * Checks that Java 17+ and Maven can run.
+ *
+ * @example
+ * ```ts
+ * await assertJavaAndMaven();
+ * ```
+ * @throws JavaOrMavenMissingError naming what is missing.
+ */
+export async function assertJavaAndMaven(): Promise<void> {
+  await assertJava17();
+  if ((await commandOutput('mvn', ['--version'])) === undefined)
+    throw new JavaOrMavenMissingError('Maven (mvn) is not on PATH');
+}
+
+/**
+ * Checks that `java -version` reports 17 or later.
+ *
+ * @example
+ * ```ts
+ * await assertJava17();
+ * ```
+ * @throws JavaOrMavenMissingError otherwise, with the version found.
+ */
+export async function assertJava17(): Promise<void> {
+  const out = await commandOutput('java', ['-version']);
+  const major = out === undefined ? undefined : Number(/version "(\d+)/.exec(out)?.[1]);
+  if (major === undefined || !(major >= 17)) {
+    throw major === undefined
+      ? new JavaOrMavenMissingError('Java (java) is not on PATH')
+      : new JavaOrMavenMissingError(`Java 17+ is needed (found Java ${major})`, major);
+  }
+}
+
+/**
+ * Puts a folder into the cache at `dir` once: `build` fills a staging folder of its own and returns the
+ * folder to move into place, which is renamed to `dir`. Runs in several projects at once neither see a
+ * half-built folder nor spoil each other's: the first rename wins, and the others use its folder.
+ *
+ * @example
+ * ```ts
+ * await stageIntoCache(dir, () => existsSync(join(dir, '.complete')), async (staging) => { …; return staging; });
+ * ```
+ */
+export async function stageIntoCache(
+  dir: string,
+  isComplete: () => boolean,
+  build: (staging: string) => Promise<string>,
+): Promise<void> {
+  await mkdir(dirname(dir), { recursive: true });
+  const staging = await mkdtemp(`${dir}.staging-`);
+  try {
+    const built = await build(staging);
+    try {
+      await rename(built, dir);
+    } catch {
+      if (isComplete()) return; // another run finished first: use its folder
+      // An incomplete folder is in the way (an interrupted run under an older layout): replace it.
+      await rm(dir, { recursive: true, force: true });
+      await rename(built, dir);
+    }
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * What {@link resolveMavenClasspath} resolves.
+ *
+ * @example
+ * ```ts
+ * const artifacts: MavenClasspath = { name: 'ElasticMQ 1.6.11', cacheDir, pom, mainJarPrefix: 'elasticmq-server_' };
+ * ```
+ */
+export interface MavenClasspath {
+  /** Names the artifacts in messages, e.g. `Apache Kafka 3.9.2`. */
+  readonly name: string;
+  /** The cache folder for this name and version; the classpath is its `libs/`. */
+  readonly cacheDir: string;
+  /** A POM whose runtime dependencies are the classpath. */
+  readonly pom: string;
+  /** The start of a jar's name that must be among the resolved ones; any jar will do when absent. */
+  readonly mainJarPrefix?: string;
+}
+
+/**
+ * Resolves a classpath with Maven (`dependency:copy-dependencies`) into the cache, once; later calls
+ * return the cached `libs/` folder without running Java, Maven or touching the network.
+ *
+ * @example
+ * ```ts
+ * const libs = await resolveMavenClasspath({ name: 'ElasticMQ 1.6.11', cacheDir, pom });
+ * // java -cp `${libs}/*` org.elasticmq.server.Main
+ * ```
+ * @throws JavaOrMavenMissingError when Java 17+ or Maven is missing (and the classpath is not cached).
+ * @throws MavenResolveError when Maven cannot resolve the artifacts (with the tail of its output).
+ */
+export async function resolveMavenClasspath(classpath: MavenClasspath): Promise<string> {
+  const libs = join(classpath.cacheDir, 'libs');
+  const isComplete = () => existsSync(join(classpath.cacheDir, COMPLETE_MARKER));
+  if (isComplete()) return libs;
+  await assertJavaAndMaven();
+  await stageIntoCache(classpath.cacheDir, isComplete, async (staging) => {
+    await copyDependencies(classpath, staging);
+    return staging;
+  });
+  return libs;
+}
+
+/** Maven's copy of the runtime classpath into `into/libs`, then the completion marker. */
+async function copyDependencies(classpath: MavenClasspath, into: string): Promise<void> {
+  const libs = join(into, 'libs');
+  const pom = join(into, 'pom.xml');
+  await writeFile(pom, classpath.pom);
+  const { code, stdout, stderr } = await processOutput(
+    spawn(
+      'mvn',
+      [
+        '-B',
+        '-q',
+        '-f',
+        pom,
+        'org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy-dependencies',
+        `-DoutputDirectory=${libs}`,
+        '-DincludeScope=runtime',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    ),
+  );
+  const jars = existsSync(libs) ? (await readdir(libs)).filter((f) => f.endsWith('.jar')) : [];
+  const prefix = classpath.mainJarPrefix ?? '';
+  if (code !== 0 || !jars.some((jar) => jar.startsWith(prefix))) {
+    throw new MavenResolveError(
+      `Maven could not resolve ${classpath.name} from Maven Central (exit ${code}):\n${`${stdout}${stderr}`.slice(-2000)}`,
+    );
+  }
+  await writeFile(join(into, COMPLETE_MARKER), `${jars.length} jars\n`);
+}
