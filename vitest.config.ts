@@ -19,7 +19,7 @@ export default defineConfig({
         ssr: { resolve },
         test: {
           name: 'unit',
-          include: ['{lib,functions,infra,test}/**/*.test.ts'],
+          include: ['{lib,functions,infra,test,demo}/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
           typecheck: { enabled: true, include: ['{lib,functions,test}/**/*.test-d.ts'] },
           // Several unit tests run the CLI as a child process or fuzz a few hundred batches: on a loaded
@@ -31,7 +31,7 @@ export default defineConfig({
         ssr: { resolve },
         test: {
           name: 'integration',
-          include: ['{lib,functions,infra,test}/**/*.int.test.ts'],
+          include: ['{lib,functions,infra,test,demo}/**/*.int.test.ts'],
           globalSetup: ['test/global-setup.ts'],
           setupFiles: ['test/support/quiet-warnings.ts'],
           testTimeout: 120_000,

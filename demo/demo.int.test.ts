@@ -1,20 +1,19 @@
-import { expect, it, vi } from 'vitest';
-import { committedOffsetsByKafkaTool, testBrokers } from '../../../test/support/kafka.ts';
+import { expect, it } from 'vitest';
+import { committedOffsetsByKafkaTool, testBrokers } from '../test/support/kafka.ts';
 import { runDemo } from './demo.ts';
 
 it('runs the demo on a cluster: every valid order reserved, only poison dead-lettered, all offsets committed', async () => {
-  const written: string[] = [];
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    written.push(String(chunk));
-    return true;
-  });
+  const lines: string[] = [];
+  // From another working directory: the demo finds the example function next to its own file.
+  const cwd = process.cwd();
+  process.chdir('test');
   let result: Awaited<ReturnType<typeof runDemo>>;
   try {
-    result = await runDemo(testBrokers());
+    result = await runDemo(testBrokers(), (line = '') => lines.push(line));
   } finally {
-    write.mockRestore();
+    process.chdir(cwd);
   }
-  const output = written.join('');
+  const output = lines.join('\n');
   expect(output).toMatch(/→ on-failure destination \(RetryAttemptsExhausted\)/);
   expect(output).toMatch(/retry 1 \(partial\) of \d+ records? from /);
   expect(output).toContain(

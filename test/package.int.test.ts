@@ -153,11 +153,11 @@ describe('the packed tarball', () => {
   );
 
   it(
-    'ships no tests, no fixtures and no example functions, and its code never reaches them by a path',
+    'ships no tests, no fixtures, no example functions and no demo, and its code never reaches them by a path',
     async () => {
       const paths = packed.files.map((file) => file.path);
       expect(
-        paths.filter((path) => /(^|\/)(test|functions)\/|\.test(-d)?\.ts$|\.bench\.ts$/.test(path)),
+        paths.filter((path) => /(^|\/)(test|functions|demo)\/|\.test(-d)?\.ts$|\.bench\.ts$/.test(path)),
       ).toEqual(
         // The scaffold's own test is a template `init` copies, not a test of this package.
         ['dist/lib/cli/init-template/test/handler.test.ts'],
@@ -166,7 +166,7 @@ describe('the packed tarball', () => {
       for (const path of paths.filter((p) => /\.(js|ts)$/.test(p) && !p.includes('init-template'))) {
         const text = await readFile(join(installed, path), 'utf8');
         expect(text, path).not.toMatch(
-          /from '(\.\.\/)+(test|functions)\/|import\(['"](\.\.\/)+(test|functions)\//,
+          /from '(\.\.\/)+(test|functions|demo)\/|import\(['"](\.\.\/)+(test|functions|demo)\//,
         );
       }
     },
@@ -329,16 +329,6 @@ describe('a project outside the repository, installed from the tarball', () => {
           /\/node_modules\/(kafkajs|@aws-sdk|commander|aws-cdk-lib|constructs)\//.test(url),
         ),
       ).toEqual([]);
-    },
-    5 * MINUTE,
-  );
-
-  it(
-    'says plainly that demo is a repository command',
-    async () => {
-      const demo = await npx(['kafka-lambda', 'demo']);
-      expect(demo.code).toBe(2);
-      expect(demo.stderr).toContain('kafka-lambda demo is a repository command');
     },
     5 * MINUTE,
   );

@@ -25,3 +25,4 @@ export {
   startBackgroundBroker,
   stopBackgroundBroker,
 } from './state.ts';
+export { type EnsureTopicsOptions, ensureTopics, type TopicSpec } from './topics.ts';

@@ -1,7 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { registerBrokerCommand } from './commands/broker.ts';
 import { registerConsumeCommand } from './commands/consume.ts';
-import { registerDemoCommand } from './commands/demo.ts';
 import { registerDevCommand } from './commands/dev.ts';
 import { registerEventCommand } from './commands/event.ts';
 import { registerInitCommand } from './commands/init.ts';
@@ -23,7 +22,6 @@ const program = new Command('kafka-lambda')
 
 registerBrokerCommand(program);
 registerConsumeCommand(program);
-registerDemoCommand(program);
 registerDevCommand(program);
 registerEventCommand(program);
 registerInitCommand(program);

@@ -63,6 +63,7 @@ export {
 } from './errors.ts';
 export type { FilterCriteria } from './filter.ts';
 export type { LambdaApiFunction, LocalFunction, MappingFunction } from './invoke.ts';
+export { describeEvent, formatProgress, type ProgressSample } from './progress.ts';
 export type { BatchOutcome } from './response.ts';
 export type { SchemaRegistryConfig } from './schema-registry.ts';
 export type { EventSourceMappingSettings, FailureCallback, StartingPosition } from './settings.ts';

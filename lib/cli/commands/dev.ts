@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { Kafka } from 'kafkajs';
+import { ensureTopics, TopicMissingError } from '../../broker/index.ts';
 import { parseDestination } from '../../emulator/destination-sender.ts';
 import type { FilterCriteria } from '../../emulator/filter.ts';
 import {
@@ -78,11 +78,6 @@ function attributesOption(text: string): Array<'KEY' | 'VALUE'> {
   return attributes as Array<'KEY' | 'VALUE'>;
 }
 
-/** The topic to read (or the destination topic) does not exist on a cluster `dev` does not own. */
-class TopicMissingError extends Error {
-  override readonly name = 'TopicMissingError';
-}
-
 function choice<T extends string>(values: readonly T[]): (value: string) => T {
   return (value) => {
     if (!values.includes(value as T)) throw new InvalidArgumentError(`must be one of ${values.join(', ')}`);
@@ -94,33 +89,6 @@ function numberOption(value: string): number {
   const number = Number(value);
   if (value.trim() === '' || !Number.isFinite(number)) throw new InvalidArgumentError('must be a number');
   return number;
-}
-
-async function ensureTopics(
-  cluster: ResolvedCluster,
-  topics: string[],
-  partitions: number,
-): Promise<string[]> {
-  const admin = new Kafka(cluster.kafkaConfig('kafka-lambda-dev')).admin();
-  await admin.connect();
-  try {
-    const existing = new Set(await admin.listTopics());
-    const missing = topics.filter((topic) => !existing.has(topic));
-    if (missing.length > 0 && !cluster.local) {
-      throw new TopicMissingError(
-        `topic ${missing.join(', ')} does not exist on ${cluster.brokers.join(',')}`,
-      );
-    }
-    if (missing.length > 0) {
-      await admin.createTopics({
-        topics: missing.map((topic) => ({ topic, numPartitions: partitions })),
-        waitForLeaders: true,
-      });
-    }
-    return missing;
-  } finally {
-    await admin.disconnect();
-  }
 }
 
 /**
@@ -386,11 +354,16 @@ export function registerDevCommand(program: Command): void {
           onEvent: (event) => display.event(event),
         });
         const destination = onFailure?.kind === 'kafka' ? onFailure.topic : undefined;
-        const created = await ensureTopics(
-          cluster,
-          [options.topic, ...(destination ? [destination] : [])],
-          options.partitions,
-        );
+        // On a cluster dev does not own, a missing topic is a usage error rather than something to create.
+        const created = await ensureTopics({
+          brokers: cluster.brokers,
+          kafka: cluster.kafkaConfig('kafka-lambda-dev'),
+          topics: [options.topic, ...(destination ? [destination] : [])].map((topic) => ({
+            topic,
+            partitions: options.partitions,
+          })),
+          createMissing: cluster.local,
+        });
         process.stderr.write(
           `dev: ${handlerReference ?? `Invoke API ${options.invoke}`} ← topic ${options.topic} (group ${mapping.consumerGroupId}) on ${cluster.brokers.join(',')} (${cluster.origin})${created.length > 0 ? `; created ${created.join(', ')}` : ''}${sqs ? `; on-failure to SQS at ${sqs.endpoint} (${sqs.origin})` : ''}\n`,
         );
