@@ -1180,9 +1180,51 @@ describe('kafkaBatch: Middy composition and options', () => {
     [{ onRecord: () => {}, value: { parse: () => 1 } }],
     [{ onRecord: () => {}, logger: { info: () => {} } }],
     [{ onRecord: () => {}, metrics: {} }],
+    [{ onRecord: () => {}, logger: null }],
+    [{ onRecord: () => {}, value: null }],
+    [{ onRecord: () => {}, throwOnBatchFailure: 'yes' }],
+    [{ onRecord: () => {}, concurency: 4 }],
+    [null],
   ];
   it.each(invalidOptions)('rejects invalid options %j', (options) => {
     expect(() => kafkaBatch(options as never)).toThrow(KafkaBatchOptionsError);
+  });
+
+  it('refuses an unknown option, naming it and the option it misspells', () => {
+    const onRecord = (): void => {};
+    expect(() => kafkaBatch({ onRecord, concurency: 4 } as never)).toThrow(
+      new KafkaBatchOptionsError('unknown option "concurency" — did you mean "concurrency"?'),
+    );
+    expect(() => kafkaBatch({ onRecord, timeoutReserve: 500 } as never)).toThrow(
+      'unknown option "timeoutReserve" — did you mean "timeoutReserveMs"?',
+    );
+    expect(() => kafkaBatch({ onRecrod: onRecord } as never)).toThrow(
+      'unknown option "onRecrod" — did you mean "onRecord"?',
+    );
+    expect(() => kafkaBatch({ onRecord, concurrency: 0 })).toThrow(
+      'concurrency must be a positive integer, not 0',
+    );
+  });
+
+  it('accepts every option it documents, null meaning the default where one applies', () => {
+    const { logger } = captureLogger();
+    expect(
+      kafkaBatch({
+        onRecord: () => {},
+        ordering: 'key',
+        concurrency: 4,
+        timeoutReserveMs: 0,
+        throwOnBatchFailure: true,
+        onPoison: 'skip',
+        key: v.string(),
+        value: v.unknown(),
+        logger,
+        metrics: { addMetric: () => {} },
+      }).name,
+    ).toBe('kafkaBatch');
+    expect(
+      kafkaBatch({ onRecord: () => {}, concurrency: null, ordering: null, onPoison: null } as never).name,
+    ).toBe('kafkaBatch');
   });
 
   it('exports a KafkaSchemaError with the rejected paths', async () => {

@@ -5,15 +5,15 @@ import { parseKafkaEvent } from '../kafka-event/parse.ts';
 import type { LambdaContext as Context, KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
 import { KafkaBatchOptionsError } from './errors.ts';
 import { jsonLogger, safeLogger } from './log.ts';
-import type {
-  KafkaBatchOptions,
-  KafkaDecoder,
-  KafkaPartitionHandler,
-  KafkaRecordHandler,
+import {
+  isKafkaDecoder,
+  KAFKA_BATCH_OPTIONS,
+  type KafkaBatchOptions,
+  type KafkaDecoder,
+  type KafkaPartitionHandler,
+  type KafkaRecordHandler,
 } from './options.ts';
 import { type BatchConfig, BatchRun } from './run.ts';
-
-const ORDERINGS = new Set(['partition', 'key', 'none']);
 
 /**
  * Middy middleware for functions triggered by Amazon MSK or self-managed Kafka. You write the logic
@@ -75,66 +75,41 @@ export function kafkaBatch<TValue = unknown, TKey = string | null>(
 }
 
 function configure(options: KafkaBatchOptions<unknown, unknown>): BatchConfig {
-  if (typeof options !== 'object' || options === null)
-    throw new KafkaBatchOptionsError('kafkaBatch needs an options object');
+  KAFKA_BATCH_OPTIONS.check(
+    options,
+    (problem) =>
+      new KafkaBatchOptionsError(
+        problem.key === undefined ? 'kafkaBatch needs an options object' : problem.message,
+      ),
+  );
   const onRecord: unknown = options.onRecord;
   const onPartition: unknown = options.onPartition;
   if ((typeof onRecord === 'function') === (typeof onPartition === 'function'))
     throw new KafkaBatchOptionsError('kafkaBatch needs exactly one of onRecord and onPartition (a function)');
   const ordering = options.ordering ?? 'partition';
-  if (!ORDERINGS.has(ordering))
-    throw new KafkaBatchOptionsError(
-      `ordering must be 'partition', 'key' or 'none', not ${String(ordering)}`,
-    );
   if (onPartition !== undefined && ordering !== 'partition')
     throw new KafkaBatchOptionsError("onPartition runs whole partitions: ordering must be 'partition'");
-  const concurrency = options.concurrency ?? 16;
-  if (!Number.isSafeInteger(concurrency) || concurrency < 1)
-    throw new KafkaBatchOptionsError(`concurrency must be a positive integer, not ${concurrency}`);
-  const timeoutReserveMs = options.timeoutReserveMs ?? 1000;
-  if (typeof timeoutReserveMs !== 'number' || !(timeoutReserveMs >= 0) || !Number.isFinite(timeoutReserveMs))
-    throw new KafkaBatchOptionsError(
-      `timeoutReserveMs must be a non-negative number, not ${timeoutReserveMs}`,
-    );
-  const onPoison = options.onPoison ?? 'report';
-  if (onPoison !== 'report' && onPoison !== 'skip' && typeof onPoison !== 'function')
-    throw new KafkaBatchOptionsError("onPoison must be 'report', 'skip' or a function");
   const decoders: { key?: KafkaDecoder<unknown>; value?: KafkaDecoder<unknown> } = {};
   const schemas: { key?: StandardSchemaV1; value?: StandardSchemaV1 } = {};
   for (const field of ['key', 'value'] as const) {
-    const schema: unknown = options[field];
+    const schema = options[field];
     if (schema === undefined) continue;
-    const candidate = schema as { kind?: unknown; decode?: unknown; '~standard'?: { validate?: unknown } };
-    if (candidate.kind === 'kafka-decoder' && typeof candidate.decode === 'function')
-      decoders[field] = schema as KafkaDecoder<unknown>;
-    else if (typeof candidate['~standard']?.validate === 'function')
-      schemas[field] = schema as StandardSchemaV1;
-    else
-      throw new KafkaBatchOptionsError(
-        `${field} must be a Standard Schema (zod, valibot, arktype…) or a decoder (kafka-lambda/avro…)`,
-      );
+    if (isKafkaDecoder(schema)) decoders[field] = schema;
+    else schemas[field] = schema;
   }
-  const { logger, metrics } = options;
-  if (
-    logger !== undefined &&
-    !['info', 'warn', 'error'].every((level) => typeof logger[level as 'info'] === 'function')
-  )
-    throw new KafkaBatchOptionsError('logger must have info, warn and error methods');
-  if (metrics !== undefined && typeof metrics.addMetric !== 'function')
-    throw new KafkaBatchOptionsError('metrics must have an addMetric method (a Powertools Metrics instance)');
   return {
     ordering,
-    concurrency,
+    concurrency: options.concurrency ?? 16,
     onRecord: onRecord as KafkaRecordHandler<unknown, unknown> | undefined,
     onPartition: onPartition as KafkaPartitionHandler<unknown, unknown> | undefined,
     valueSchema: schemas.value,
     keySchema: schemas.key,
     valueDecoder: decoders.value,
     keyDecoder: decoders.key,
-    onPoison,
-    timeoutReserveMs,
+    onPoison: options.onPoison ?? 'report',
+    timeoutReserveMs: options.timeoutReserveMs ?? 1000,
     throwOnBatchFailure: options.throwOnBatchFailure ?? false,
-    logger: safeLogger(logger ?? jsonLogger),
-    metrics,
+    logger: safeLogger(options.logger ?? jsonLogger),
+    metrics: options.metrics,
   };
 }

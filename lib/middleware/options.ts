@@ -1,5 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { custom } from 'valibot';
 import type { LambdaContext as Context } from '../kafka-event/types.ts';
+import { defineOptions, type OptionsSpec } from '../options/options.ts';
 import type { KafkaPoisonRecordError } from './errors.ts';
 import type { KafkaBatchLogger, KafkaBatchMetrics } from './log.ts';
 import type { KafkaRecord } from './record.ts';
@@ -227,3 +229,77 @@ export interface KafkaPartitionOptions<TValue, TKey> extends KafkaBatchCommonOpt
 export type KafkaBatchOptions<TValue = unknown, TKey = string | null> =
   | KafkaRecordOptions<TValue, TKey>
   | KafkaPartitionOptions<TValue, TKey>;
+
+/** Whether `value` is a {@link KafkaDecoder} (rather than a Standard Schema). */
+export function isKafkaDecoder(value: unknown): value is KafkaDecoder<unknown> {
+  const candidate = value as { kind?: unknown; decode?: unknown } | null | undefined;
+  return candidate?.kind === 'kafka-decoder' && typeof candidate.decode === 'function';
+}
+
+function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  return (
+    typeof (value as { '~standard'?: { validate?: unknown } } | null | undefined)?.['~standard']?.validate ===
+    'function'
+  );
+}
+
+function hasMethods(value: unknown, methods: readonly string[]): boolean {
+  return (
+    ((typeof value === 'object' && value !== null) || typeof value === 'function') &&
+    methods.every((method) => typeof (value as Record<string, unknown>)[method] === 'function')
+  );
+}
+
+// `custom` only: the middleware is bundled into every consumer function, and valibot's other schemas
+// would add to each bundle what a predicate already says. Nullish means "the default" where the
+// middleware applies one with `??`.
+const ORDERINGS: readonly unknown[] = ['partition', 'key', 'none'] satisfies KafkaOrdering[];
+const anyHandler = custom<unknown>(() => true);
+const decoding = (field: 'key' | 'value') =>
+  custom<unknown>(
+    (value) => value === undefined || isKafkaDecoder(value) || isStandardSchema(value),
+    `${field} must be a Standard Schema (zod, valibot, arktype…) or a decoder (kafka-lambda/avro…)`,
+  );
+
+/**
+ * The options {@link kafkaBatch} accepts, and what each may be: checked once, when `kafkaBatch()` is
+ * called, never per invocation. The rules between options (exactly one handler; `onPartition` only with
+ * `'partition'` ordering) are `kafkaBatch`'s own.
+ */
+export const KAFKA_BATCH_OPTIONS: OptionsSpec<KafkaBatchOptions<unknown, unknown>> = defineOptions<
+  KafkaBatchOptions<unknown, unknown>
+>({
+  // Whether exactly one of them is a function is checked with both in hand.
+  onRecord: anyHandler,
+  onPartition: anyHandler,
+  ordering: custom<KafkaOrdering | undefined>(
+    (value) => value == null || ORDERINGS.includes(value),
+    (issue) => `ordering must be 'partition', 'key' or 'none', not ${String(issue.input)}`,
+  ),
+  concurrency: custom<number | undefined>(
+    (value) => value == null || (Number.isSafeInteger(value) && (value as number) >= 1),
+    (issue) => `concurrency must be a positive integer, not ${String(issue.input)}`,
+  ),
+  timeoutReserveMs: custom<number | undefined>(
+    (value) => value == null || (typeof value === 'number' && value >= 0 && Number.isFinite(value)),
+    (issue) => `timeoutReserveMs must be a non-negative number, not ${String(issue.input)}`,
+  ),
+  throwOnBatchFailure: custom<boolean | undefined>(
+    (value) => value == null || typeof value === 'boolean',
+    (issue) => `throwOnBatchFailure must be true or false, not ${String(issue.input)}`,
+  ),
+  onPoison: custom<KafkaPoisonPolicy | undefined>(
+    (value) => value == null || value === 'report' || value === 'skip' || typeof value === 'function',
+    "onPoison must be 'report', 'skip' or a function",
+  ),
+  key: decoding('key'),
+  value: decoding('value'),
+  logger: custom<KafkaBatchLogger | undefined>(
+    (value) => value === undefined || hasMethods(value, ['info', 'warn', 'error']),
+    'logger must have info, warn and error methods',
+  ),
+  metrics: custom<KafkaBatchMetrics | undefined>(
+    (value) => value === undefined || hasMethods(value, ['addMetric']),
+    'metrics must have an addMetric method (a Powertools Metrics instance)',
+  ),
+});
