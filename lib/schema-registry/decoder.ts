@@ -12,11 +12,11 @@
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { KafkaSchemaMetadata } from '../kafka-event/types.ts';
-import { KafkaSchemaError } from '../middleware/errors.ts';
+import { jsonSyntaxCause, KafkaSchemaError } from '../middleware/errors.ts';
 import type { KafkaDecoder } from '../middleware/options.ts';
 import type { KafkaRecord } from '../middleware/record.ts';
 import { BoundedCache } from './cache.ts';
-import { KafkaSchemaRegistryDecodeError, SchemaNotFoundError } from './errors.ts';
+import { KafkaSchemaRegistryDecodeError, SchemaNotFoundError, withheldCause } from './errors.ts';
 import type { RegisteredSchema, SchemaRegistryClient } from './registry.ts';
 import { type RegistryFraming, readFrame } from './wire.ts';
 
@@ -110,8 +110,9 @@ export function createSchemaRegistryDecoder<TOutput>(
     reason: 'SCHEMA_NOT_FOUND' | 'DESERIALIZATION_ERROR',
     problem: string,
     schemaId?: string,
+    cause?: Error,
   ): never {
-    throw new KafkaSchemaRegistryDecodeError(record, field, reason, problem, schemaId);
+    throw new KafkaSchemaRegistryDecodeError(record, field, reason, problem, schemaId, cause && { cause });
   }
 
   function finish(
@@ -136,14 +137,16 @@ export function createSchemaRegistryDecoder<TOutput>(
     let data: unknown;
     try {
       data = reader(payload);
-    } catch {
-      // The library's message may quote the bytes: only the position and the schema id are kept.
+    } catch (error) {
+      // The library's message may quote the bytes: only the position, the schema id and the
+      // library error's class are kept.
       fail(
         record,
         field,
         'DESERIALIZATION_ERROR',
         `is not valid ${codec.label} for its writer schema`,
         schemaId,
+        withheldCause(codec.label, error),
       );
     }
     return finish(data, record, field);
@@ -168,6 +171,7 @@ export function createSchemaRegistryDecoder<TOutput>(
           'SCHEMA_NOT_FOUND',
           `names a schema the ${client.registry} registry does not have`,
           schemaId,
+          error,
         );
       throw error; // the registry could not be asked: not the record's fault, it is retried
     }
@@ -237,13 +241,14 @@ export function createSchemaRegistryDecoder<TOutput>(
           let data: unknown;
           try {
             data = JSON.parse(bytes.toString('utf8'));
-          } catch {
+          } catch (error) {
             fail(
               record,
               field,
               'DESERIALIZATION_ERROR',
               'is not valid JSON (EventRecordFormat JSON)',
               schemaId,
+              jsonSyntaxCause(error),
             );
           }
           return finish(data, record, field);

@@ -17,9 +17,36 @@ import { KafkaPoisonRecordError, type RecordPosition } from '../middleware/error
 export type SchemaRegistryFailureReason = 'SCHEMA_NOT_FOUND' | 'DESERIALIZATION_ERROR';
 
 /**
+ * Base of the schema-registry module's errors (`SchemaRegistryRequestError`, `SchemaNotFoundError`):
+ * `error instanceof SchemaRegistryError` tells them apart from other errors. `cause` (from `options`)
+ * keeps what led to the error (a network error, the AWS SDK's exception), never payload bytes. The one
+ * exception is {@link KafkaSchemaRegistryDecodeError}: a record that cannot be decoded is a poison
+ * record, so that error extends the middleware's `KafkaPoisonRecordError` instead (see there).
+ *
+ * @example
+ * ```ts
+ * try { await registry.getSchema('17'); } catch (error) {
+ *   if (error instanceof SchemaRegistryError) console.error(error.name, error.message);
+ * }
+ * ```
+ */
+export class SchemaRegistryError extends Error {
+  override readonly name: string = 'SchemaRegistryError';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
+/**
  * A record's key or value cannot be decoded: its framing is wrong, its schema id is unknown to the
  * registry, or its bytes do not match the schema. A poison record (see `onPoison`): retrying cannot
  * help. The message names the position, the schema id and the problem; never a byte of the payload.
+ *
+ * It extends the middleware's `KafkaPoisonRecordError`, not {@link SchemaRegistryError}: `kafkaBatch`
+ * treats poison records by that class (isolated, then reported, skipped or handed to `onPoison`), and
+ * a class has one parent. Its `cause` says which library refused the bytes without the library's
+ * message, which may quote them.
  *
  * @example
  * ```ts
@@ -29,7 +56,7 @@ export type SchemaRegistryFailureReason = 'SCHEMA_NOT_FOUND' | 'DESERIALIZATION_
  * ```
  */
 export class KafkaSchemaRegistryDecodeError extends KafkaPoisonRecordError {
-  override readonly name = 'KafkaSchemaRegistryDecodeError';
+  override readonly name: string = 'KafkaSchemaRegistryDecodeError';
   readonly reason: SchemaRegistryFailureReason;
   /** The writer schema's id (Confluent) or version id (Glue), when the record named one. */
   readonly schemaId: string | undefined;
@@ -40,11 +67,22 @@ export class KafkaSchemaRegistryDecodeError extends KafkaPoisonRecordError {
     reason: SchemaRegistryFailureReason,
     problem: string,
     schemaId?: string,
+    options?: ErrorOptions,
   ) {
-    super(position, field, schemaId === undefined ? problem : `${problem} (schema ${schemaId})`);
+    super(position, field, schemaId === undefined ? problem : `${problem} (schema ${schemaId})`, options);
     this.reason = reason;
     this.schemaId = schemaId;
   }
+}
+
+/**
+ * @internal The cause kept for bytes a decoding library refused: the library's error class only.
+ * Its message (avsc's, protobufjs', Ajv's, `JSON.parse`'s) can quote the bytes, and a logger that
+ * prints causes would write them out.
+ */
+export function withheldCause(library: string, error: unknown): Error {
+  const kind = error instanceof Error ? error.name : typeof error;
+  return new Error(`${library} refused the bytes (${kind}; its message is withheld: it may quote them)`);
 }
 
 /**
@@ -57,8 +95,8 @@ export class KafkaSchemaRegistryDecodeError extends KafkaPoisonRecordError {
  * catch (error) { if (error instanceof SchemaRegistryRequestError) console.error(error.status); }
  * ```
  */
-export class SchemaRegistryRequestError extends Error {
-  override readonly name = 'SchemaRegistryRequestError';
+export class SchemaRegistryRequestError extends SchemaRegistryError {
+  override readonly name: string = 'SchemaRegistryRequestError';
   /** HTTP status, when the registry answered. */
   readonly status: number | undefined;
 
@@ -70,19 +108,20 @@ export class SchemaRegistryRequestError extends Error {
 
 /**
  * The registry answered that it has no schema with this id (Confluent `40403`, Glue
- * `EntityNotFoundException`). Decoders turn it into a `SCHEMA_NOT_FOUND` poison record.
+ * `EntityNotFoundException`). Decoders turn it into a `SCHEMA_NOT_FOUND` poison record. A client of
+ * your own (a `SchemaRegistryClient` implementation) rejects with it for an unknown id.
  *
  * @example
  * ```ts
  * await registry.getSchema('999', signal); // rejects with SchemaNotFoundError
  * ```
  */
-export class SchemaNotFoundError extends Error {
-  override readonly name = 'SchemaNotFoundError';
+export class SchemaNotFoundError extends SchemaRegistryError {
+  override readonly name: string = 'SchemaNotFoundError';
   readonly schemaId: string;
 
-  constructor(schemaId: string) {
-    super(`The schema registry has no schema ${schemaId}`);
+  constructor(schemaId: string, options?: ErrorOptions) {
+    super(`The schema registry has no schema ${schemaId}`, options);
     this.schemaId = schemaId;
   }
 }
