@@ -13,7 +13,7 @@ import {
   type KafkaPartitionHandler,
   type KafkaRecordHandler,
 } from './options.ts';
-import { type BatchConfig, BatchRun } from './run.ts';
+import { type BatchConfig, BatchProcessing } from './processing.ts';
 
 /**
  * Middy middleware for functions triggered by Amazon MSK or self-managed Kafka. You write the logic
@@ -67,9 +67,9 @@ export function kafkaBatch<TValue = unknown, TKey = string | null>(
           field: path,
           problem: message,
         });
-      const run = new BatchRun(config, event, request.context);
-      await run.execute();
-      request.response = run.finish();
+      const processing = new BatchProcessing(config, event, request.context);
+      await processing.execute();
+      request.response = processing.finish();
     },
   };
 }

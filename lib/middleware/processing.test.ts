@@ -4,9 +4,9 @@ import { parseKafkaEvent } from '../kafka-event/parse.ts';
 import { createLambdaContext, kafkaEvent } from '../testing/index.ts';
 import type { KafkaBatchLogger } from './log.ts';
 import type { KafkaRecordHandler } from './options.ts';
-import { type BatchConfig, BatchRun } from './run.ts';
+import { type BatchConfig, BatchProcessing } from './processing.ts';
 
-// kafkaBatch() hands BatchRun a logger that cannot throw; given a raw one that does, BatchRun meets
+// kafkaBatch() hands BatchProcessing a logger that cannot throw; given a raw one that does, it meets
 // the only kind of failure left to it: a bug of its own surfacing in a worker.
 const failure = new Error('logger down');
 const throwingLogger: KafkaBatchLogger = {
@@ -17,7 +17,11 @@ const throwingLogger: KafkaBatchLogger = {
   },
 };
 
-function batchRun(onRecord: KafkaRecordHandler<unknown, unknown>, timeoutMs: number, timeoutReserveMs = 0) {
+function batchProcessing(
+  onRecord: KafkaRecordHandler<unknown, unknown>,
+  timeoutMs: number,
+  timeoutReserveMs = 0,
+) {
   const records = [];
   for (let i = 0; i < 10; i++) for (let p = 0; p < 3; p++) records.push({ partition: p, value: { i } });
   const config: BatchConfig = {
@@ -34,15 +38,15 @@ function batchRun(onRecord: KafkaRecordHandler<unknown, unknown>, timeoutMs: num
     metrics: undefined,
   };
   const event = parseKafkaEvent(kafkaEvent({ topic: 't', partitions: 3, records }));
-  return new BatchRun(config, event, createLambdaContext({ timeoutMs }));
+  return new BatchProcessing(config, event, createLambdaContext({ timeoutMs }));
 }
 
-describe('BatchRun: a worker failing unexpectedly', () => {
-  it('stops the run and aborts the signal; execute() rejects once the records in flight settled', async () => {
+describe('BatchProcessing: a worker failing unexpectedly', () => {
+  it('stops the processing and aborts the signal; execute() rejects once the records in flight settled', async () => {
     const started: string[] = [];
     let inFlight = 0;
     let signal: AbortSignal | undefined;
-    const run = batchRun(async (record, batch) => {
+    const processing = batchProcessing(async (record, batch) => {
       signal = batch.signal;
       started.push(`${record.partition}@${record.offset}`);
       inFlight++;
@@ -54,7 +58,7 @@ describe('BatchRun: a worker failing unexpectedly', () => {
         inFlight--;
       }
     }, 10_000);
-    await expect(run.execute()).rejects.toBe(failure);
+    await expect(processing.execute()).rejects.toBe(failure);
     expect(inFlight).toBe(0);
     expect(signal?.aborted).toBe(true);
     expect((signal!.reason as DOMException).name).toBe('AbortError');
@@ -67,7 +71,7 @@ describe('BatchRun: a worker failing unexpectedly', () => {
 
   it('abandons a record that never settles at the deadline, and starts nothing after', async () => {
     const started: string[] = [];
-    const run = batchRun(
+    const processing = batchProcessing(
       async (record) => {
         started.push(`${record.partition}@${record.offset}`);
         if (record.partition === 1) return new Promise(() => {});
@@ -78,7 +82,7 @@ describe('BatchRun: a worker failing unexpectedly', () => {
       300,
     );
     const begin = Date.now();
-    await expect(run.execute()).rejects.toBe(failure);
+    await expect(processing.execute()).rejects.toBe(failure);
     const elapsed = Date.now() - begin;
     expect(elapsed).toBeGreaterThanOrEqual(250);
     expect(elapsed).toBeLessThan(600);

@@ -1,11 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { ParsedKafkaEvent } from '../kafka-event/parse.ts';
-import type {
-  LambdaContext as Context,
-  KafkaBatchItemFailure,
-  KafkaBatchResponse,
-  KafkaEventRecord,
-} from '../kafka-event/types.ts';
+import type { LambdaContext as Context, KafkaBatchResponse, KafkaEventRecord } from '../kafka-event/types.ts';
 import {
   KafkaBatchFailedError,
   KafkaPoisonRecordError,
@@ -13,6 +8,7 @@ import {
   type RecordPosition,
 } from './errors.ts';
 import { describeError, type KafkaBatchLogger, type KafkaBatchMetrics } from './log.ts';
+import { addBatchMetrics } from './metrics.ts';
 import type {
   KafkaBatchContext,
   KafkaDecoder,
@@ -22,6 +18,9 @@ import type {
   KafkaRecordHandler,
 } from './options.ts';
 import { KafkaRecord, KEY_DATA, VALUE_DATA } from './record.ts';
+import { FAILED, NOT_STARTED, PROCESSED, type RecordOutcome, RUNNING, SKIPPED } from './record-state.ts';
+import { partialBatchResponse } from './response.ts';
+import { BATCH_SUMMARY_MESSAGE, batchSummary } from './summary.ts';
 
 /** The options after validation and defaults: what one invocation runs with. */
 export interface BatchConfig {
@@ -45,17 +44,11 @@ export interface BatchConfig {
 /** The longest delay `setTimeout` honours (a signed 32-bit millisecond count). */
 const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
-// Record states. Anything but OK and SKIPPED is reported in the response.
-const NOT_STARTED = 0;
-const RUNNING = 1;
-const OK = 2;
-const FAILED = 3;
-const SKIPPED = 4;
-/** Returned by `#start` when the handler returned a promise (left in `#pending`). */
+/** Returned by `#start` when the handler returned a promise (left in `#pending`); not a record state. */
 const PENDING = 5;
-type Outcome = typeof OK | typeof FAILED | typeof SKIPPED;
 
-type Record_ = KafkaRecord<unknown, unknown>;
+/** A record as the scheduler sees it: the key's and value's types are the handler's business. */
+type UntypedKafkaRecord = KafkaRecord<unknown, unknown>;
 
 interface Partition {
   id: string;
@@ -89,11 +82,12 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * One invocation's batch: schedules records under the ordering and concurrency bound, watches the
- * deadline, and turns the records' states into Lambda's partial batch response. Written without
- * per-record closures: the sync path of a record costs no promise at all.
+ * The processing of one invocation's batch: schedules records under the ordering and concurrency
+ * bound, watches the deadline, and, when done, answers with the partial batch response (response.ts),
+ * the summary line (summary.ts) and the metrics (metrics.ts). Written without per-record closures: the
+ * sync path of a record costs no promise at all.
  */
-export class BatchRun {
+export class BatchProcessing {
   readonly #config: BatchConfig;
   readonly #partitions: Partition[];
   readonly #recordCount: number;
@@ -142,7 +136,7 @@ export class BatchRun {
 
   /**
    * Runs the batch until every record settled or the deadline passed. Never rejects for a record;
-   * rejects only if the middleware itself failed, after stopping the run (see {@link #halt}).
+   * rejects only if the middleware itself failed, after stopping the processing (see {@link #halt}).
    */
   async execute(): Promise<void> {
     const config = this.#config;
@@ -173,7 +167,7 @@ export class BatchRun {
     for (let i = 0; i < count && !this.#stopped; i++) {
       const worker =
         config.onPartition !== undefined
-          ? this.#workRuns(config.onPartition)
+          ? this.#workPartitionRuns(config.onPartition)
           : config.ordering === 'none'
             ? this.#workUnordered()
             : this.#workLanes();
@@ -203,61 +197,24 @@ export class BatchRun {
   finish(): KafkaBatchResponse {
     // Late settlements (after the deadline) must not change what was reported.
     this.#stopped = true;
-    const batchItemFailures: KafkaBatchItemFailure[] = [];
-    let processed = 0;
-    let failed = 0;
-    let skipped = 0;
-    for (const { id, offsets, status } of this.#partitions) {
-      let lastReported = -1;
-      for (let i = 0; i < offsets.length; i++) {
-        const state = status[i];
-        if (state === OK) processed++;
-        else if (state === SKIPPED) skipped++;
-        else {
-          if (state === FAILED) failed++;
-          const offset = offsets[i]!;
-          // A hand-written event may repeat an offset; Lambda must see each identifier once.
-          if (offset !== lastReported) {
-            batchItemFailures.push({ itemIdentifier: { partition: id, offset } });
-            lastReported = offset;
-          }
-        }
-      }
-    }
-    const now = Date.now();
-    const oldest = this.#oldestTimestamp;
-    const summary = {
-      records: this.#recordCount,
-      processed,
-      failed,
-      skipped,
-      reported: batchItemFailures.length,
-      partitions: this.#partitions.length,
-      oldestRecordAgeMs: Number.isNaN(oldest) ? null : now - oldest,
-      durationMs: now - this.#startedAt,
+    const { response, tally } = partialBatchResponse(this.#partitions);
+    const config = this.#config;
+    const summary = batchSummary({
+      recordCount: this.#recordCount,
+      tally,
+      reported: response.batchItemFailures.length,
+      partitionCount: this.#partitions.length,
+      oldestTimestamp: this.#oldestTimestamp,
+      startedAt: this.#startedAt,
+      finishedAt: Date.now(),
       timedOut: this.#timedOut,
-      ordering: this.#config.onPartition ? 'partition-run' : this.#config.ordering,
-    };
-    const { logger, metrics } = this.#config;
-    logger.info('Kafka batch processed', summary);
-    if (metrics !== undefined) {
-      // The records are done: failing the invocation now would only run them all again.
-      try {
-        metrics.addMetric('KafkaRecords', 'Count', summary.records);
-        metrics.addMetric('KafkaRecordsProcessed', 'Count', processed);
-        metrics.addMetric('KafkaRecordsFailed', 'Count', failed);
-        metrics.addMetric('KafkaRecordsSkipped', 'Count', skipped);
-        metrics.addMetric('KafkaRecordsReported', 'Count', summary.reported);
-        if (summary.oldestRecordAgeMs !== null)
-          metrics.addMetric('KafkaOldestRecordAge', 'Milliseconds', summary.oldestRecordAgeMs);
-        metrics.addMetric('KafkaBatchDuration', 'Milliseconds', summary.durationMs);
-      } catch (error) {
-        logger.warn('Kafka batch metrics not added', describeError(error));
-      }
-    }
-    if (this.#config.throwOnBatchFailure && this.#recordCount > 0 && processed + skipped === 0)
+      ordering: config.onPartition ? 'partition-run' : config.ordering,
+    });
+    config.logger.info(BATCH_SUMMARY_MESSAGE, summary);
+    if (config.metrics !== undefined) addBatchMetrics(config.metrics, summary, config.logger);
+    if (config.throwOnBatchFailure && this.#recordCount > 0 && tally.processed + tally.skipped === 0)
       throw new KafkaBatchFailedError(this.#recordCount);
-    return { batchItemFailures };
+    return response;
   }
 
   /**
@@ -298,7 +255,7 @@ export class BatchRun {
   }
 
   /**
-   * True (and expires the run) once the deadline has passed; called before each start. The timer
+   * True (and expires the processing) once the deadline has passed; called before each start. The timer
    * cannot fire while synchronous handlers run back to back, so the clock is read here too: before
    * every record while records are slow, every 16th at most while they take well under a millisecond.
    */
@@ -337,7 +294,7 @@ export class BatchRun {
           const pending = this.#pending!;
           try {
             await pending;
-            outcome = OK;
+            outcome = PROCESSED;
           } catch (error) {
             outcome = this.#fail(record, error);
           }
@@ -378,7 +335,7 @@ export class BatchRun {
         const pending = this.#pending!;
         try {
           await pending;
-          outcome = OK;
+          outcome = PROCESSED;
         } catch (error) {
           outcome = this.#fail(record, error);
         }
@@ -390,18 +347,18 @@ export class BatchRun {
     }
   }
 
-  async #workRuns(onPartition: KafkaPartitionHandler<unknown, unknown>): Promise<void> {
+  async #workPartitionRuns(onPartition: KafkaPartitionHandler<unknown, unknown>): Promise<void> {
     for (;;) {
       const lane = this.#lanes[this.#nextLane++];
       if (lane === undefined) return;
       if (this.#pastDeadline()) return;
       const { records, offsets, status, topic, partition } = lane.partition;
-      const run: Record_[] = [];
+      const partitionRun: UntypedKafkaRecord[] = [];
       const positions: number[] = [];
       for (let i = 0; i < records.length; i++) {
         const record = new KafkaRecord(records[i]!, topic, partition, offsets[i]!);
         status[i] = RUNNING;
-        let outcome: Outcome | Promise<Outcome> = OK;
+        let outcome: RecordOutcome | Promise<RecordOutcome> = PROCESSED;
         try {
           const prepared = this.#prepare(record);
           if (prepared !== undefined) await prepared;
@@ -410,8 +367,8 @@ export class BatchRun {
           if (typeof outcome !== 'number') outcome = await outcome;
         }
         if (this.#stopped) return;
-        if (outcome === OK) {
-          run.push(record);
+        if (outcome === PROCESSED) {
+          partitionRun.push(record);
           positions.push(i);
         } else {
           status[i] = outcome;
@@ -422,30 +379,31 @@ export class BatchRun {
           }
         }
       }
-      if (run.length > 0) await this.#runPartition(onPartition, lane.partition, run, positions);
+      if (partitionRun.length > 0)
+        await this.#handlePartitionRun(onPartition, lane.partition, partitionRun, positions);
       if (this.#stopped) return;
     }
   }
 
-  async #runPartition(
+  async #handlePartitionRun(
     onPartition: KafkaPartitionHandler<unknown, unknown>,
     partition: Partition,
-    run: Record_[],
+    partitionRun: UntypedKafkaRecord[],
     positions: number[],
   ): Promise<void> {
     const { status } = partition;
-    // Indexes into `run` of the records the handler returned; `undefined` = the whole run failed.
+    // Indexes into `partitionRun` of the records the handler returned; `undefined` = the whole run failed.
     let failed: Set<number> | undefined = new Set();
     let foreign = 0;
     try {
       // The handler gets its own array: it may sort it (grouping for a bulk write) or change it.
-      // Returned records are matched to `run` by identity or position, never by their index.
-      const result = await onPartition(run.slice(), this.#batch);
+      // Returned records are matched to `partitionRun` by identity or position, never by their index.
+      const result = await onPartition(partitionRun.slice(), this.#batch);
       if (this.#stopped) return;
       if (result != null) {
-        let index: RunIndex | undefined;
+        let index: PartitionRunIndex | undefined;
         for (const item of result) {
-          index ??= indexRun(run, partition, positions);
+          index ??= indexPartitionRun(partitionRun, partition, positions);
           const k = index.find(item);
           if (k === undefined) foreign++;
           else failed.add(k);
@@ -467,18 +425,18 @@ export class BatchRun {
       );
       failed = undefined;
     }
-    let firstFailed = run.length;
+    let firstFailed = partitionRun.length;
     if (failed === undefined) firstFailed = 0;
     else for (const k of failed) if (k < firstFailed) firstFailed = k;
-    if (failed !== undefined && firstFailed < run.length) {
+    if (failed !== undefined && firstFailed < partitionRun.length) {
       this.#config.logger.error('Kafka partition run reported failed records', {
         ...this.#position(partition, positions[firstFailed]!),
         failedRecords: failed.size,
       });
     }
-    for (let k = 0; k < run.length; k++) {
+    for (let k = 0; k < partitionRun.length; k++) {
       status[positions[k]!] =
-        k < firstFailed ? OK : failed === undefined || failed.has(k) ? FAILED : NOT_STARTED;
+        k < firstFailed ? PROCESSED : failed === undefined || failed.has(k) ? FAILED : NOT_STARTED;
     }
   }
 
@@ -492,14 +450,14 @@ export class BatchRun {
    * own promise left in `#pending` (read synchronously by the caller, which awaits it).
    */
   #start(
-    record: Record_,
+    record: UntypedKafkaRecord,
     onRecord: KafkaRecordHandler<unknown, unknown>,
-  ): Outcome | Promise<Outcome> | typeof PENDING {
+  ): RecordOutcome | Promise<RecordOutcome> | typeof PENDING {
     try {
       const prepared = this.#prepare(record);
       if (prepared !== undefined) return this.#startPrepared(record, prepared, onRecord);
       const result = onRecord(record, this.#batch);
-      if (!isThenable(result)) return OK;
+      if (!isThenable(result)) return PROCESSED;
       this.#pending = result;
       return PENDING;
     } catch (error) {
@@ -508,22 +466,22 @@ export class BatchRun {
   }
 
   async #startPrepared(
-    record: Record_,
+    record: UntypedKafkaRecord,
     prepared: Promise<void>,
     onRecord: KafkaRecordHandler<unknown, unknown>,
-  ): Promise<Outcome> {
+  ): Promise<RecordOutcome> {
     try {
       await prepared;
       if (this.#stopped) return FAILED;
       await onRecord(record, this.#batch);
-      return OK;
+      return PROCESSED;
     } catch (error) {
       return this.#fail(record, error);
     }
   }
 
   /** Validates key and value against their schemas; a promise only if a schema is asynchronous. */
-  #prepare(record: Record_): Promise<void> | undefined {
+  #prepare(record: UntypedKafkaRecord): Promise<void> | undefined {
     const { keySchema, valueSchema, keyDecoder, valueDecoder } = this.#config;
     if (keyDecoder !== undefined || valueDecoder !== undefined) {
       const key = this.#readField(record, 'key');
@@ -547,7 +505,7 @@ export class BatchRun {
    * Fills the key's or value's data slot from its decoder or schema, when one of them has a decoder;
    * a promise only if the decoder or schema answered with one.
    */
-  #readField(record: Record_, field: 'key' | 'value'): Promise<void> | undefined {
+  #readField(record: UntypedKafkaRecord, field: 'key' | 'value'): Promise<void> | undefined {
     const isKey = field === 'key';
     const decoder = isKey ? this.#config.keyDecoder : this.#config.valueDecoder;
     const slot = isKey ? KEY_DATA : VALUE_DATA;
@@ -576,7 +534,10 @@ export class BatchRun {
     return undefined;
   }
 
-  async #prepareAsync(record: Record_, keyResult: Promise<StandardSchemaV1.Result<unknown>>): Promise<void> {
+  async #prepareAsync(
+    record: UntypedKafkaRecord,
+    keyResult: Promise<StandardSchemaV1.Result<unknown>>,
+  ): Promise<void> {
     record[KEY_DATA] = accept(record, 'key', await keyResult);
     const { valueSchema } = this.#config;
     if (valueSchema !== undefined)
@@ -584,14 +545,14 @@ export class BatchRun {
   }
 
   async #prepareValueAsync(
-    record: Record_,
+    record: UntypedKafkaRecord,
     result: Promise<StandardSchemaV1.Result<unknown>>,
   ): Promise<void> {
     record[VALUE_DATA] = accept(record, 'value', await result);
   }
 
   /** Decides a failed record's outcome: poison records follow `onPoison`, others are reported. */
-  #fail(record: Record_, error: unknown): Outcome | Promise<Outcome> {
+  #fail(record: UntypedKafkaRecord, error: unknown): RecordOutcome | Promise<RecordOutcome> {
     if (this.#stopped) return FAILED;
     if (!isPoison(error)) {
       this.#logFailure(record, error, 'Kafka record failed');
@@ -610,10 +571,10 @@ export class BatchRun {
   }
 
   async #handOver(
-    record: Record_,
+    record: UntypedKafkaRecord,
     error: KafkaPoisonRecordError,
     policy: Exclude<KafkaPoisonPolicy, string>,
-  ): Promise<Outcome> {
+  ): Promise<RecordOutcome> {
     try {
       await policy(record, error, this.#batch);
       this.#logFailure(record, error, 'Kafka poison record handed to onPoison', 'warn');
@@ -656,8 +617,8 @@ function failedAt(partition: Partition, i: number): void {
   if (offset < partition.failedOffset) partition.failedOffset = offset;
 }
 
-/** Finds a record the partition handler returned in its run: see {@link indexRun}. */
-interface RunIndex {
+/** Finds a record the partition handler returned in its run: see {@link indexPartitionRun}. */
+interface PartitionRunIndex {
   /** The index in the run of `item`, or `undefined` if it is not a record of the run. */
   find(item: unknown): number | undefined;
 }
@@ -668,11 +629,15 @@ interface RunIndex {
  * matches: a number is not taken for an offset, since a handler returning its bulk API's indexes
  * instead of records would otherwise name the wrong ones.
  */
-function indexRun(run: Record_[], partition: Partition, positions: number[]): RunIndex {
+function indexPartitionRun(
+  partitionRun: UntypedKafkaRecord[],
+  partition: Partition,
+  positions: number[],
+): PartitionRunIndex {
   const byRecord = new Map<unknown, number>();
   const byOffset = new Map<number, number>();
-  for (let k = 0; k < run.length; k++) {
-    byRecord.set(run[k], k);
+  for (let k = 0; k < partitionRun.length; k++) {
+    byRecord.set(partitionRun[k], k);
     const offset = partition.offsets[positions[k]!]!;
     if (!byOffset.has(offset)) byOffset.set(offset, k);
   }
@@ -712,12 +677,16 @@ function keyLanes(partitions: Partition[]): Lane[] {
   return lanes;
 }
 
-function keyText(record: Record_): string | null {
+function keyText(record: UntypedKafkaRecord): string | null {
   const key = record.key;
   return key == null ? null : key.toString('utf8');
 }
 
-function accept(record: Record_, field: 'key' | 'value', result: StandardSchemaV1.Result<unknown>): unknown {
+function accept(
+  record: UntypedKafkaRecord,
+  field: 'key' | 'value',
+  result: StandardSchemaV1.Result<unknown>,
+): unknown {
   if (!result.issues) return result.value;
   throw KafkaSchemaError.fromIssues(record, field, result.issues);
 }
