@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { LocalEventSourceMappingOptions } from './emulator.ts';
 import { InvalidMappingSettingError } from './errors.ts';
 import { resolveMappingSettings } from './settings.ts';
 
@@ -85,13 +86,47 @@ describe('resolveMappingSettings', () => {
     ['onFailure', { topic: 't', onFailure: 'arn:aws:sqs:us-east-1:1:q' }],
     ['onFailure', { topic: 't', onFailure: 'kafka://t' }],
     ['eventSource', { topic: 't', eventSource: 'confluent' as 'msk' }],
+    ['reportBatchItemFailures', { topic: 't', reportBatchItemFailures: 'yes' as never }],
   ])('rejects an invalid %s with a typed error', (setting, settings) => {
     expect(settingOf(() => resolveMappingSettings(settings))).toBe(setting);
+  });
+
+  it('refuses an unknown setting, naming it and the setting it misspells', () => {
+    expect(settingOf(() => resolveMappingSettings({ topic: 't', batchSzie: 10 } as never))).toBe('batchSzie');
+    expect(() => resolveMappingSettings({ topic: 't', batchSzie: 10 } as never)).toThrow(
+      /^batchSzie: unknown option "batchSzie" — did you mean "batchSize"\?$/,
+    );
+    expect(() => resolveMappingSettings({ topic: 't', maximumRetryAttempt: 3 } as never)).toThrow(
+      'did you mean "maximumRetryAttempts"?',
+    );
+    expect(() => resolveMappingSettings({ topic: 't', brokerz: ['127.0.0.1:9092'] } as never)).toThrow(
+      'did you mean "brokers"?',
+    );
+    expect(settingOf(() => resolveMappingSettings(null as never))).toBe('settings');
+  });
+
+  it("accepts createLocalEventSourceMapping's own options beside the settings", () => {
+    const options: LocalEventSourceMappingOptions = {
+      topic: 'orders',
+      brokers: ['127.0.0.1:9092'],
+      kafka: { clientId: 'test' },
+      function: { handler: async () => undefined },
+      redelivery: 'listed',
+      destinations: {},
+      retryBackoff: { initialMs: 1, maxMs: 2 },
+      onEvent: () => {},
+      reportBatchItemFailures: true,
+      bisectBatchOnFunctionError: false,
+    };
+    expect(resolveMappingSettings(options).topic).toBe('orders');
   });
 
   it('names the setting in the message', () => {
     expect(() => resolveMappingSettings({ topic: 't', batchSize: 0 })).toThrow(
       /^batchSize: must be an integer 1–10000, got 0$/,
+    );
+    expect(() => resolveMappingSettings({ topic: 't', maximumRetryAttempts: -2 })).toThrow(
+      /^maximumRetryAttempts: must be an integer −1 or 0–10000, got -2$/,
     );
   });
 });

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { custom, type GenericSchema } from 'valibot';
+import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
+import { defineOptions } from '../options/options.ts';
 import type { FailureEnvelope } from './destination.ts';
 import { type Destination, parseDestination } from './destination-sender.ts';
+import type { LocalEventSourceMappingOptions } from './emulator.ts';
 import { InvalidMappingSettingError } from './errors.ts';
 import { compileFilterCriteria, type FilterCriteria, type RecordFilter } from './filter.ts';
 import { resolveSchemaRegistry, type SchemaRegistryConfig } from './schema-registry.ts';
@@ -116,51 +120,103 @@ export interface ResolvedMappingSettings {
 
 const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
 const GROUP = /^[a-zA-Z0-9\-/*:_+=.@]{1,200}$/;
+const STARTING_POSITIONS: readonly unknown[] = [
+  'TRIM_HORIZON',
+  'LATEST',
+  'AT_TIMESTAMP',
+] satisfies StartingPosition[];
 const LOCAL_CLUSTER_ARN =
   'arn:aws:kafka:us-east-1:000000000000:cluster/local/00000000-0000-0000-0000-000000000000-1';
 
-function integerIn(setting: string, value: number, min: number, max: number, extra = ''): number {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidMappingSettingError(setting, `must be an integer ${extra}${min}–${max}, got ${value}`);
-  }
-  return value;
+/** An optional whole number in Lambda's range (`infinite`, Lambda's −1, allowed besides when given). */
+function integerIn(range: { min: number; max: number; infinite?: number }): GenericSchema {
+  const infinite = range.infinite === undefined ? '' : `${String(range.infinite).replace('-', '−')} or `;
+  return custom(
+    (value) =>
+      value === undefined ||
+      value === range.infinite ||
+      (Number.isInteger(value) && (value as number) >= range.min && (value as number) <= range.max),
+    (issue) => `must be an integer ${infinite}${range.min}–${range.max}, got ${String(issue.input)}`,
+  );
 }
 
+/** Any value: checked where it is used (with the other settings it depends on), or by the emulator. */
+const checkedElsewhere = custom<unknown>(() => true);
+
+const optionalBoolean = custom<boolean | undefined>(
+  (value) => value === undefined || typeof value === 'boolean',
+  (issue) => `must be true or false, got ${String(issue.input)}`,
+);
+
 /**
- * Validates event source mapping settings against Lambda's rules and applies Lambda's defaults.
+ * The settings and the emulator's own options, one schema each: `createLocalEventSourceMapping` hands its
+ * whole options object over, so a key that is neither is a misspelling, refused with the nearest name.
+ */
+const TRIGGER_OPTIONS = defineOptions<LocalEventSourceMappingOptions>({
+  topic: custom(
+    (value) => typeof value === 'string' && TOPIC.test(value),
+    (issue) => `not a valid Kafka topic name: ${JSON.stringify(issue.input)}`,
+  ),
+  consumerGroupId: custom(
+    (value) => value === undefined || (typeof value === 'string' && GROUP.test(value)),
+    'must be 1–200 characters of [a-zA-Z0-9-/*:_+=.@]',
+  ),
+  batchSize: integerIn(LAMBDA_LIMITS.batchSize),
+  maximumBatchingWindowInSeconds: integerIn(LAMBDA_LIMITS.batchingWindowSeconds),
+  startingPosition: custom(
+    (value) => value === undefined || STARTING_POSITIONS.includes(value),
+    (issue) => `must be TRIM_HORIZON, LATEST or AT_TIMESTAMP, got ${String(issue.input)}`,
+  ),
+  // Depends on startingPosition.
+  startingPositionTimestamp: checkedElsewhere,
+  reportBatchItemFailures: optionalBoolean,
+  maximumRetryAttempts: integerIn(LAMBDA_LIMITS.maximumRetryAttempts),
+  maximumRecordAgeInSeconds: integerIn(LAMBDA_LIMITS.maximumRecordAgeSeconds),
+  bisectBatchOnFunctionError: optionalBoolean,
+  // Depends on topic (a Kafka destination must differ from it).
+  onFailure: checkedElsewhere,
+  eventSource: custom(
+    (value) => value === undefined || value === 'msk' || value === 'self-managed',
+    (issue) => `must be msk or self-managed, got ${String(issue.input)}`,
+  ),
+  eventSourceArn: checkedElsewhere,
+  // Compiled below, with the filter grammar's own errors.
+  filterCriteria: checkedElsewhere,
+  schemaRegistry: checkedElsewhere,
+  // The emulator's own options: used (and checked) by createLocalEventSourceMapping.
+  brokers: checkedElsewhere,
+  kafka: checkedElsewhere,
+  function: checkedElsewhere,
+  redelivery: checkedElsewhere,
+  destinations: checkedElsewhere,
+  retryBackoff: checkedElsewhere,
+  onEvent: checkedElsewhere,
+});
+
+/**
+ * Validates event source mapping settings against Lambda's rules and applies Lambda's defaults. A key
+ * that is neither a setting nor an option of `createLocalEventSourceMapping` is refused with the nearest
+ * valid name.
  *
  * @example
  * ```ts
  * const resolved = resolveMappingSettings({ topic: 'orders', maximumRetryAttempts: -1, onFailure: 'kafka://dlq' });
  * resolved.retryLimit; // 10: −1 with a destination is capped
  * ```
- * @throws InvalidMappingSettingError naming the first invalid setting.
+ * @throws InvalidMappingSettingError naming the first invalid setting (or the unknown key).
  */
 export function resolveMappingSettings(settings: EventSourceMappingSettings): ResolvedMappingSettings {
-  if (typeof settings.topic !== 'string' || !TOPIC.test(settings.topic)) {
-    throw new InvalidMappingSettingError(
-      'topic',
-      `not a valid Kafka topic name: ${JSON.stringify(settings.topic)}`,
-    );
-  }
+  TRIGGER_OPTIONS.check(settings, (problem) =>
+    problem.key === undefined
+      ? new InvalidMappingSettingError('settings', problem.message)
+      : new InvalidMappingSettingError(problem.key, problem.message),
+  );
   const consumerGroupId = settings.consumerGroupId ?? randomUUID();
-  if (!GROUP.test(consumerGroupId)) {
-    throw new InvalidMappingSettingError(
-      'consumerGroupId',
-      'must be 1–200 characters of [a-zA-Z0-9-/*:_+=.@]',
-    );
-  }
-  const batchSize = integerIn('batchSize', settings.batchSize ?? 100, 1, 10_000);
+  const batchSize = settings.batchSize ?? LAMBDA_LIMITS.batchSize.default;
   const window = settings.maximumBatchingWindowInSeconds;
   const batchingWindowMs =
-    window === undefined ? 500 : integerIn('maximumBatchingWindowInSeconds', window, 0, 300) * 1000;
+    window === undefined ? LAMBDA_LIMITS.batchingWindowSeconds.defaultMs : window * 1000;
   const startingPosition = settings.startingPosition ?? 'TRIM_HORIZON';
-  if (!['TRIM_HORIZON', 'LATEST', 'AT_TIMESTAMP'].includes(startingPosition)) {
-    throw new InvalidMappingSettingError(
-      'startingPosition',
-      `must be TRIM_HORIZON, LATEST or AT_TIMESTAMP, got ${String(startingPosition)}`,
-    );
-  }
   const timestamp = settings.startingPositionTimestamp;
   if (startingPosition === 'AT_TIMESTAMP') {
     if (timestamp === undefined || !Number.isFinite(timestamp) || timestamp < 0) {
@@ -179,20 +235,12 @@ export function resolveMappingSettings(settings: EventSourceMappingSettings): Re
   const destination =
     settings.onFailure === undefined ? undefined : parseDestination(settings.onFailure, settings.topic);
 
-  const retries = settings.maximumRetryAttempts ?? -1;
-  if (retries !== -1) integerIn('maximumRetryAttempts', retries, 0, 10_000, '−1 or ');
-  const retryLimit = retries === -1 ? (destination ? 10 : Number.POSITIVE_INFINITY) : retries;
+  const infinite = LAMBDA_LIMITS.maximumRetryAttempts.infinite;
+  const retries = settings.maximumRetryAttempts ?? infinite;
+  const retryLimit = retries === infinite ? (destination ? 10 : Number.POSITIVE_INFINITY) : retries;
 
-  const age = settings.maximumRecordAgeInSeconds ?? -1;
-  if (age !== -1) integerIn('maximumRecordAgeInSeconds', age, 60, 604_800, '−1 or ');
-
+  const age = settings.maximumRecordAgeInSeconds ?? LAMBDA_LIMITS.maximumRecordAgeSeconds.infinite;
   const eventSource = settings.eventSource ?? 'msk';
-  if (eventSource !== 'msk' && eventSource !== 'self-managed') {
-    throw new InvalidMappingSettingError(
-      'eventSource',
-      `must be msk or self-managed, got ${String(eventSource)}`,
-    );
-  }
   return {
     topic: settings.topic,
     consumerGroupId,
@@ -202,7 +250,8 @@ export function resolveMappingSettings(settings: EventSourceMappingSettings): Re
     ...(timestamp === undefined ? {} : { startingPositionTimestamp: timestamp }),
     reportBatchItemFailures: settings.reportBatchItemFailures ?? false,
     retryLimit,
-    maximumRecordAgeMs: age === -1 ? Number.POSITIVE_INFINITY : age * 1000,
+    maximumRecordAgeMs:
+      age === LAMBDA_LIMITS.maximumRecordAgeSeconds.infinite ? Number.POSITIVE_INFINITY : age * 1000,
     bisectBatchOnFunctionError: settings.bisectBatchOnFunctionError ?? false,
     ...(destination ? { destination } : {}),
     eventSource,
