@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { custom, type GenericSchema } from 'valibot';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
-import { defineOptions } from '../options/options.ts';
+import { defineOptions, unchecked } from '../options/options.ts';
 import type { FailureEnvelope } from './destination.ts';
 import { type Destination, parseDestination } from './destination-sender.ts';
 import type { LocalEventSourceMappingOptions } from './emulator.ts';
@@ -140,9 +140,6 @@ function integerIn(range: { min: number; max: number; infinite?: number }): Gene
   );
 }
 
-/** Any value: checked where it is used (with the other settings it depends on), or by the emulator. */
-const checkedElsewhere = custom<unknown>(() => true);
-
 const optionalBoolean = custom<boolean | undefined>(
   (value) => value === undefined || typeof value === 'boolean',
   (issue) => `must be true or false, got ${String(issue.input)}`,
@@ -168,29 +165,29 @@ const TRIGGER_OPTIONS = defineOptions<LocalEventSourceMappingOptions>({
     (issue) => `must be TRIM_HORIZON, LATEST or AT_TIMESTAMP, got ${String(issue.input)}`,
   ),
   // Depends on startingPosition.
-  startingPositionTimestamp: checkedElsewhere,
+  startingPositionTimestamp: unchecked,
   reportBatchItemFailures: optionalBoolean,
   maximumRetryAttempts: integerIn(LAMBDA_LIMITS.maximumRetryAttempts),
   maximumRecordAgeInSeconds: integerIn(LAMBDA_LIMITS.maximumRecordAgeSeconds),
   bisectBatchOnFunctionError: optionalBoolean,
   // Depends on topic (a Kafka destination must differ from it).
-  onFailure: checkedElsewhere,
+  onFailure: unchecked,
   eventSource: custom(
     (value) => value === undefined || value === 'msk' || value === 'self-managed',
     (issue) => `must be msk or self-managed, got ${String(issue.input)}`,
   ),
-  eventSourceArn: checkedElsewhere,
+  eventSourceArn: unchecked,
   // Compiled below, with the filter grammar's own errors.
-  filterCriteria: checkedElsewhere,
-  schemaRegistry: checkedElsewhere,
+  filterCriteria: unchecked,
+  schemaRegistry: unchecked,
   // The emulator's own options: used (and checked) by createLocalEventSourceMapping.
-  brokers: checkedElsewhere,
-  kafka: checkedElsewhere,
-  function: checkedElsewhere,
-  redelivery: checkedElsewhere,
-  destinations: checkedElsewhere,
-  retryBackoff: checkedElsewhere,
-  onEvent: checkedElsewhere,
+  brokers: unchecked,
+  kafka: unchecked,
+  function: unchecked,
+  redelivery: unchecked,
+  destinations: unchecked,
+  retryBackoff: unchecked,
+  onEvent: unchecked,
 });
 
 /**

@@ -1,7 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { custom } from 'valibot';
 import type { LambdaContext as Context } from '../kafka-event/types.ts';
-import { defineOptions, type OptionsSpec } from '../options/options.ts';
+import { defineOptions, type OptionsSpec, unchecked } from '../options/options.ts';
 import type { KafkaPoisonRecordError } from './errors.ts';
 import type { KafkaBatchLogger, KafkaBatchMetrics } from './log.ts';
 import type { KafkaRecord } from './record.ts';
@@ -254,7 +254,6 @@ function hasMethods(value: unknown, methods: readonly string[]): boolean {
 // would add to each bundle what a predicate already says. Nullish means "the default" where the
 // middleware applies one with `??`.
 const ORDERINGS: readonly unknown[] = ['partition', 'key', 'none'] satisfies KafkaOrdering[];
-const anyHandler = custom<unknown>(() => true);
 const decoding = (field: 'key' | 'value') =>
   custom<unknown>(
     (value) => value === undefined || isKafkaDecoder(value) || isStandardSchema(value),
@@ -270,8 +269,8 @@ export const KAFKA_BATCH_OPTIONS: OptionsSpec<KafkaBatchOptions<unknown, unknown
   KafkaBatchOptions<unknown, unknown>
 >({
   // Whether exactly one of them is a function is checked with both in hand.
-  onRecord: anyHandler,
-  onPartition: anyHandler,
+  onRecord: unchecked,
+  onPartition: unchecked,
   ordering: custom<KafkaOrdering | undefined>(
     (value) => value == null || ORDERINGS.includes(value),
     (issue) => `ordering must be 'partition', 'key' or 'none', not ${String(issue.input)}`,

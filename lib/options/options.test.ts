@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { custom, number, optional, string } from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { closestKey, defineOptions, editDistance, type OptionProblem } from './options.ts';
+import {
+  closestKey,
+  defineOptions,
+  editDistance,
+  nestedOptions,
+  type OptionProblem,
+  unchecked,
+} from './options.ts';
 
 class ProblemError extends Error {
   readonly problem: OptionProblem;
@@ -88,6 +95,46 @@ describe('defineOptions', () => {
     const options = { onRecord, concurrency: 3, ordering: 'key' };
     expect(BATCH.check(options, (found) => new ProblemError(found))).toBe(options);
     expect(BATCH.keys).toEqual(['concurrency', 'ordering', 'onRecord']);
+  });
+});
+
+describe('nestedOptions', () => {
+  type Destination = { type: 'sqs'; queueUrl?: string } | { type: 'kafka'; topic: string };
+  const QUEUE = defineOptions<Extract<Destination, { type: 'sqs' }>>(
+    { type: unchecked, queueUrl: unchecked },
+    'onFailure',
+  );
+  const TOPIC = defineOptions<Extract<Destination, { type: 'kafka' }>>(
+    { type: unchecked, topic: string('onFailure.topic must be a string') },
+    'onFailure',
+  );
+  const PROPS = defineOptions<{ onFailure?: Destination }>({
+    onFailure: nestedOptions((value) =>
+      value.type === 'sqs' ? QUEUE : value.type === 'kafka' ? TOPIC : undefined,
+    ),
+  });
+  const check = (options: unknown): OptionProblem | undefined =>
+    problemOf(() => PROPS.check(options, (found) => new ProblemError(found)));
+
+  it("names an unknown nested key by its option's name", () => {
+    expect(check({ onFailure: { type: 'sqs', queueURL: 'q' } })).toEqual({
+      key: 'onFailure',
+      message: 'unknown option "onFailure.queueURL" — did you mean "onFailure.queueUrl"?',
+    });
+    expect(check({ onFailure: { type: 'kafka', topik: 'dlq' } })?.message).toBe(
+      'unknown option "onFailure.topik" — did you mean "onFailure.topic"?',
+    );
+    expect(check({ onFailure: { type: 'kafka', topic: 1 } })?.message).toBe(
+      'onFailure.topic must be a string',
+    );
+  });
+
+  it('accepts valid nested options and leaves what it has no spec for to the code that uses it', () => {
+    expect(check({ onFailure: { type: 'sqs', queueUrl: 'q' } })).toBeUndefined();
+    expect(check({ onFailure: { type: 'kafka', topic: 'dlq' } })).toBeUndefined();
+    expect(check({ onFailure: { type: 'sns', anything: 1 } })).toBeUndefined();
+    expect(check({ onFailure: 'kafka://dlq' })).toBeUndefined();
+    expect(check({})).toBeUndefined();
   });
 });
 

@@ -1,4 +1,4 @@
-import { type GenericSchema, safeParse } from 'valibot';
+import { custom, type GenericSchema, safeParse } from 'valibot';
 
 /**
  * Every key of `TOptions`, of every member when `TOptions` is a union (`keyof` of a union keeps only the
@@ -89,7 +89,11 @@ export interface OptionsSpec<TOptions> {
  * // TypeError: unknown option "concurency" — did you mean "concurrency"?
  * ```
  */
-export function defineOptions<TOptions>(schemas: OptionSchemas<TOptions>): OptionsSpec<TOptions> {
+export function defineOptions<TOptions>(
+  schemas: OptionSchemas<TOptions>,
+  /** For options nested in another option (`source`): its name, put before the keys messages name. */
+  within?: string,
+): OptionsSpec<TOptions> {
   const entries = Object.entries(schemas as Record<string, GenericSchema>);
   const keys = entries.map(([key]) => key) as OptionKey<TOptions>[];
   const known = new Set<string>(keys);
@@ -97,9 +101,9 @@ export function defineOptions<TOptions>(schemas: OptionSchemas<TOptions>): Optio
     keys,
     check(options, toError) {
       if (typeof options !== 'object' || options === null || Array.isArray(options))
-        throw toError({ key: undefined, message: 'options must be an object' });
+        throw toError({ key: undefined, message: `${within ?? 'options'} must be an object` });
       for (const key of Object.keys(options)) {
-        if (!known.has(key)) throw toError(unknownOption(key, keys));
+        if (!known.has(key)) throw toError(unknownOption(key, keys, within));
       }
       // Each value against its own schema (an absent key is `undefined`), rather than valibot's `object`:
       // a missing required option then gets its schema's message, and the bundle one schema less.
@@ -121,11 +125,62 @@ export function defineOptions<TOptions>(schemas: OptionSchemas<TOptions>): Optio
  * unknownOption('batchSzie', ['topic', 'batchSize']).message; // 'unknown option "batchSzie" — did you mean "batchSize"?'
  * ```
  */
-export function unknownOption(key: string, validKeys: readonly string[]): OptionProblem {
+export function unknownOption(key: string, validKeys: readonly string[], within?: string): OptionProblem {
   const suggestion = closestKey(key, validKeys);
+  const named = (name: string): string => (within === undefined ? name : `${within}.${name}`);
   return suggestion === undefined
-    ? { key, message: `unknown option "${key}" (valid options: ${validKeys.join(', ')})` }
-    : { key, suggestion, message: `unknown option "${key}" — did you mean "${suggestion}"?` };
+    ? { key, message: `unknown option "${named(key)}" (valid options: ${validKeys.map(named).join(', ')})` }
+    : { key, suggestion, message: `unknown option "${named(key)}" — did you mean "${named(suggestion)}"?` };
+}
+
+/**
+ * The schema of an option whose value the code that uses it checks (or that has no rule of its own):
+ * declared, so that its key is known, but never refused here.
+ *
+ * @example
+ * ```ts
+ * defineOptions<{ logger?: Console }>({ logger: unchecked });
+ * ```
+ */
+export const unchecked: GenericSchema = /* @__PURE__ */ custom<unknown>(() => true);
+
+/**
+ * The schema of an option whose value is itself a set of options (`source`, `onFailure`): `specFor` picks
+ * their spec from the value (by its `kind` or `type`; declared with `within` set to the option's name), or
+ * returns `undefined` to leave the value to the code that uses it, as it does for a value that is not an
+ * object. The nested spec's first problem is the option's problem, its keys named `option.key`.
+ *
+ * @example
+ * ```ts
+ * const QUEUE = defineOptions<{ type: 'sqs'; queueUrl?: string }>({ type: unchecked, queueUrl: unchecked }, 'onFailure');
+ * const PROPS = defineOptions<{ onFailure?: { type: 'sqs'; queueUrl?: string } }>({
+ *   onFailure: nestedOptions((value) => (value.type === 'sqs' ? QUEUE : undefined)),
+ * });
+ * PROPS.check({ onFailure: { type: 'sqs', queueURL: 'q' } }, (problem) => new TypeError(problem.message));
+ * // TypeError: unknown option "onFailure.queueURL" — did you mean "onFailure.queueUrl"?
+ * ```
+ */
+export function nestedOptions(
+  specFor: (value: Readonly<Record<string, unknown>>) => Pick<OptionsSpec<unknown>, 'check'> | undefined,
+): GenericSchema {
+  const problemOf = (value: unknown): OptionProblem | undefined => {
+    if (typeof value !== 'object' || value === null) return undefined;
+    const spec = specFor(value as Record<string, unknown>);
+    let found: OptionProblem | undefined;
+    try {
+      spec?.check(value, (problem) => {
+        found = problem;
+        return new Error(problem.message);
+      });
+    } catch (error) {
+      if (found === undefined) throw error;
+    }
+    return found;
+  };
+  return custom(
+    (value) => problemOf(value) === undefined,
+    (issue) => problemOf(issue.input)?.message ?? 'invalid options',
+  );
 }
 
 /**
