@@ -71,8 +71,8 @@ export function failedOffsets(response: unknown, event: KafkaEvent): Record<stri
 
 function offsetsByPartition(event: KafkaEvent): Map<string, Set<number>> {
   const known = new Map<string, Set<number>>();
-  for (const run of Object.values(event.records)) {
-    for (const record of run) {
+  for (const partitionRecords of Object.values(event.records)) {
+    for (const record of partitionRecords) {
       // Hand-written events may carry digit strings ("0"); kafkaBatch reads them as numbers, and so
       // does its response, so compare by the same reading.
       const partition = readPosition(record.partition) ?? record.partition;

@@ -190,8 +190,8 @@ export function kafkaEvent(options: KafkaEventOptions): MskKafkaEvent | SelfMana
       keySchemaMetadata: input.keySchemaMetadata,
       valueSchemaMetadata: input.valueSchemaMetadata,
     });
-    const run = byPartition.get(partition);
-    if (run) run.push(record);
+    const partitionRecords = byPartition.get(partition);
+    if (partitionRecords) partitionRecords.push(record);
     else byPartition.set(partition, [record]);
   });
 

@@ -174,9 +174,9 @@ export function validateKafkaEvent(value: unknown, options: ValidateEventOptions
 function partitionIssues(event: KafkaEvent, options: ValidateEventOptions): EventIssue[] {
   const issues: EventIssue[] = [];
   const lastOffset = new Map<string, number>();
-  for (const [mapKey, run] of Object.entries(event.records)) {
-    if (!Array.isArray(run) || run.length === 0) continue;
-    const first = run[0];
+  for (const [mapKey, partitionRecords] of Object.entries(event.records)) {
+    if (!Array.isArray(partitionRecords) || partitionRecords.length === 0) continue;
+    const first = partitionRecords[0];
     const firstPartition = readPosition(first?.partition);
     if (typeof first?.topic !== 'string' || firstPartition === undefined) continue; // an error already
     const actual = partitionKey(first.topic, firstPartition);
@@ -186,7 +186,7 @@ function partitionIssues(event: KafkaEvent, options: ValidateEventOptions): Even
         message: `key does not match its records' topic and partition (${JSON.stringify(actual)})`,
       });
     }
-    run.forEach((entry, index) => {
+    partitionRecords.forEach((entry, index) => {
       const offset = readPosition(entry?.offset);
       const partition = readPosition(entry?.partition);
       if (offset === undefined || partition === undefined || typeof entry.topic !== 'string') return; // an error already
