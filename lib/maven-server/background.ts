@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { cacheBase } from './jars.ts';
-import { stopPid } from './process.ts';
+import { isAlive, stopPid } from './process.ts';
 import { type RunDir, type RunDirKind, recordRunJvm, removeStaleRunDirs, runJvmPid } from './run-dir.ts';
 import { spawnWatched } from './watchdog.ts';
 
@@ -244,10 +244,19 @@ export class BackgroundServer<R extends ServerRecord> {
   async stop(timeoutMs = 20_000): Promise<BackgroundServerStopResult<R>> {
     const record = await this.#readRecord();
     const stopped = record && (await this.#isRecordedServerRunning(record)) ? record : undefined;
-    if (stopped) await stopPid(stopped.pid, timeoutMs);
+    const removedStale: string[] = [];
+    if (stopped) {
+      await stopPid(stopped.pid, timeoutMs);
+      // Its folder was just checked to be this tool's, naming this JVM; now that the JVM is gone it is
+      // stale, even while the process that created it (this one, say) still runs.
+      if (!isAlive(stopped.pid)) {
+        await rm(stopped.runDir, { recursive: true, force: true });
+        removedStale.push(stopped.runDir);
+      }
+    }
     await rm(this.stateFile, { force: true });
-    // The stopped server's folder is stale now, like those of servers whose processes were killed.
-    const removedStale = await removeStaleRunDirs(this.#kind.runDirs);
+    // Folders of servers whose processes were killed.
+    removedStale.push(...(await removeStaleRunDirs(this.#kind.runDirs)));
     const leftAlone = record && existsSync(record.runDir) ? record.runDir : undefined;
     return { stopped, leftAlone, removedStale };
   }
