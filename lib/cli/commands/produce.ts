@@ -28,12 +28,23 @@ interface ProduceOptions extends ClusterOptions {
   rate?: number;
   partitions: number;
   json?: boolean;
+  valueAvro?: string;
+  valueProto?: string;
+  type?: string;
+  valueJsonSchema?: string;
+  schemaRegistry?: string;
+  subject?: string;
 }
+
+/** Encodes one JSON value into a Confluent-framed record value; throws naming the problem, not the value. */
+type ValueEncoder = (value: unknown) => Buffer;
 
 /** Records sent to the broker in one request at most (and sooner when the input pauses). */
 const MAX_BATCH_RECORDS = 500;
 /** How long a partial batch waits for more input before it is sent. */
 const LINGER_MS = 20;
+/** Longest wait for the schema registry to register a schema. */
+const REGISTRY_TIMEOUT_MS = 10_000;
 
 /**
  * A line of input (or a generated value) cannot become a record. Names the line, never its content.
@@ -165,6 +176,33 @@ export function registerProduceCommand(program: Command): void {
     .option('--rate <records/s>', 'send at this steady rate instead of as fast as possible', positiveNumber)
     .option('--partitions <n>', 'partitions of the topic when produce creates it', integerOption(1, 1_000), 3)
     .option('--json', 'print one JSON summary (every batch, every partition) instead of lines')
+    .addOption(
+      new Option('--value-avro <file.avsc>', 'encode each value (JSON) with this Avro schema').conflicts([
+        'valueProto',
+        'valueJsonSchema',
+        'valueFile',
+      ]),
+    )
+    .addOption(
+      new Option(
+        '--value-proto <file.proto>',
+        'encode each value (JSON) as a Protobuf message of --type',
+      ).conflicts(['valueJsonSchema', 'valueFile']),
+    )
+    .option('--type <message>', 'the Protobuf message type of --value-proto, e.g. shop.Order')
+    .addOption(
+      new Option(
+        '--value-json-schema <file.json>',
+        'check each value (JSON) against this JSON Schema',
+      ).conflicts('valueFile'),
+    )
+    .addOption(
+      new Option(
+        '--schema-registry <url>',
+        'with a schema: register it in this Confluent-compatible registry and frame each value with its id',
+      ).env('SCHEMA_REGISTRY_URL'),
+    )
+    .option('--subject <name>', 'with a schema: the registry subject (default <topic>-value)')
     .addHelpText(
       'after',
       `
@@ -175,6 +213,10 @@ Examples:
   $ kafka-lambda produce --topic orders --count 100 --value '{"id":"o-{i}","amount":{i}}' --key 'c-{i%5}'
   $ kafka-lambda produce --topic orders --file orders.jsonl --key-field id --header source=cli
   $ kafka-lambda produce --topic orders --rate 50 --value '{"id":"o-{i}"}'      # until Ctrl-C
+  $ kafka-lambda produce --topic orders --file orders.jsonl --value-avro order.avsc --schema-registry "$SCHEMA_REGISTRY_URL"
+With --value-avro, --value-proto (and --type) or --value-json-schema, each value is JSON encoded with the
+schema and framed as Confluent's serializers frame it (magic byte, schema id, Protobuf message indexes); the
+schema is registered under --subject first (an existing identical schema keeps its id).
 Exit codes: 0 sent, 1 the cluster failed, 2 invalid flags or input (records before a bad line were sent)`,
     )
     .exitOverride(exitWithUsageCode);
@@ -202,6 +244,14 @@ async function produce(options: ProduceOptions): Promise<number> {
     if (error instanceof ClusterConnectError) return fail(1, error.message);
     throw error;
   }
+  let encoder: ValueEncoder | undefined;
+  try {
+    encoder = await schemaValueEncoder(options);
+  } catch (error) {
+    if (error instanceof ProduceInputError) return fail(USAGE_EXIT_CODE, error.message);
+    if (error instanceof SchemaRegistrationError) return fail(1, error.message);
+    throw error;
+  }
   const kafka = new Kafka(cluster.kafkaConfig('kafka-lambda-produce'));
   const { partitionCount, created } = await ensureTopic(kafka, options.topic, options.partitions);
   if (created) {
@@ -227,7 +277,7 @@ async function produce(options: ProduceOptions): Promise<number> {
   let sends = 0;
   try {
     const values = generated ? generatedValues(options) : inputLines(options.file, stop.signal);
-    const records = toRecords(paced(values, options.rate, stop.signal), options, partitionCount);
+    const records = toRecords(paced(values, options.rate, stop.signal), options, partitionCount, encoder);
     await inBatches(records, async (batch) => {
       const landed = await sendBatch(producer, options.topic, batch);
       sends++;
@@ -334,6 +384,7 @@ async function* toRecords(
   values: AsyncIterable<SourceValue>,
   options: ProduceOptions,
   partitionCount: number,
+  encoder: ValueEncoder | undefined,
 ): AsyncGenerator<OutgoingRecord> {
   // Keyless records: round-robin from a random partition, so that one-record runs spread too.
   let next = Math.floor(Math.random() * partitionCount);
@@ -355,8 +406,117 @@ async function* toRecords(
     const partition =
       options.partition ?? (key === null ? next++ % partitionCount : partitionForKey(key, partitionCount));
     index++;
-    yield { partition, message: { key, value, headers, partition } };
+    const encoded = encoder === undefined ? value : encodeValue(encoder, value, position);
+    yield { partition, message: { key, value: encoded, headers, partition } };
   }
+}
+
+function encodeValue(encoder: ValueEncoder, value: Buffer, position: string): Buffer {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value.toString());
+  } catch {
+    throw new ProduceInputError(`${position}: not JSON, so it cannot be encoded with the schema`);
+  }
+  try {
+    return encoder(parsed);
+  } catch (error) {
+    // The encoder's message names the schema paths that do not fit, never the value.
+    throw new ProduceInputError(`${position}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/**
+ * The registry could not be asked, or refused the schema: exit 1, like an unreachable cluster.
+ *
+ * @example
+ * ```ts
+ * throw new SchemaRegistrationError('the schema registry at http://127.0.0.1:8081 answered 409');
+ * ```
+ */
+export class SchemaRegistrationError extends Error {
+  override readonly name: string = 'SchemaRegistrationError';
+}
+
+const SCHEMA_TYPES = { avro: 'AVRO', protobuf: 'PROTOBUF', 'json-schema': 'JSON' } as const;
+
+/**
+ * With a schema option: reads and compiles the schema, registers it under the subject (Confluent's
+ * `POST /subjects/{subject}/versions`, which answers an identical schema's existing id) and returns
+ * an encoder framing values with that id. The encoding libraries load only then (see `event`).
+ */
+async function schemaValueEncoder(options: ProduceOptions): Promise<ValueEncoder | undefined> {
+  const chosen = (
+    [
+      ['avro', options.valueAvro],
+      ['protobuf', options.valueProto],
+      ['json-schema', options.valueJsonSchema],
+    ] as const
+  ).filter(([, path]) => path !== undefined);
+  if (chosen.length === 0) {
+    if (options.type !== undefined || options.subject !== undefined)
+      throw new ProduceInputError(
+        '--type and --subject go with --value-avro, --value-proto or --value-json-schema',
+      );
+    return undefined;
+  }
+  const [format, path] = chosen[0]!;
+  if (!options.schemaRegistry)
+    throw new ProduceInputError(
+      `--value-${format === 'protobuf' ? 'proto' : format} needs --schema-registry <url> (or SCHEMA_REGISTRY_URL)`,
+    );
+  if (format === 'protobuf' && options.type === undefined)
+    throw new ProduceInputError('--value-proto needs --type <message>, e.g. --type shop.Order');
+  let schema: string;
+  try {
+    schema = readFileSync(path!, 'utf8');
+  } catch (error) {
+    throw new ProduceInputError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  const { SchemaEncodeError, schemaEncoder } = await import('../../testing/schema-encode.ts');
+  const encoderOptions = { format, schema, ...(options.type ? { type: options.type } : {}) };
+  try {
+    // Compiled before registering: a schema that does not compile is not put in the registry.
+    schemaEncoder({ ...encoderOptions, wire: 'source' });
+  } catch (error) {
+    if (error instanceof SchemaEncodeError)
+      throw new ProduceInputError(`${path}: ${error.message}`, { cause: error });
+    throw error;
+  }
+  const subject = options.subject ?? `${options.topic}-value`;
+  const schemaId = await registerSchema(options.schemaRegistry, subject, SCHEMA_TYPES[format], schema);
+  process.stderr.write(`registered ${path} as schema ${schemaId} (subject ${subject})\n`);
+  const encode = schemaEncoder({ ...encoderOptions, wire: 'confluent', schemaId });
+  return (value) => Buffer.from(encode(value).bytes);
+}
+
+async function registerSchema(
+  url: string,
+  subject: string,
+  schemaType: (typeof SCHEMA_TYPES)[keyof typeof SCHEMA_TYPES],
+  schema: string,
+): Promise<string> {
+  const base = url.replace(/\/+$/, '');
+  let response: Response;
+  try {
+    response = await fetch(`${base}/subjects/${encodeURIComponent(subject)}/versions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+      // Confluent's API leaves schemaType out for Avro, its original format.
+      body: JSON.stringify(schemaType === 'AVRO' ? { schema } : { schema, schemaType }),
+      signal: AbortSignal.timeout(REGISTRY_TIMEOUT_MS),
+    });
+  } catch (error) {
+    throw new SchemaRegistrationError(`the schema registry at ${base} cannot be reached`, { cause: error });
+  }
+  const answer = (await response.json().catch(() => undefined)) as
+    | { id?: unknown; message?: unknown }
+    | undefined;
+  if (!response.ok || typeof answer?.id !== 'number')
+    throw new SchemaRegistrationError(
+      `the schema registry at ${base} did not register the schema for subject ${subject} (HTTP ${response.status}${typeof answer?.message === 'string' ? `: ${answer.message}` : ''})`,
+    );
+  return String(answer.id);
 }
 
 function keyFromField(value: Buffer, field: string, position: string): Buffer | null {

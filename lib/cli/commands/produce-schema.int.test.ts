@@ -1,0 +1,179 @@
+// kafka-lambda produce with --value-avro / --value-proto / --value-json-schema against the real broker
+// and a real registry (Apicurio's Confluent-compatible API, or SCHEMA_REGISTRY_URL): the records it
+// writes are decoded by an independent deserializer (@kafkajs/confluent-schema-registry) and by this
+// project's decoder.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import type { KafkaMessage } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
+import { runCli } from '../../../test/support/run-cli.ts';
+import { avroDecoder } from '../../avro/index.ts';
+import { KafkaRecord } from '../../middleware/record.ts';
+import { confluentSchemaRegistry } from '../../schema-registry/registry.ts';
+import { type LocalSchemaRegistry, startRegistry } from '../../schema-registry/server.ts';
+
+const kafka = testKafka('produce-schema-cli');
+let local: LocalSchemaRegistry | undefined;
+let url: string;
+
+beforeAll(async () => {
+  if (process.env.SCHEMA_REGISTRY_URL) url = process.env.SCHEMA_REGISTRY_URL;
+  else {
+    local = await startRegistry();
+    url = local.url;
+  }
+}, 300_000);
+
+afterAll(async () => {
+  await local?.stop();
+});
+
+const schemaFile = (name: string) => `test/events/schemas/${name}`;
+const orders = [
+  { orderId: 'o-1', customerId: 'c-1', total: 1.5 },
+  { orderId: 'o-2', customerId: 'c-2', total: 20 },
+  { orderId: 'o-3', customerId: 'c-1', total: 0.25 },
+];
+
+/** Every record of the topic, in offset order (one partition), read by a plain kafkajs consumer. */
+async function readAll(topic: string, count: number): Promise<KafkaMessage[]> {
+  const consumer = kafka.consumer({ groupId: uniqueName('check') });
+  const seen: KafkaMessage[] = [];
+  await consumer.connect();
+  try {
+    await consumer.subscribe({ topic, fromBeginning: true });
+    const done = new Promise<void>((resolve) => {
+      void consumer.run({
+        eachMessage: async ({ message }) => {
+          seen.push(message);
+          if (seen.length === count) resolve();
+        },
+      });
+    });
+    await Promise.race([done, sleep(60_000)]);
+  } finally {
+    await consumer.disconnect();
+  }
+  return seen.sort((a, b) => Number(a.offset) - Number(b.offset));
+}
+
+async function produce(topic: string, schemaArgs: string[], input: string) {
+  return runCli(
+    [
+      'produce',
+      '--topic',
+      topic,
+      '--partitions',
+      '1',
+      ...schemaArgs,
+      '--schema-registry',
+      url,
+      '--brokers',
+      testBrokers().join(','),
+    ],
+    { input },
+  );
+}
+
+describe('kafka-lambda produce with a schema registry', () => {
+  it.each([
+    ['Avro', ['--value-avro', schemaFile('order.avsc')]],
+    ['Protobuf', ['--value-proto', schemaFile('order.proto'), '--type', 'shop.Order']],
+    ['JSON Schema', ['--value-json-schema', schemaFile('order.schema.json')]],
+  ])(
+    '%s: registers the schema and writes Confluent-framed records an independent deserializer decodes',
+    async (_format, schemaArgs) => {
+      const topic = uniqueName('produce-schema');
+      const run = await produce(topic, schemaArgs, `${orders.map((o) => JSON.stringify(o)).join('\n')}\n`);
+      expect(run.stderr).toMatch(new RegExp(`registered \\S+ as schema \\d+ \\(subject ${topic}-value\\)`));
+      expect(run.code).toBe(0);
+      const messages = await readAll(topic, orders.length);
+      const independent = new SchemaRegistry({ host: url });
+      const decoded = await Promise.all(messages.map((m) => independent.decode(m.value!)));
+      expect(decoded.map((value) => ({ ...value }))).toEqual(orders);
+    },
+    120_000,
+  );
+
+  it("frames Avro with the registry's id, so kafka-lambda/avro resolves it by id", async () => {
+    const topic = uniqueName('produce-avro');
+    const produced = await runCli(
+      [
+        'produce',
+        '--topic',
+        topic,
+        '--partitions',
+        '1',
+        '--value-avro',
+        schemaFile('order.avsc'),
+        '--count',
+        '2',
+        '--value',
+        '{"orderId":"o-{i}","customerId":"c-{i}","total":{i}.5}',
+        '--schema-registry',
+        url,
+        '--brokers',
+        testBrokers().join(','),
+      ],
+      {},
+    );
+    expect(produced.code).toBe(0);
+    const id = Number(/as schema (\d+)/.exec(produced.stderr)?.[1]);
+    const messages = await readAll(topic, 2);
+    expect(messages.map((m) => m.value!.readInt32BE(1))).toEqual([id, id]);
+    const decoder = avroDecoder({ registry: confluentSchemaRegistry({ url }) });
+    const values = [];
+    for (const message of messages) {
+      const record = new KafkaRecord(
+        {
+          topic,
+          partition: 0,
+          offset: Number(message.offset),
+          timestamp: 0,
+          timestampType: 'CREATE_TIME',
+          value: message.value!.toString('base64'),
+        },
+        topic,
+        0,
+        Number(message.offset),
+      ) as KafkaRecord<unknown, unknown>;
+      values.push(await decoder.decode(record.value!, record, 'value', new AbortController().signal));
+    }
+    expect(values.map((value) => ({ ...(value as object) }))).toEqual([
+      { orderId: 'o-0', customerId: 'c-0', total: 0.5 },
+      { orderId: 'o-1', customerId: 'c-1', total: 1.5 },
+    ]);
+  }, 120_000);
+
+  it('stops at a value that does not fit the schema (exit 2, naming the line, not the value), after sending what came before', async () => {
+    const topic = uniqueName('produce-bad');
+    const run = await produce(
+      topic,
+      ['--value-avro', schemaFile('order.avsc')],
+      `${JSON.stringify(orders[0])}\n{"orderId":"secret-o-2","customerId":"c-2","total":"twenty"}\n`,
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('line 2: value does not fit the Avro schema at total');
+    expect(run.stderr).not.toContain('secret-o-2');
+    expect(run.stderr).toContain('1 record(s) before it were sent');
+  }, 120_000);
+
+  it('refuses a schema option without a registry, and --value-proto without --type (exit 2)', async () => {
+    const base = ['produce', '--topic', uniqueName('produce-usage'), '--brokers', testBrokers().join(',')];
+    const noRegistry = await runCli([...base, '--value-avro', schemaFile('order.avsc')], {
+      env: { SCHEMA_REGISTRY_URL: '' },
+    });
+    expect(noRegistry.code).toBe(2);
+    expect(noRegistry.stderr).toContain('--value-avro needs --schema-registry');
+    const noType = await runCli([
+      ...base,
+      '--value-proto',
+      schemaFile('order.proto'),
+      '--schema-registry',
+      url,
+    ]);
+    expect(noType.code).toBe(2);
+    expect(noType.stderr).toContain('--value-proto needs --type');
+  }, 120_000);
+});
