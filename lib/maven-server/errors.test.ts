@@ -1,18 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { withoutJavaOrCache } from '../../test/support/no-java.ts';
 import { JavaOrMavenMissingError, MavenResolveError, MavenServerError } from './errors.ts';
 import { resolveMavenClasspath } from './jars.ts';
 
 describe('maven-server errors', () => {
-  const saved = process.env.PATH;
-  let dir: string | undefined;
-  afterEach(async () => {
-    process.env.PATH = saved;
-    if (dir) await rm(dir, { recursive: true, force: true });
-    dir = undefined;
-  });
+  withoutJavaOrCache();
 
   it('every error is a MavenServerError, named after its class, keeping its cause', () => {
     const cause = new Error('spawn mvn ENOENT');
@@ -28,9 +21,8 @@ describe('maven-server errors', () => {
   });
 
   it('resolving without Java names what is missing', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-no-java-'));
-    process.env.PATH = dir;
-    const attempt = resolveMavenClasspath({ name: 'Nothing 1', cacheDir: join(dir, 'cache'), pom: '' });
+    const cacheDir = join(process.env.KAFKA_LAMBDA_CACHE ?? '', 'nothing', '1');
+    const attempt = resolveMavenClasspath({ name: 'Nothing 1', cacheDir, pom: '' });
     await expect(attempt).rejects.toBeInstanceOf(JavaOrMavenMissingError);
     await expect(attempt).rejects.toThrow('Java (java) is not on PATH');
   });
