@@ -60,7 +60,7 @@ export function readFrame(bytes: Buffer, framing: RegistryFraming = 'registry'):
     if (bytes.length < CONFLUENT_HEADER_LENGTH) return 'is shorter than a Confluent header (5 bytes)';
     return {
       registry: 'confluent',
-      schemaId: String(bytes.readInt32BE(1)),
+      schemaId: confluentIdText(bytes.readInt32BE(1)),
       payload: bytes.subarray(CONFLUENT_HEADER_LENGTH),
     };
   }
@@ -86,6 +86,18 @@ export function readFrame(bytes: Buffer, framing: RegistryFraming = 'registry'):
         ? 'AWS Glue header byte 3'
         : 'Confluent magic byte 0 or AWS Glue header byte 3';
   return `does not start with the ${expected}: not framed by a schema registry serializer`;
+}
+
+// A topic's records name one schema id after another: its text is made once, not once per record.
+let lastConfluentId = Number.NaN;
+let lastConfluentIdText = '';
+
+function confluentIdText(id: number): string {
+  if (id !== lastConfluentId) {
+    lastConfluentIdText = String(id);
+    lastConfluentId = id;
+  }
+  return lastConfluentIdText;
 }
 
 function formatUuid(bytes: Buffer): string {
