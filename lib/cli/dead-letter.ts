@@ -1,4 +1,4 @@
-import type { KafkaEventRecord } from '../kafka-event/types.ts';
+import type { KafkaEventRecord } from '../emulator/index.ts';
 
 /**
  * Where a failed record (or, for the per-batch form, a run of records) came from and why it failed, as

@@ -1,6 +1,10 @@
 import type { LocalFunction } from '../emulator/index.ts';
-import { HandlerNotFoundError, loadHandler } from '../lambda-runtime/load-handler.ts';
-import { createSandbox, type SandboxEvent } from '../lambda-runtime/sandbox.ts';
+import {
+  createSandbox,
+  HandlerNotFoundError,
+  loadHandler,
+  type SandboxEvent,
+} from '../lambda-runtime/index.ts';
 
 /** How `dev` runs a handler module. */
 interface LocalFunctionOptions {

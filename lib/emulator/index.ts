@@ -44,7 +44,7 @@ export type {
   S3FailureEnvelope,
   SchemaFailureCondition,
 } from './destination.ts';
-export type { DestinationTargets } from './destination-sender.ts';
+export { type Destination, type DestinationTargets, parseDestination } from './destination-sender.ts';
 export {
   createLocalEventSourceMapping,
   type LocalEventSourceMapping,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Command, Option } from 'commander';
 import { type Consumer, Kafka, type KafkaMessage } from 'kafkajs';
-import type { KafkaEventRecord } from '../../kafka-event/types.ts';
+import type { KafkaEventRecord } from '../../emulator/index.ts';
 import {
   addClusterOptions,
   ClusterConnectError,

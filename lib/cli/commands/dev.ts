@@ -1,18 +1,20 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { ensureTopics, TopicMissingError } from '../../broker/index.ts';
-import { parseDestination } from '../../emulator/destination-sender.ts';
-import type { FilterCriteria } from '../../emulator/filter.ts';
 import {
   createLocalEventSourceMapping,
+  describeEvent,
+  type FilterCriteria,
+  formatProgress,
   InvalidMappingSettingError,
   type LocalEventSourceMapping,
   type MappingEvent,
   type MappingFunction,
+  type ProgressSample,
+  parseDestination,
   type Redelivery,
   type StartingPosition,
 } from '../../emulator/index.ts';
-import { describeEvent, formatProgress, type ProgressSample } from '../../emulator/progress.ts';
-import { HandlerNotFoundError } from '../../lambda-runtime/load-handler.ts';
+import { HandlerNotFoundError } from '../../lambda-runtime/index.ts';
 import {
   addClusterOptions,
   ClusterConnectError,

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { LAMBDA_LIMITS } from '../../kafka-event/limits.ts';
-import { InvalidEventInputError, type KafkaRecordInput, kafkaEvent } from '../../testing/event-builder.ts';
+import {
+  InvalidEventInputError,
+  type KafkaRecordInput,
+  kafkaEvent,
+  LAMBDA_LIMITS,
+} from '../../testing/index.ts';
+// Not in the testing entry: the schema encoder imports avsc, protobufjs and Ajv (optional peers), which load
+// only when a schema option is given (valueEncoder).
 import type { EncodedValue, SchemaWire } from '../../testing/schema-encode.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 

@@ -4,18 +4,25 @@ import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { text } from 'node:stream/consumers';
 import { type Command, InvalidArgumentError } from 'commander';
-import { LAMBDA_LIMITS } from '../../kafka-event/limits.ts';
-import type { KafkaEvent } from '../../kafka-event/types.ts';
-import { type AsyncHandler, HandlerNotFoundError, loadHandler } from '../../lambda-runtime/load-handler.ts';
 import {
+  type AsyncHandler,
+  createSandbox,
+  HandlerNotFoundError,
+  loadHandler,
   type RuntimeErrorResponse,
   toRuntimeError,
   unhandledRejectionError,
-} from '../../lambda-runtime/runtime-error.ts';
-import { createSandbox } from '../../lambda-runtime/sandbox.ts';
-import { failedOffsets, InvalidBatchResponseError } from '../../testing/batch-response.ts';
-import { HandlerTimeoutError, invokeHandler } from '../../testing/invoke-handler.ts';
-import { InvalidKafkaEventError, validateKafkaEvent } from '../../testing/validate-event.ts';
+} from '../../lambda-runtime/index.ts';
+import {
+  failedOffsets,
+  HandlerTimeoutError,
+  InvalidBatchResponseError,
+  InvalidKafkaEventError,
+  invokeHandler,
+  type KafkaEvent,
+  LAMBDA_LIMITS,
+  validateKafkaEvent,
+} from '../../testing/index.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 
 /** Exit codes of `kafka-lambda invoke`. */

@@ -1,0 +1,26 @@
+/**
+ * What runs a handler the way Lambda's Node.js runtime does: loading a handler by reference, a
+ * Lambda-like context, Lambda's error response shape, and sandboxes (worker environments with Lambda's
+ * init phase, timeout and log capture). The CLI's `invoke` and `dev` and the trigger emulator use it; the
+ * package publishes parts of it through `kafka-lambda/testing` and `kafka-lambda/emulator`.
+ *
+ * @example
+ * ```ts
+ * import { createSandbox, loadHandler } from '../lambda-runtime/index.ts';
+ *
+ * const handler = await loadHandler('functions/orders/handler.ts#handler');
+ * const sandbox = createSandbox({ handler: 'functions/orders/handler.ts', timeoutSeconds: 30 });
+await sandbox.close();
+ * ```
+ */
+export { createLambdaContext, type LambdaContextOptions } from './context.ts';
+export { type AsyncHandler, HandlerNotFoundError, loadHandler } from './load-handler.ts';
+export { type RuntimeErrorResponse, toRuntimeError, unhandledRejectionError } from './runtime-error.ts';
+export {
+  createSandbox,
+  type Sandbox,
+  type SandboxEvent,
+  type SandboxInvocation,
+  type SandboxOptions,
+  type SandboxResult,
+} from './sandbox.ts';
