@@ -47,15 +47,11 @@
  */
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import {
-  connectReplayKafka,
   describeReplayError,
   parseReplayRequest,
-  ReplayInputError,
   type ReplayOutcome,
-  requestTarget,
-  requestTopic,
+  runReplay,
 } from '../../lib/replay/index.ts';
-import { type RequestMapping, readRequestMapping, runReplayRequest } from '../../lib/replay/run-request.ts';
 import { type ReplayFunctionConfig, ReplayNotAllowedError, replayConfigFromEnv } from './config.ts';
 
 /**
@@ -98,60 +94,37 @@ export function createReplayHandler({
     context?: { getRemainingTimeInMillis(): number },
   ): Promise<ReplayFunctionResult> => {
     try {
-      const request = parseReplayRequest(event);
-      const uuid = request.mapping ?? (request.group === undefined ? config.mappings[0] : undefined);
-      let groupId = request.group;
-      let topic = requestTopic(request);
-      let mapping: RequestMapping | undefined;
-      // A group the mapping does not report is only the request's word: it must be on the allow-list.
-      let groupFromMapping = false;
-      if (uuid !== undefined) {
-        if (!config.mappings.includes(uuid))
-          throw new ReplayNotAllowedError(`mapping ${uuid} is not allowed here`);
-        ({ groupId, topic, groupFromMapping, mapping } = await readRequestMapping({
-          lambda,
-          uuid,
-          request,
-          topic,
-        }));
+      const parsed = parseReplayRequest(event);
+      const uuid = parsed.mapping ?? (parsed.group === undefined ? config.mappings[0] : undefined);
+      if (uuid !== undefined && !config.mappings.includes(uuid)) {
+        throw new ReplayNotAllowedError(`mapping ${uuid} is not allowed here`);
       }
-      if (groupId === undefined || topic === undefined) {
-        throw new ReplayInputError('a request without a mapping needs "group" and "topic"');
+      const request = uuid === undefined ? parsed : { ...parsed, mapping: uuid };
+      const remaining = request.execute ? context?.getRemainingTimeInMillis() : undefined;
+      const outcome = await runReplay(request, {
+        connection: config.connection,
+        lambda,
+        // A group the mapping does not report is only the request's word: it must be on the allow-list.
+        authorize: ({ groupId, topic, groupFromMapping }) => {
+          allow(
+            config.groups,
+            groupId,
+            'consumer group',
+            !groupFromMapping,
+            uuid === undefined
+              ? undefined
+              : `mapping ${uuid} reports no ConsumerGroupId, so the group must be on REPLAY_CONSUMER_GROUP_ID`,
+          );
+          allow(config.topics, topic, 'topic', uuid === undefined);
+        },
+        timeouts: config.timeouts,
+        ...(remaining !== undefined && { deadline: Date.now() + remaining - ANSWER_MARGIN_MS }),
+        onProgress: (p) => log({ replay: p.step, message: p.message }),
+      });
+      if (outcome.executed) {
+        log({ replay: 'done', groupId: outcome.groupId, topic: outcome.topic, totals: outcome.plan.totals });
       }
-      allow(
-        config.groups,
-        groupId,
-        'consumer group',
-        !groupFromMapping,
-        uuid === undefined
-          ? undefined
-          : `mapping ${uuid} reports no ConsumerGroupId, so the group must be on REPLAY_CONSUMER_GROUP_ID`,
-      );
-      allow(config.topics, topic, 'topic', uuid === undefined);
-      const { target, partitions } = requestTarget(request, topic);
-
-      const kafka = await connectReplayKafka(await config.connection());
-      try {
-        const remaining = request.execute ? context?.getRemainingTimeInMillis() : undefined;
-        const outcome = await runReplayRequest({
-          kafka,
-          request,
-          groupId,
-          topic,
-          target,
-          partitions,
-          mapping,
-          execution: {
-            timeouts: config.timeouts,
-            ...(remaining !== undefined && { deadline: Date.now() + remaining - ANSWER_MARGIN_MS }),
-            onProgress: (p) => log({ replay: p.step, message: p.message }),
-          },
-        });
-        if (outcome.executed) log({ replay: 'done', groupId, topic, totals: outcome.plan.totals });
-        return outcome;
-      } finally {
-        await kafka.disconnect();
-      }
+      return outcome;
     } catch (error) {
       const described = describeReplayError(error);
       log({ replay: 'failed', error: described });

@@ -1,7 +1,8 @@
 // The replay core: plan and execute moving a Kafka consumer group (typically a Lambda event source
-// mapping's) to an offset, a time, or a plan file, safely. This is the public surface of
-// `kafka-lambda/replay`; the building blocks behind it (group and mapping steps, retries, client
-// configuration, waits) are imported by their own modules inside the package, never from here.
+// mapping's) to an offset, a time, or a plan file, safely; `runReplay` (pipeline.ts) runs a whole request
+// end to end. This is the public surface of `kafka-lambda/replay`; the building blocks behind it (group
+// and mapping steps, retries, client configuration, waits) are imported by their own modules inside the
+// package, never from here.
 export {
   connectReplayKafka,
   type GroupHold,
@@ -25,6 +26,7 @@ export {
   type ReplayOutcome,
   type SerializedReplayError,
 } from './outcome.ts';
+export { type ReplayScope, type RunReplayOptions, runReplay } from './pipeline.ts';
 export { planReplay } from './plan.ts';
 export {
   parseReplayRequest,

@@ -4,7 +4,6 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import Table from 'cli-table3';
 import { type Command, Option } from 'commander';
 import {
-  connectReplayKafka,
   describeReplayError,
   type KafkaAuth,
   type KafkaConnection,
@@ -17,10 +16,9 @@ import {
   type ReplayOutcome,
   type ReplayPlan,
   type ReplayRequest,
-  requestTarget,
   requestTopic,
+  runReplay,
 } from '../../replay/index.ts';
-import { type RequestMapping, readRequestMapping, runReplayRequest } from '../../replay/run-request.ts';
 import { parseTopicPartitions } from '../../replay/targets.ts';
 import { beforeDeadline } from '../../replay/wait.ts';
 import { exitWithUsageCode, integerOption } from '../usage.ts';
@@ -242,52 +240,34 @@ async function invokeReplayFunction(
 }
 
 async function replayDirectly(request: ReplayRequest, options: ReplayOptions): Promise<ReplayOutcome> {
+  if (request.mapping === undefined && (request.group === undefined || requestTopic(request) === undefined)) {
+    throw new ReplayInputError('give --esm, or --group with --topic');
+  }
   // Each mapping call is bounded (and retried on throttling) so that a hung request cannot eat the waits.
   const lambda = request.mapping
     ? await lambdaClient(options, '--esm', {
         requestHandler: { connectionTimeout: 5_000, requestTimeout: 15_000 },
       })
     : undefined;
-  let groupId = request.group;
-  let topic = requestTopic(request);
-  let mapping: RequestMapping | undefined;
-  if (lambda && request.mapping) {
-    ({ groupId, topic, mapping } = await readRequestMapping({
-      lambda,
-      uuid: request.mapping,
-      request,
-      topic,
-    }));
-  }
-  if (!groupId || !topic) throw new ReplayInputError('give --esm, or --group with --topic');
-  const { target, partitions } = requestTarget(request, topic);
-  const kafka = await connectReplayKafka(await connection(options));
+  const abort = new AbortController();
+  const onSignal = () => {
+    progress('interrupted: stopping and restoring the mapping');
+    abort.abort();
+  };
+  if (request.execute) process.once('SIGINT', onSignal);
   try {
-    const replayRequest = { kafka, request, groupId, topic, target, partitions, mapping };
-    if (!request.execute) return await runReplayRequest(replayRequest);
-    const abort = new AbortController();
-    const onSignal = () => {
-      progress('interrupted: stopping and restoring the mapping');
-      abort.abort();
-    };
-    process.once('SIGINT', onSignal);
-    try {
-      return await runReplayRequest({
-        ...replayRequest,
-        execution: {
-          timeouts: {
-            mappingMs: (options.mappingTimeout ?? 300) * 1000,
-            groupMs: (options.groupTimeout ?? 300) * 1000,
-          },
-          signal: abort.signal,
-          onProgress: (p) => progress(`${p.step}: ${p.message}`),
-        },
-      });
-    } finally {
-      process.off('SIGINT', onSignal);
-    }
+    return await runReplay(request, {
+      connection: () => connection(options),
+      lambda,
+      timeouts: {
+        mappingMs: (options.mappingTimeout ?? 300) * 1000,
+        groupMs: (options.groupTimeout ?? 300) * 1000,
+      },
+      signal: abort.signal,
+      onProgress: (p) => progress(`${p.step}: ${p.message}`),
+    });
   } finally {
-    await kafka.disconnect();
+    process.off('SIGINT', onSignal);
   }
 }
 
