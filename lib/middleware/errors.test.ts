@@ -31,6 +31,15 @@ describe('the middleware errors', () => {
     }
   });
 
+  it('are logged without their cause (describeError reads name and message only)', () => {
+    const cause = new SyntaxError('Unexpected token \'c\', "card=4111" is not valid JSON');
+    const described = describeError(new KafkaRecordDecodeError(position, 'value', 'is bad', { cause }));
+    expect(described).toEqual({
+      errorName: 'KafkaRecordDecodeError',
+      errorMessage: 'orders-3@7: value is bad',
+    });
+  });
+
   it('keep the cause they are given', () => {
     const cause = new Error('socket closed');
     const wrapped = new KafkaBatchOptionsError('logger rejected', { cause });

@@ -52,7 +52,8 @@ function line(level: string, message: string, attributes: Record<string, unknown
 /**
  * Name and message of anything thrown, for a log line, without ever throwing itself: handlers may
  * throw `undefined`, symbols, null-prototype objects, proxies, or errors whose getters throw. Never
- * calls a thrown object's own `toString`.
+ * calls a thrown object's own `toString`, and never reads `cause` or `stack`: a library's error kept
+ * as a cause may quote the payload it choked on.
  *
  * @example
  * ```ts
