@@ -1,7 +1,7 @@
 import { type Admin, type Consumer, type EachBatchPayload, Kafka, type KafkaConfig, logLevel } from 'kafkajs';
+import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import {
   type BatchPart,
-  bisectBatch,
   type EventHeader,
   eventOverhead,
   type PartitionQueue,
@@ -11,37 +11,42 @@ import {
   takeBatch,
   toPendingRecord,
 } from './batch.ts';
+import {
+  CommitCoalescer,
+  type CommittedOffset,
+  filteredCommitOffset,
+  type PartitionOffset,
+} from './commits.ts';
 import type { FailureCondition, FailureContext } from './destination.ts';
 import {
   createDestinationSender,
   type DestinationSender,
   type DestinationTargets,
 } from './destination-sender.ts';
-import { InvokeRequestError, MappingStateError, RecordTooLargeError } from './errors.ts';
+import { EmulatorStateError, InvokeRequestError, RecordTooLargeError } from './errors.ts';
 import { createInvoker, type Invoker, type MappingFunction, newRequestId } from './invoke.ts';
 import { type BatchOutcome, interpretResult } from './response.ts';
+import {
+  backoffDelayMs,
+  DEFAULT_RETRY_BACKOFF,
+  decideAfterFailure,
+  type Redelivery,
+  type RetryPolicy,
+  type RetryReason,
+  splitAged,
+  type Work,
+} from './retry-policy.ts';
 import { createSchemaResolver, resolveBatchSchemas, type SchemaResolver } from './schema-registry.ts';
 import {
   type EventSourceMappingSettings,
   type ResolvedMappingSettings,
   resolveMappingSettings,
 } from './settings.ts';
+import { ChangeSignal } from './signal.ts';
 
 /**
- * How a partition with several reported offsets is redelivered. `from-lowest` (default, the
- * Kafka-consistent reading): from the lowest reported offset, successes after it included.
- * `listed`: only the listed records; the others of the batch count as done.
- *
- * @example
- * ```ts
- * createLocalEventSourceMapping({ ...options, redelivery: 'listed' });
- * ```
- */
-export type Redelivery = 'from-lowest' | 'listed';
-
-/**
- * Options of {@link createLocalEventSourceMapping}: the mapping's settings (Lambda's names), the
- * function, and how to reach the cluster.
+ * Options of {@link createLocalEventSourceMapping}: the settings of the emulated event source mapping
+ * (Lambda's names), the function, and how to reach the cluster.
  *
  * @example
  * ```ts
@@ -117,7 +122,7 @@ export type MappingEvent =
  *
  * @example
  * ```ts
- * for (const p of mapping.stats().partitions) console.log(p.partition, p.committed, p.lag);
+ * for (const p of emulator.stats().partitions) console.log(p.partition, p.committed, p.lag);
  * ```
  */
 export interface PartitionStats {
@@ -134,7 +139,7 @@ export interface PartitionStats {
  *
  * @example
  * ```ts
- * const { invocations, retries, destinationRecords } = mapping.stats();
+ * const { invocations, retries, destinationRecords } = emulator.stats();
  * ```
  */
 export interface MappingStats {
@@ -158,7 +163,7 @@ export interface MappingStats {
  *
  * @example
  * ```ts
- * await mapping.stop({ abandon: true }); // as if the process died: nothing more is committed
+ * await emulator.stop({ abandon: true }); // as if the process died: nothing more is committed
  * ```
  */
 export interface StopOptions {
@@ -174,10 +179,10 @@ export interface StopOptions {
  *
  * @example
  * ```ts
- * const mapping = createLocalEventSourceMapping({ brokers, topic: 'orders', function: { handler } });
- * await mapping.start();
+ * const emulator = createLocalEventSourceMapping({ brokers, topic: 'orders', function: { handler } });
+ * await emulator.start();
  * // …
- * await mapping.stop();
+ * await emulator.stop();
  * ```
  */
 export interface LocalEventSourceMapping {
@@ -186,12 +191,13 @@ export interface LocalEventSourceMapping {
   readonly topic: string;
   /** Connects, applies the starting position, joins the group; resolves once partitions are assigned. */
   start(): Promise<void>;
-  /** Stops polling; see {@link StopOptions}. Idempotent. */
+  /** Stops polling; see {@link StopOptions}. Idempotent: a call while a stop is under way waits for that stop. */
   stop(options?: StopOptions): Promise<void>;
   stats(): MappingStats;
   /**
    * Resolves once the group's committed offsets reach the topic's end offsets as of the call (every
-   * record produced before it is done). Rejects with {@link MappingStateError} if the mapping stops.
+   * record produced before it is done). Waits on the emulator's progress, not a polling loop. Rejects
+   * with {@link EmulatorStateError} if the emulator stops first, or its consumer crashes for good.
    */
   idle(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -209,14 +215,11 @@ interface PartitionState {
   paused: boolean;
   /** The first offset fetched since the (re)join: where the group stood, before our first commit. */
   base: number | undefined;
-  /** The last offset this mapping committed. */
-  committed: number | undefined;
   /**
    * The partition was revoked while a batch held it: that batch commits nothing more for it (the
-   * member that owns it now may be ahead) and stops running its records (they are that member's).
+   * member that owns it now may be ahead) and stops invoking its records (they are that member's).
    */
   revoked: boolean;
-  wantCommit: number | undefined;
   /** The last record queued since the (re)join. */
   lastQueued: number | undefined;
   /** One past the last record that matched no filter, since the (re)join. */
@@ -224,13 +227,7 @@ interface PartitionState {
   highWatermark: number | undefined;
 }
 
-/** A batch, or a piece of one, with the failed attempts it has had (retries count per batch). */
-interface Work {
-  parts: BatchPart[];
-  attempts: number;
-}
-
-/** How a piece of work ended: done, the mapping stopped, bisected, or exhausted with records left for a fresh batch. */
+/** How a piece of work ended: done, the emulator stopped, bisected, or exhausted with records left for a fresh batch. */
 type Ending =
   | { kind: 'done' }
   | { kind: 'stopped' }
@@ -239,9 +236,11 @@ type Ending =
 
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+/**
+ * Longest wait of `idle()` between two looks at the emulator's progress. Progress (a commit, a released
+ * partition, a stop) wakes it at once; the bound only keeps a missed wake-up from stalling it.
+ */
+const IDLE_RECHECK_MS = 1_000;
 
 /**
  * Creates an emulator of Lambda's Kafka event source mapping: it polls the topic in a real consumer
@@ -251,7 +250,7 @@ function sleep(ms: number): Promise<void> {
  *
  * @example
  * ```ts
- * const mapping = createLocalEventSourceMapping({
+ * const emulator = createLocalEventSourceMapping({
  *   brokers: ['127.0.0.1:9092'],
  *   topic: 'orders',
  *   consumerGroupId: 'orders-processor',
@@ -260,41 +259,50 @@ function sleep(ms: number): Promise<void> {
  *   onFailure: 'kafka://orders-dlq',
  *   function: { handler, timeoutSeconds: 30 },
  * });
- * await mapping.start();
+ * await emulator.start();
  * ```
  * @throws InvalidMappingSettingError when a setting is outside Lambda's rules.
  */
 export function createLocalEventSourceMapping(
   options: LocalEventSourceMappingOptions,
 ): LocalEventSourceMapping {
-  return new Mapping(options, resolveMappingSettings(options), createInvoker(options.function));
+  return new TriggerEmulator(options, resolveMappingSettings(options), createInvoker(options.function));
 }
 
-class Mapping implements LocalEventSourceMapping {
+/**
+ * The trigger emulator: consumer lifecycle, batching window and scheduling, and carrying out the
+ * retry policy's decisions (retry-policy.ts) and the commits (commits.ts).
+ */
+class TriggerEmulator implements LocalEventSourceMapping {
   readonly consumerGroupId: string;
   readonly topic: string;
   readonly #options: LocalEventSourceMappingOptions;
   readonly #settings: ResolvedMappingSettings;
+  readonly #retryPolicy: RetryPolicy;
   readonly #invoker: Invoker;
   readonly #kafka: Kafka;
   readonly #header: EventHeader;
   readonly #overhead: number;
-  readonly #redelivery: Redelivery;
   readonly #partitions = new Map<number, PartitionState>();
   readonly #inFlight = new Set<Promise<void>>();
   #consumer: Consumer | undefined;
+  readonly #commits: CommitCoalescer;
   readonly #destination: DestinationSender | undefined;
   /** The trigger's schema registry: records are resolved and deserialized before they are invoked. */
   readonly #schemas: SchemaResolver | undefined;
   #state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
+  /** Settles once a stop() has finished (set by the first stop() call). */
+  #stopped: Promise<void> | undefined;
   #abandoned = false;
+  /** The consumer crashed and kafkajs will not restart it: nothing more is fetched. */
+  #consumerDead = false;
   #windowTimer: NodeJS.Timeout | undefined;
   #windowOpenedAt: number | undefined;
   #rotation = 0;
-  #flushing: Promise<void> | undefined;
-  #flushAgain = false;
-  #commitRetry: NodeJS.Timeout | undefined;
-  readonly #sleepers = new Set<() => void>();
+  /** Ends the retry delays early once the emulator stops. */
+  readonly #stopping = new ChangeSignal();
+  /** Wakes idle() when progress may have been made: a commit, a released partition, a stop. */
+  readonly #progress = new ChangeSignal();
   #stats = {
     invocations: 0,
     recordsInvoked: 0,
@@ -313,7 +321,11 @@ class Mapping implements LocalEventSourceMapping {
     this.#invoker = invoker;
     this.consumerGroupId = settings.consumerGroupId;
     this.topic = settings.topic;
-    this.#redelivery = options.redelivery ?? 'from-lowest';
+    this.#retryPolicy = {
+      retryLimit: settings.retryLimit,
+      bisectBatchOnFunctionError: settings.bisectBatchOnFunctionError,
+      redelivery: options.redelivery ?? 'from-lowest',
+    };
     this.#kafka = new Kafka({
       clientId: 'kafka-lambda-esm',
       logLevel: logLevel.NOTHING,
@@ -330,10 +342,21 @@ class Mapping implements LocalEventSourceMapping {
       settings.destination &&
       createDestinationSender(settings.destination, this.#header, options.destinations ?? {}, this.#kafka);
     this.#schemas = settings.schemaRegistry && createSchemaResolver(settings.schemaRegistry);
+    this.#commits = new CommitCoalescer({
+      // Commits are wanted only by batches, which exist once the consumer runs.
+      commit: (offsets) =>
+        this.#consumer!.commitOffsets(
+          offsets.map(({ partition, offset }) => ({ topic: this.topic, partition, offset: String(offset) })),
+        ),
+      onCommitted: (offsets) => this.#committed(offsets),
+      onError: (error) => this.#emit({ type: 'error', error }),
+      mayRetry: () => this.#state === 'running',
+    });
   }
 
   async start(): Promise<void> {
-    if (this.#state !== 'new') throw new MappingStateError(`cannot start a mapping that is ${this.#state}`);
+    if (this.#state !== 'new')
+      throw new EmulatorStateError(`cannot start a trigger emulator that is ${this.#state}`);
     this.#state = 'running';
     const settings = this.#settings;
     try {
@@ -360,6 +383,10 @@ class Mapping implements LocalEventSourceMapping {
       });
       consumer.on(consumer.events.CRASH, (event) => {
         this.#emit({ type: 'error', error: event.payload.error });
+        if (!event.payload.restart) {
+          this.#consumerDead = true;
+          this.#progress.notify();
+        }
       });
       await consumer.connect();
       await consumer.subscribe({
@@ -409,9 +436,7 @@ class Mapping implements LocalEventSourceMapping {
         holds: 0,
         paused: false,
         base: undefined,
-        committed: undefined,
         revoked: false,
-        wantCommit: undefined,
         lastQueued: undefined,
         filteredEnd: undefined,
         highWatermark: undefined,
@@ -432,8 +457,7 @@ class Mapping implements LocalEventSourceMapping {
     for (const state of this.#partitions.values()) {
       if (!kept.has(state.partition)) {
         state.revoked ||= state.holds > 0;
-        state.wantCommit = undefined;
-        state.committed = undefined;
+        this.#commits.forget(state.partition);
       }
       state.queue.records = [];
       state.bytes = 0;
@@ -446,6 +470,7 @@ class Mapping implements LocalEventSourceMapping {
     }
     if (paused.length > 0) this.#consumer?.resume([{ topic: this.topic, partitions: paused }]);
     for (const partition of assigned) this.#partition(partition);
+    // At most one batch per partition is in flight: the function may run that many times at once.
   }
 
   async #onFetched({ batch }: EachBatchPayload): Promise<void> {
@@ -462,7 +487,7 @@ class Mapping implements LocalEventSourceMapping {
       if (Number(message.offset) < from) continue;
       // Filters apply before batching: a record that matches none is never queued (Lambda fills
       // batches with matching records only) and is committed past once everything before it is done.
-      // With a schema registry, filters see the deserialized value: they apply after resolution (#run).
+      // With a schema registry, filters see the deserialized value: they apply after resolution (#invokeUntilSettled).
       if (this.#settings.filter && !this.#schemas && !this.#settings.filter(message.value)) {
         state.filteredEnd = Number(message.offset) + 1;
         this.#stats.recordsFiltered++;
@@ -522,7 +547,7 @@ class Mapping implements LocalEventSourceMapping {
       const now = Date.now();
       if (this.#windowOpenedAt === undefined) this.#windowOpenedAt = now;
       const waited = now - this.#windowOpenedAt;
-      if (available < this.#settings.batchSize && bytes < 6 * 1024 * 1024 && waited < windowMs) {
+      if (available < this.#settings.batchSize && bytes < LAMBDA_LIMITS.payloadBytes && waited < windowMs) {
         if (!this.#windowTimer) {
           this.#windowTimer = setTimeout(() => {
             this.#windowTimer = undefined;
@@ -548,7 +573,7 @@ class Mapping implements LocalEventSourceMapping {
         this.#track(this.#oversized(taken.oversized));
         continue;
       }
-      this.#track(this.#process(taken.parts));
+      this.#track(this.#processBatch(taken.parts));
     }
   }
 
@@ -576,7 +601,7 @@ class Mapping implements LocalEventSourceMapping {
       // Never released: the partition stays blocked at this record, as nothing can deliver it.
       this.#emit({
         type: 'error',
-        error: new RecordTooLargeError(state.key, record.offset, record.bytes, 6 * 1024 * 1024),
+        error: new RecordTooLargeError(state.key, record.offset, record.bytes, LAMBDA_LIMITS.payloadBytes),
       });
       return;
     }
@@ -589,20 +614,19 @@ class Mapping implements LocalEventSourceMapping {
     if (sent) this.#commit(record.partition, record.offset + 1);
     this.#release(record.partition);
   }
-
   /**
-   * Runs one taken batch to its end. Its work runs one piece at a time, in offset order per
+   * Carries one taken batch to its end. Its work runs one piece at a time, in offset order per
    * partition: bisected halves in turn, and the records left after an exhausted partial failure
-   * before anything later of their partition, so no commit passes a record that has not run. The
-   * batch holds each of its partitions until no piece left holds records of it.
+   * before anything later of their partition, so no commit passes a record that has not been invoked.
+   * The batch holds each of its partitions until no piece left holds records of it.
    */
-  async #process(batch: BatchPart[]): Promise<void> {
+  async #processBatch(batch: BatchPart[]): Promise<void> {
     const work: Work[] = [{ parts: batch, attempts: 0 }];
     const held = new Set(batch.map((part) => part.partition));
     const pending = () => new Set(work.flatMap((piece) => piece.parts.map((part) => part.partition)));
     try {
       for (let piece = work.shift(); piece; piece = work.shift()) {
-        const ending = await this.#run(piece);
+        const ending = await this.#invokeUntilSettled(piece);
         if (ending.kind === 'stopped') return;
         if (ending.kind === 'bisect') work.unshift(...ending.halves);
         if (ending.kind === 'leftovers') {
@@ -625,11 +649,11 @@ class Mapping implements LocalEventSourceMapping {
   }
 
   /**
-   * Runs one piece of work until it is done or ends otherwise: invoke, interpret, commit what
-   * succeeded, retry the rest (or bisect on function errors when enabled), and on exhaustion send
-   * failures to the destination and commit past them.
+   * Invokes one piece of work until it is settled: invoke, interpret, and carry out the retry policy's
+   * decision (commit what succeeded, retry the rest or bisect, and on exhaustion send failures to the
+   * destination and commit past them).
    */
-  async #run({ parts: initial, attempts: failedAttempts }: Work): Promise<Ending> {
+  async #invokeUntilSettled({ parts: initial, attempts: failedAttempts }: Work): Promise<Ending> {
     let parts = initial;
     let attempts = failedAttempts;
     let requestFailures = 0;
@@ -662,76 +686,40 @@ class Mapping implements LocalEventSourceMapping {
       }
       if (this.#abandoned) return { kind: 'stopped' };
       const outcome = interpretResult(result, this.topic, parts, this.#settings.reportBatchItemFailures);
-      this.#record(outcome, parts, requestId, attempts + 1, Date.now() - started);
+      this.#recordInvocation(outcome, parts, requestId, attempts + 1, Date.now() - started);
       if (outcome.kind === 'success') {
-        for (const part of parts) this.#commit(part.partition, part.end);
+        this.#commitAll(parts.map((part) => ({ partition: part.partition, offset: part.end })));
         return { kind: 'done' };
       }
-      if (outcome.kind === 'partial') parts = this.#keepFailed(parts, outcome.failed);
-      if (
-        outcome.kind === 'function-error' &&
-        this.#settings.bisectBatchOnFunctionError &&
-        recordCount(parts) > 1
-      ) {
-        // Splitting does not use up the retry quota (documented for stream sources:
-        // https://docs.aws.amazon.com/lambda/latest/dg/services-kinesis-errors.html): each half keeps
-        // the failed attempts its records had, so a poison record is isolated before retries count.
-        const halves = bisectBatch(parts);
-        this.#retried(halves.flat(), attempts, 'bisect');
+      const decision = decideAfterFailure({ parts, attempts }, outcome, this.#retryPolicy);
+      this.#commitAll(decision.commit);
+      if (decision.kind === 'bisect') {
+        this.#retried(
+          decision.halves.flatMap((half) => half.parts),
+          attempts,
+          'bisect',
+        );
         await this.#sleep(this.#backoff(attempts));
-        return { kind: 'bisect', halves: halves.map((half) => ({ parts: half, attempts })) };
+        return { kind: 'bisect', halves: decision.halves };
       }
-      attempts++;
-      const exhausted = attempts > this.#settings.retryLimit;
-      if (exhausted) {
-        const failure: FailureContext = {
+      if (decision.kind === 'exhausted') {
+        const sent = await this.#sendToDestination(decision.failed, {
           condition: 'RetryAttemptsExhausted',
           requestId,
           functionArn: this.#invoker.functionArn,
-          invokeCount: attempts,
+          invokeCount: decision.attempts,
           response: outcome.kind === 'function-error' ? { functionError: 'Unhandled' } : {},
-        };
-        if (outcome.kind === 'partial' && this.#redelivery === 'from-lowest') {
-          return this.#exhaustAtLowest(parts, outcome.failed, failure);
-        }
-        // Every record still held failed in the last attempt: all of them after a whole-batch failure,
-        // the reported ones after a partial failure (redelivery 'listed' keeps only those).
-        const sent = await this.#sendToDestination(
-          parts.flatMap((part) => part.records),
-          failure,
-        );
+        });
         if (!sent) return { kind: 'stopped' };
-        for (const part of parts) this.#commit(part.partition, part.end);
-        return { kind: 'done' };
+        this.#commitAll(decision.commitAfterSend);
+        return decision.leftovers.length > 0
+          ? { kind: 'leftovers', parts: decision.leftovers }
+          : { kind: 'done' };
       }
-      this.#retried(parts, attempts, outcome.kind);
+      ({ parts, attempts } = decision.next);
+      this.#retried(parts, attempts, decision.reason);
       await this.#sleep(this.#backoff(attempts));
     }
-  }
-
-  /**
-   * Retries exhausted after a partial failure, Kafka reading: each partition is held at its lowest
-   * reported offset, so that record is the one that failed; it goes to the destination and the
-   * partition moves on past it. The later records (reported or not) are left for a fresh batch.
-   */
-  async #exhaustAtLowest(
-    parts: BatchPart[],
-    failed: Map<number, number[]>,
-    failure: FailureContext,
-  ): Promise<Ending> {
-    const heads = parts.map((part) => {
-      const lowest = failed.get(part.partition)![0]!;
-      return part.records.find((r) => r.offset === lowest)!;
-    });
-    if (!(await this.#sendToDestination(heads, failure))) return { kind: 'stopped' };
-    const leftovers: BatchPart[] = [];
-    for (const [i, part] of parts.entries()) {
-      const head = heads[i]!;
-      this.#commit(part.partition, head.offset + 1);
-      const records = part.records.filter((r) => r.offset > head.offset);
-      if (records.length > 0) leftovers.push({ partition: part.partition, records, end: part.end });
-    }
-    return { kind: 'leftovers', parts: leftovers };
   }
 
   /** Puts records back at the head of their partition's queue, dropping queued copies of them (refetched after a rejoin). */
@@ -743,35 +731,13 @@ class Mapping implements LocalEventSourceMapping {
     state.bytes = state.queue.records.reduce((n, r) => n + r.bytes, 0);
   }
 
-  /** After a partial failure: commit what succeeded, keep per partition what is redelivered. */
-  #keepFailed(parts: BatchPart[], failed: Map<number, number[]>): BatchPart[] {
-    const next: BatchPart[] = [];
-    for (const part of parts) {
-      const offsets = failed.get(part.partition);
-      if (!offsets) {
-        this.#commit(part.partition, part.end);
-        continue;
-      }
-      const lowest = offsets[0]!;
-      this.#commit(part.partition, lowest);
-      const listed = new Set(offsets);
-      const records =
-        this.#redelivery === 'from-lowest'
-          ? part.records.filter((r) => r.offset >= lowest)
-          : part.records.filter((r) => listed.has(r.offset));
-      next.push({ partition: part.partition, records, end: part.end });
-    }
-    return next;
-  }
-
   /**
    * Records older than `maximumRecordAgeInSeconds` are not invoked: destination (or skipped), then
-   * committed past. Returns the parts left to invoke, `undefined` when the mapping stopped first.
+   * committed past. Returns the parts left to invoke, `undefined` when the emulator stopped first.
    */
   async #dropAged(parts: BatchPart[], attempts: number): Promise<BatchPart[] | undefined> {
     if (this.#settings.maximumRecordAgeMs === Number.POSITIVE_INFINITY) return parts;
-    const oldest = Date.now() - this.#settings.maximumRecordAgeMs;
-    const aged = parts.flatMap((part) => part.records.filter((r) => r.timestamp < oldest));
+    const { aged, kept, commitAfterSend } = splitAged(parts, Date.now() - this.#settings.maximumRecordAgeMs);
     if (aged.length === 0) return parts;
     const sent = await this.#sendToDestination(aged, {
       condition: 'RecordAgeExceeded',
@@ -781,12 +747,7 @@ class Mapping implements LocalEventSourceMapping {
       ...(attempts > 0 ? { response: {} } : {}),
     });
     if (!sent) return undefined;
-    const kept: BatchPart[] = [];
-    for (const part of parts) {
-      const records = part.records.filter((r) => r.timestamp >= oldest);
-      if (records.length === 0) this.#commit(part.partition, part.end);
-      else kept.push({ ...part, records });
-    }
+    this.#commitAll(commitAfterSend);
     return kept;
   }
 
@@ -794,7 +755,7 @@ class Mapping implements LocalEventSourceMapping {
    * Resolves and deserializes the parts' records in the schema registry, as the trigger does before
    * invoking: records it cannot resolve or decode go to the destination (`SCHEMA_NOT_FOUND`,
    * `DESERIALIZATION_ERROR`) and are committed past with their part; filters then see the decoded value.
-   * `'retry'` when the registry could not be asked (after a backoff); `undefined` when the mapping stopped.
+   * `'retry'` when the registry could not be asked (after a backoff); `undefined` when the emulator stopped.
    */
   async #resolveSchemas(
     schemas: SchemaResolver,
@@ -830,7 +791,7 @@ class Mapping implements LocalEventSourceMapping {
   /**
    * Sends the records to the destination (one envelope per record to Kafka, one per call to
    * SQS/SNS/S3; none configured: the records are dropped, as Lambda does). Retries until sent; false
-   * when the mapping stops first (then nothing may be committed).
+   * when the emulator stops first (then nothing may be committed).
    */
   async #sendToDestination(records: PendingRecord[], failure: FailureContext): Promise<boolean> {
     const destination = this.#destination;
@@ -860,7 +821,7 @@ class Mapping implements LocalEventSourceMapping {
     return true;
   }
 
-  #record(
+  #recordInvocation(
     outcome: BatchOutcome,
     parts: BatchPart[],
     requestId: string,
@@ -899,11 +860,7 @@ class Mapping implements LocalEventSourceMapping {
     });
   }
 
-  #retried(
-    parts: BatchPart[],
-    attempt: number,
-    reason: 'function-error' | 'invalid-response' | 'partial' | 'bisect',
-  ): void {
+  #retried(parts: BatchPart[], attempt: number, reason: RetryReason): void {
     this.#stats.retries++;
     if (!this.#options.onEvent) return;
     const fromOffsets: Record<string, number> = {};
@@ -912,8 +869,7 @@ class Mapping implements LocalEventSourceMapping {
   }
 
   #backoff(attempt: number): number {
-    const { initialMs, maxMs } = this.#options.retryBackoff ?? { initialMs: 100, maxMs: 5_000 };
-    return Math.min(initialMs * 2 ** Math.max(attempt - 1, 0), maxMs);
+    return backoffDelayMs(attempt, this.#options.retryBackoff ?? DEFAULT_RETRY_BACKOFF);
   }
 
   /** Ends a batch's hold on a partition; its queue may form the next batch. */
@@ -921,90 +877,47 @@ class Mapping implements LocalEventSourceMapping {
     const state = this.#partition(partition);
     if (--state.holds === 0) state.revoked = false;
     this.#commitFiltered(state);
+    this.#progress.notify();
     queueMicrotask(() => this.#schedule());
   }
 
-  /**
-   * Commits past records that matched no filter once nothing of the partition is queued or held and
-   * every record queued before them is committed (so a batch that stopped uncommitted is never passed).
-   */
+  /** Commits past trailing records that matched no filter, once that passes no record still to be done. */
   #commitFiltered(state: PartitionState): void {
-    const { filteredEnd, lastQueued } = state;
-    if (filteredEnd === undefined || state.holds > 0 || state.queue.records.length > 0) return;
-    if (lastQueued !== undefined && (state.wantCommit ?? -1) <= lastQueued) return;
-    this.#commit(state.partition, filteredEnd);
+    const offset = filteredCommitOffset({
+      filteredEnd: state.filteredEnd,
+      lastQueued: state.lastQueued,
+      busy: state.holds > 0 || state.queue.records.length > 0,
+      wanted: this.#commits.wanted(state.partition),
+    });
+    if (offset !== undefined) this.#commit(state.partition, offset);
+  }
+
+  #commitAll(offsets: PartitionOffset[]): void {
+    for (const { partition, offset } of offsets) this.#commit(partition, offset);
   }
 
   #commit(partition: number, offset: number): void {
-    const state = this.#partition(partition);
-    if (this.#abandoned || state.revoked) return;
-    if (state.wantCommit !== undefined && offset <= state.wantCommit) return;
-    state.wantCommit = offset;
-    void this.#flush();
+    if (this.#partition(partition).revoked) return;
+    this.#commits.want(partition, offset);
   }
 
-  /** Commits every partition's wanted offset in one request; coalesces concurrent callers; retries failures. */
-  #flush(): Promise<void> {
-    if (this.#flushing) {
-      this.#flushAgain = true;
-      return this.#flushing;
+  /** After a commit request succeeded: count the records committed past, tell, wake idle(). */
+  #committed(offsets: CommittedOffset[]): void {
+    const committed: Record<string, number> = {};
+    for (const { partition, offset, previous } of offsets) {
+      const state = this.#partition(partition);
+      const from = previous ?? state.base;
+      if (from !== undefined) this.#stats.recordsCommitted += Math.max(0, offset - from);
+      committed[state.key] = offset;
     }
-    this.#flushing = (async () => {
-      do {
-        this.#flushAgain = false;
-        const pending = [...this.#partitions.values()].filter(
-          (s) => s.wantCommit !== undefined && s.wantCommit > (s.committed ?? -1),
-        );
-        if (pending.length === 0 || !this.#consumer || this.#abandoned) break;
-        const offsets = pending.map((s) => ({ partition: s.partition, offset: s.wantCommit! }));
-        try {
-          await this.#consumer.commitOffsets(
-            offsets.map(({ partition, offset }) => ({
-              topic: this.topic,
-              partition,
-              offset: String(offset),
-            })),
-          );
-        } catch (error) {
-          this.#emit({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) });
-          if (this.#state === 'running' && !this.#commitRetry) {
-            this.#commitRetry = setTimeout(() => {
-              this.#commitRetry = undefined;
-              void this.#flush();
-            }, 1_000);
-          }
-          break;
-        }
-        const committed: Record<string, number> = {};
-        for (const { partition, offset } of offsets) {
-          const state = this.#partition(partition);
-          const from = state.committed ?? state.base;
-          if (from !== undefined) this.#stats.recordsCommitted += Math.max(0, offset - from);
-          state.committed = offset;
-          committed[state.key] = offset;
-        }
-        this.#emit({ type: 'commit', offsets: committed });
-      } while (this.#flushAgain);
-    })().finally(() => {
-      this.#flushing = undefined;
-    });
-    return this.#flushing;
+    this.#emit({ type: 'commit', offsets: committed });
+    this.#progress.notify();
   }
 
-  /** A delay that ends early when the mapping stops. */
+  /** A delay that ends early when the emulator stops. */
   #sleep(ms: number): Promise<void> {
     if (this.#state !== 'running') return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#sleepers.delete(wake);
-        resolve();
-      }, ms);
-      const wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      this.#sleepers.add(wake);
-    });
+    return this.#stopping.wait(ms);
   }
 
   #emit(event: MappingEvent): void {
@@ -1017,10 +930,11 @@ class Mapping implements LocalEventSourceMapping {
       partitions: [...this.#partitions.values()]
         .sort((a, b) => a.partition - b.partition)
         .map((s) => {
-          const position = s.committed ?? s.base;
+          const committed = this.#commits.committed(s.partition);
+          const position = committed ?? s.base;
           return {
             partition: s.partition,
-            committed: s.committed,
+            committed,
             highWatermark: s.highWatermark,
             lag:
               s.highWatermark === undefined || position === undefined
@@ -1054,35 +968,44 @@ class Mapping implements LocalEventSourceMapping {
     }
     for (;;) {
       if (this.#state !== 'running')
-        throw new MappingStateError(`the mapping is ${this.#state}, it will not become idle`);
+        throw new EmulatorStateError(`the trigger emulator is ${this.#state}, it will not become idle`);
+      if (this.#consumerDead)
+        throw new EmulatorStateError(
+          "the trigger emulator's consumer crashed for good, it will not become idle",
+        );
       const done = targets.every(({ partition, end, committed }) => {
         const state = this.#partitions.get(partition);
-        return Math.max(committed, state?.committed ?? -1) >= end && !state?.holds;
+        return Math.max(committed, this.#commits.committed(partition) ?? -1) >= end && !state?.holds;
       });
-      if (done && !this.#flushing) return;
-      await sleep(25);
+      if (done && !this.#commits.busy) return;
+      // Looking is synchronous: a change can only come after it, and wakes this wait.
+      await this.#progress.wait(IDLE_RECHECK_MS);
     }
   }
 
-  async stop(options: StopOptions = {}): Promise<void> {
+  stop(options: StopOptions = {}): Promise<void> {
     if (this.#state === 'stopped' || this.#state === 'new') {
       this.#state = 'stopped';
-      return;
+      return Promise.resolve();
     }
-    if (this.#state === 'stopping') {
-      while ((this.#state as string) !== 'stopped') await sleep(20);
-      return;
-    }
+    // A stop already under way: wait for it, whatever it ends with.
+    if (this.#stopped) return this.#stopped.catch(() => {});
+    this.#stopped = this.#stop(options);
+    return this.#stopped;
+  }
+
+  async #stop(options: StopOptions): Promise<void> {
     this.#state = 'stopping';
+    this.#progress.notify();
     this.#closeWindow();
-    clearTimeout(this.#commitRetry);
-    for (const wake of this.#sleepers) wake();
-    this.#sleepers.clear();
+    this.#commits.cancelRetry();
+    this.#stopping.notify();
     if (options.abandon) {
       this.#abandoned = true;
+      this.#commits.abandon();
     } else {
       await Promise.allSettled([...this.#inFlight]);
-      await this.#flush();
+      await this.#commits.flush();
     }
     try {
       await this.#consumer?.disconnect();

@@ -1,4 +1,4 @@
-import { InvalidMappingSettingError } from './errors.ts';
+import { EmulatorError, InvalidMappingSettingError } from './errors.ts';
 
 /**
  * Lambda's `FilterCriteria` (the `CreateEventSourceMapping` shape): up to 10 filters, ORed. Each
@@ -65,7 +65,10 @@ interface PatternNode {
   or: PatternNode[][];
 }
 
-class PatternError extends Error {}
+/** A rule of a filter pattern is malformed; re-thrown as an {@link InvalidMappingSettingError} naming the filter. */
+class PatternError extends EmulatorError {
+  override readonly name: string = 'PatternError';
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return (
@@ -363,8 +366,8 @@ export function compileFilterCriteria(criteria: FilterCriteria): RecordFilter {
     let pattern: Json;
     try {
       pattern = parseJson(text);
-    } catch {
-      throw new InvalidMappingSettingError(setting, 'is not valid JSON');
+    } catch (error) {
+      throw new InvalidMappingSettingError(setting, 'is not valid JSON', { cause: error });
     }
     if (!isObject(pattern)) throw new InvalidMappingSettingError(setting, 'must be a JSON object');
     const other = [...topLevelKeys(pattern)].filter((key) => key !== 'value');
@@ -377,7 +380,9 @@ export function compileFilterCriteria(criteria: FilterCriteria): RecordFilter {
     try {
       return compileNode(pattern, '');
     } catch (error) {
-      if (error instanceof PatternError) throw new InvalidMappingSettingError(setting, error.message);
+      if (error instanceof PatternError) {
+        throw new InvalidMappingSettingError(setting, error.message, { cause: error });
+      }
       throw error;
     }
   });

@@ -52,18 +52,19 @@ export {
   type MappingEvent,
   type MappingStats,
   type PartitionStats,
-  type Redelivery,
   type StopOptions,
 } from './emulator.ts';
 export {
+  EmulatorError,
+  EmulatorStateError,
   InvalidMappingSettingError,
   InvokeRequestError,
-  MappingStateError,
   RecordTooLargeError,
 } from './errors.ts';
 export type { FilterCriteria } from './filter.ts';
 export type { LambdaApiFunction, LocalFunction, MappingFunction } from './invoke.ts';
 export { describeEvent, formatProgress, type ProgressSample } from './progress.ts';
 export type { BatchOutcome } from './response.ts';
+export type { Redelivery } from './retry-policy.ts';
 export type { SchemaRegistryConfig } from './schema-registry.ts';
 export type { EventSourceMappingSettings, FailureCallback, StartingPosition } from './settings.ts';
