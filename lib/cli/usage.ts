@@ -25,6 +25,21 @@ export function exitWithUsageCode(error: CommanderError): never {
 }
 
 /**
+ * Commander's refusal of an option value, keeping the error that led to it as `cause` (commander's
+ * `InvalidArgumentError` takes a message only).
+ *
+ * @example
+ * ```ts
+ * try { return JSON.parse(text); } catch (error) { throw invalidArgument('not JSON', error); }
+ * ```
+ */
+export function invalidArgument(message: string, cause: unknown): InvalidArgumentError {
+  const error = new InvalidArgumentError(message);
+  error.cause = cause;
+  return error;
+}
+
+/**
  * A commander option parser for an integer within `[min, max]`.
  *
  * @example

@@ -26,7 +26,7 @@ import {
 } from '../cluster.ts';
 import { redirectConsole } from '../console.ts';
 import { prepareLocalFunction } from '../local-function.ts';
-import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
+import { exitWithUsageCode, integerOption, invalidArgument, USAGE_EXIT_CODE } from '../usage.ts';
 import { resolveSqsEndpoint } from './sqs.ts';
 
 interface DevOptions extends ClusterOptions {
@@ -62,9 +62,10 @@ function filterOption(text: string): FilterCriteria {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch {
-    throw new InvalidArgumentError(
+  } catch (error) {
+    throw invalidArgument(
       'not JSON: give FilterCriteria ({"Filters":[{"Pattern":"…"}]}) or one pattern',
+      error,
     );
   }
   if (parsed !== null && typeof parsed === 'object' && 'Filters' in parsed) return parsed as FilterCriteria;

@@ -9,7 +9,7 @@ import {
 // Not in the testing entry: the schema encoder imports avsc, protobufjs and Ajv (optional peers), which load
 // only when a schema option is given (valueEncoder).
 import type { EncodedValue, SchemaWire } from '../../testing/schema-encode.ts';
-import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
+import { exitWithUsageCode, integerOption, invalidArgument, USAGE_EXIT_CODE } from '../usage.ts';
 
 const PLACEHOLDER = /\{i(?:%(\d+))?\}/g;
 
@@ -59,8 +59,10 @@ async function valueEncoder(options: EventOptions): Promise<((text: string) => E
     let value: unknown;
     try {
       value = JSON.parse(text);
-    } catch {
-      throw new SchemaEncodeError('with a schema, --value must be JSON (the value to encode)');
+    } catch (error) {
+      throw new SchemaEncodeError('with a schema, --value must be JSON (the value to encode)', {
+        cause: error,
+      });
     }
     return encode(value);
   };
@@ -98,7 +100,7 @@ function file(path: string): Buffer {
   try {
     return readFileSync(path);
   } catch (error) {
-    throw new InvalidArgumentError(`cannot read it: ${(error as Error).message}`);
+    throw invalidArgument(`cannot read it: ${(error as Error).message}`, error);
   }
 }
 

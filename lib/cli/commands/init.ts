@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { CliError } from '../errors.ts';
 import { exitWithUsageCode, USAGE_EXIT_CODE } from '../usage.ts';
 
 /**
@@ -38,9 +39,7 @@ interface OwnPackage {
  * try { scaffoldProject('.'); } catch (e) { if (e instanceof FolderNotEmptyError) console.error(e.message); }
  * ```
  */
-export class FolderNotEmptyError extends Error {
-  override readonly name = 'FolderNotEmptyError';
-}
+export class FolderNotEmptyError extends CliError {}
 
 /** Options of {@link scaffoldProject}. */
 export interface ScaffoldOptions {

@@ -23,6 +23,7 @@ import {
   LAMBDA_LIMITS,
   validateKafkaEvent,
 } from '../../testing/index.ts';
+import { CliError } from '../errors.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 
 /** Exit codes of `kafka-lambda invoke`. */
@@ -39,8 +40,6 @@ const INVOKE_EXIT_CODES = {
   timeout: 124,
 } as const;
 
-/** Kafka triggers refuse functions whose timeout exceeds 14 minutes. */
-
 interface InvokeOptions {
   event: string;
   timeout: number;
@@ -50,9 +49,7 @@ interface InvokeOptions {
 }
 
 /** The event given to `invoke` cannot be read, is not JSON, or is not a Kafka event. */
-class EventFileError extends Error {
-  override readonly name = 'EventFileError';
-}
+class EventFileError extends CliError {}
 
 /** How long the handler ran, and its init phase took. */
 interface Timing {
@@ -215,13 +212,17 @@ async function readEvent(source: string): Promise<KafkaEvent> {
   try {
     content = source === '-' ? await text(process.stdin) : await readFile(source, 'utf8');
   } catch (error) {
-    throw new EventFileError(`cannot read the event from ${name}: ${(error as Error).message}`);
+    throw new EventFileError(`cannot read the event from ${name}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   let json: unknown;
   try {
     json = JSON.parse(content);
   } catch (error) {
-    throw new EventFileError(`the event in ${name} is not JSON: ${(error as Error).message}`);
+    throw new EventFileError(`the event in ${name} is not JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   try {
     // kafkaBatch's own rules: what it accepts runs; what Lambda would not send (map keys that disagree
@@ -233,7 +234,7 @@ async function readEvent(source: string): Promise<KafkaEvent> {
     });
   } catch (error) {
     if (!(error instanceof InvalidKafkaEventError)) throw error;
-    throw new EventFileError(`${name}: ${error.message}`);
+    throw new EventFileError(`${name}: ${error.message}`, { cause: error });
   }
 }
 
