@@ -471,6 +471,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
     if (paused.length > 0) this.#consumer?.resume([{ topic: this.topic, partitions: paused }]);
     for (const partition of assigned) this.#partition(partition);
     // At most one batch per partition is in flight: the function may run that many times at once.
+    this.#invoker.prepare(assigned.length);
   }
 
   async #onFetched({ batch }: EachBatchPayload): Promise<void> {

@@ -77,6 +77,12 @@ export type MappingFunction = LocalFunction | LambdaApiFunction;
 export interface Invoker {
   readonly functionArn: string;
   invoke(payload: string, requestId: string): Promise<InvokeResult>;
+  /**
+   * Says how many invocations may run at once from now on (the trigger emulator: one per assigned
+   * partition). The sandbox boots that many environments ahead of need (see `Sandbox.prepare`);
+   * other invokers have nothing to prepare.
+   */
+  prepare(concurrency: number): void;
   close(): Promise<void>;
 }
 
@@ -135,6 +141,7 @@ function sandboxInvoker(target: LocalFunction & { handler: string }): Invoker {
       }
       return { kind: 'response', payload: JSON.parse(result.json) };
     },
+    prepare: (concurrency) => void sandbox.prepare(concurrency),
     close: () => sandbox.close(),
   };
 }
@@ -192,6 +199,7 @@ function inProcessInvoker(target: LocalFunction): Invoker {
         clearTimeout(timer);
       }
     },
+    prepare() {},
     async close() {},
   };
 }
@@ -253,6 +261,7 @@ function lambdaApiInvoker(target: LambdaApiFunction): Invoker {
       }
       return { kind: 'response', payload: body };
     },
+    prepare() {},
     async close() {
       if (ownClient) client.destroy();
     },

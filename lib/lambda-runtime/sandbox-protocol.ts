@@ -1,6 +1,8 @@
 // Messages between the sandbox (lib/lambda-runtime/sandbox.ts) and the runtime in each of its execution
-// environments (lib/lambda-runtime/sandbox-worker.ts).
+// environments (lib/lambda-runtime/sandbox-worker.ts), and between an environment's load hook and the
+// sandbox's TypeScript stripping (lib/lambda-runtime/sandbox-typescript.ts).
 import type { RuntimeErrorResponse } from './runtime-error.ts';
+import type { TypeScriptChannel } from './sandbox-typescript.ts';
 
 /** What an environment is started with (its `workerData`). */
 export interface EnvironmentData {
@@ -9,19 +11,36 @@ export interface EnvironmentData {
   functionName: string;
   memoryLimitInMB: number;
   region: string;
+  /** The environment's runtime module (URL), imported once the load hook is in place. */
+  entry: string;
+  typeScript: TypeScriptChannel;
 }
 
-/** One invocation: the event's JSON text as built by the caller, and when the function times out (epoch ms). */
-export interface ToEnvironment {
-  requestId: string;
-  payload: string;
-  deadline: number;
+/** A TypeScript module the environment is loading: its URL and source as read from disk. */
+export interface TypeScriptRequest {
+  url: string;
+  source: string;
 }
+
+/** The module's JavaScript, or `null` when the environment's Node.js is to strip it itself. */
+export interface TypeScriptReply {
+  js: string | null;
+}
+
+/**
+ * What the sandbox asks of an environment: start the init phase (load the function's module), or run
+ * one invocation: the event's JSON text as built by the caller, and when the function times out (epoch ms).
+ */
+export type ToEnvironment =
+  | { type: 'init' }
+  | { type: 'invoke'; requestId: string; payload: string; deadline: number };
 
 /** What an environment reports. */
 export type FromEnvironment =
   | { type: 'output'; stream: 'stdout' | 'stderr'; text: string }
-  /** The runtime is up and starts loading the function's module: the init phase's clock starts. */
+  /** The runtime is up, its own modules loaded, and waits for its init phase. */
+  | { type: 'booted' }
+  /** The runtime starts loading the function's module: the init phase's clock starts. */
   | { type: 'init-start' }
   | { type: 'ready' }
   | { type: 'init-error'; error: RuntimeErrorResponse }

@@ -1,7 +1,7 @@
-// The runtime inside one sandbox execution environment (a worker thread): loads the handler once (the
-// init phase), then runs one invocation at a time for the parent (lib/lambda-runtime/sandbox.ts). Everything the
-// function prints travels to the parent as messages on the same port as the results, so its logs
-// always arrive before the response they precede.
+// The runtime inside one sandbox execution environment (a worker thread): once booted it waits for the
+// parent (lib/lambda-runtime/sandbox.ts) to start its init phase, loads the handler once, then runs one
+// invocation at a time. Everything the function prints travels to the parent as messages on the same
+// port as the results, so its logs always arrive before the response they precede.
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLambdaContext } from './context.ts';
 import { type AsyncHandler, HandlerNotFoundError, loadHandler } from './load-handler.ts';
@@ -35,10 +35,26 @@ const crash = (error: RuntimeErrorResponse) => post({ type: 'crash', error });
 process.on('uncaughtException', (error) => crash(toRuntimeError(error)));
 process.on('unhandledRejection', (reason) => crash(unhandledRejectionError(reason)));
 
-// Listening before the init phase keeps the thread alive while the module loads, as Lambda's runtime
-// waits: a top-level await that never settles is an init timeout, not an exit.
 let handler: AsyncHandler;
-port.on('message', async ({ requestId, payload, deadline }: ToEnvironment) => {
+
+/** The init phase: loads the function's module once. */
+async function init(): Promise<void> {
+  post({ type: 'init-start' });
+  try {
+    handler = await loadHandler(data.handler, data.cwd);
+    post({ type: 'ready' });
+  } catch (error) {
+    post({
+      type: 'init-error',
+      error:
+        error instanceof HandlerNotFoundError
+          ? { errorType: error.lambdaErrorType, errorMessage: error.message, trace: [] }
+          : toRuntimeError(error),
+    });
+  }
+}
+
+async function invoke({ requestId, payload, deadline }: Extract<ToEnvironment, { type: 'invoke' }>) {
   const context = createLambdaContext({
     functionName: data.functionName,
     memoryLimitInMB: data.memoryLimitInMB,
@@ -71,18 +87,13 @@ port.on('message', async ({ requestId, payload, deadline }: ToEnvironment) => {
     return;
   }
   post({ type: 'response', requestId, json: json ?? 'null' });
-});
-
-post({ type: 'init-start' });
-try {
-  handler = await loadHandler(data.handler, data.cwd);
-  post({ type: 'ready' });
-} catch (error) {
-  post({
-    type: 'init-error',
-    error:
-      error instanceof HandlerNotFoundError
-        ? { errorType: error.lambdaErrorType, errorMessage: error.message, trace: [] }
-        : toRuntimeError(error),
-  });
 }
+
+// Listening from the start keeps the thread alive while it waits for its init phase and while the
+// module loads, as Lambda's runtime waits: a top-level await that never settles is an init timeout, not
+// an exit.
+port.on('message', (message: ToEnvironment) => {
+  if (message.type === 'init') void init();
+  else void invoke(message);
+});
+post({ type: 'booted' });

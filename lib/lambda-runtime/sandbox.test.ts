@@ -1,7 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type SandboxEvent, type SandboxOptions } from './sandbox.ts';
 
 const fixtures = 'test/support/handlers/sandbox-handlers.ts';
+const loading = 'test/support/handlers/sandbox-loading.ts';
 
 /** Invokes a fresh sandbox with each event in turn (as JSON text), then closes it. */
 async function run(options: Partial<SandboxOptions> & { handler: string }, ...events: unknown[]) {
@@ -183,6 +189,115 @@ describe('createSandbox', { timeout: 60_000 }, () => {
       const seen = results.map((r) => JSON.parse((r.result as { json: string }).json));
       expect(seen.map((s) => s.invocations)).toEqual([1, 1]);
       expect(seen[0].threadId).not.toBe(seen[1].threadId);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
+describe('createSandbox: loading and booting', { timeout: 60_000 }, () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-sandbox-loading-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  /** Thread ids grow with every thread this process starts: a thread started now gets the highest yet. */
+  async function newestThreadId(): Promise<number> {
+    const worker = new Worker('', { eval: true });
+    const id = worker.threadId;
+    await worker.terminate();
+    return id;
+  }
+
+  it("loads TypeScript stripped once by this process: no environment sets up Node's own parser", async () => {
+    const sandbox = createSandbox({ handler: `${loading}#typeScriptParserLoaded`, timeoutSeconds: 5 });
+    try {
+      // Two environments at once: the second one's modules come from what the first one's loading stripped.
+      const results = await Promise.all([sandbox.invoke('{}', 'a'), sandbox.invoke('{}', 'b')]);
+      expect(results.map((r) => [r.coldStart, r.result])).toEqual([
+        [true, response('false')],
+        [true, response('false')],
+      ]);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a cold start loads the current source of a module edited since the last one', async () => {
+    const handler = join(dir, 'edited.ts');
+    const answers: unknown[] = [];
+    for (const version of [1, 2]) {
+      await writeFile(handler, `export const handler = async (): Promise<number> => ${version};\n`);
+      const { invocations } = await run({ handler }, {});
+      answers.push(invocations[0]!.result);
+    }
+    expect(answers).toEqual([response('1'), response('2')]);
+  });
+
+  it('leaves what type stripping refuses to Node.js in the environment, which reports it as usual', async () => {
+    const handler = join(dir, 'enum.ts');
+    await writeFile(handler, 'enum Outcome { Ok }\nexport const handler = async () => Outcome.Ok;\n');
+    const sandbox = createSandbox({ handler, timeoutSeconds: 5 });
+    try {
+      expect(await sandbox.prewarm()).toMatchObject({
+        errorType: 'Runtime.ImportModuleError',
+        errorMessage: expect.stringContaining('TypeScript enum is not supported in strip-only mode'),
+      });
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it("prepare boots environments ahead without loading the function: its init stays the invocation's cold start", async () => {
+    const marker = join(dir, 'init-marker');
+    const lifecycle: SandboxEvent[] = [];
+    const sandbox = createSandbox({
+      handler: `${loading}#threadOrExit`,
+      timeoutSeconds: 5,
+      env: { INIT_MARKER: marker },
+      onEvent: (event) => lifecycle.push(event),
+    });
+    try {
+      await sandbox.prepare(3);
+      const bootedBefore = await newestThreadId();
+      expect(existsSync(marker)).toBe(false);
+      expect(lifecycle).toEqual([]);
+
+      const results = await Promise.all([sandbox.invoke('{}', 'a'), sandbox.invoke('{}', 'b')]);
+      expect(results.map((r) => [r.coldStart, r.initStatus, r.initDurationMs])).toEqual([
+        [true, 'success', expect.any(Number)],
+        [true, 'success', expect.any(Number)],
+      ]);
+      // Both ran on threads booted by prepare, each loading the function once, at its cold start.
+      for (const { result } of results)
+        expect(Number((result as { json: string }).json)).toBeLessThan(bootedBefore);
+      expect(await readFile(marker, 'utf8')).toBe('init\ninit\n');
+      expect(lifecycle).toEqual([
+        { type: 'init', environment: 1, durationMs: expect.any(Number), phase: 'init', status: 'success' },
+        { type: 'init', environment: 2, durationMs: expect.any(Number), phase: 'init', status: 'success' },
+      ]);
+    } finally {
+      await sandbox.close();
+    }
+    // The spare never used is no environment: only the two that started end.
+    expect(lifecycle.filter((event) => event.type === 'shutdown')).toEqual([
+      { type: 'shutdown', environment: 1, reason: 'close' },
+      { type: 'shutdown', environment: 2, reason: 'close' },
+    ]);
+  });
+
+  it('replaces an environment that ended with a booted spare, up to the prepared concurrency', async () => {
+    const sandbox = createSandbox({ handler: `${loading}#threadOrExit`, timeoutSeconds: 5 });
+    try {
+      await sandbox.prepare(1);
+      const exited = await sandbox.invoke('{"exit":true}', 'a');
+      expect(exited.result).toMatchObject({ kind: 'function-error', errorType: 'Runtime.ExitError' });
+      // The replacement was booted when the first environment ended, before this thread.
+      const afterExit = await newestThreadId();
+      const next = await sandbox.invoke('{}', 'b');
+      expect(next.coldStart).toBe(true);
+      expect(Number((next.result as { json: string }).json)).toBeLessThan(afterExit);
     } finally {
       await sandbox.close();
     }

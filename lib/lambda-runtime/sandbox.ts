@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import type { RuntimeErrorResponse } from './runtime-error.ts';
 import type { EnvironmentData, FromEnvironment, ToEnvironment } from './sandbox-protocol.ts';
+import { ENVIRONMENT_BOOTSTRAP, openTypeScriptChannel } from './sandbox-typescript.ts';
 
 /**
  * Options of {@link createSandbox}.
@@ -119,6 +120,15 @@ export interface Sandbox {
    * a module that cannot load is known before any record is read. Resolves to the init error, if any.
    */
   prewarm(): Promise<RuntimeErrorResponse | undefined>;
+  /**
+   * Says how many invocations may run at once from now on (the trigger emulator: one per partition it
+   * is assigned), so that as many environments are booted ahead of need: the worker thread and the
+   * sandbox's runtime, the emulator's own start-up cost, which Lambda's environments do not show as
+   * init time either. No code of the function runs before an invocation needs the environment: its
+   * init phase is still that invocation's cold start. Environments that end are replaced while
+   * `concurrency` says so; 0 boots nothing more. Resolves once the spares are booted (or ended).
+   */
+  prepare(concurrency: number): Promise<void>;
   /** Ends every environment; invocations still running fail with `Runtime.ExitError`. */
   close(): Promise<void>;
 }
@@ -138,10 +148,23 @@ const fromSources = import.meta.url.endsWith('.ts');
 const workerModule = new URL(`./sandbox-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
 const workerExecArgv = fromSources ? [...process.execArgv, '--conditions=kafka-lambda-source'] : undefined;
 
-/** One execution environment: a worker thread running lib/lambda-runtime/sandbox-worker.ts. */
+/** What every environment of a sandbox is started with, besides its own TypeScript channel. */
+type RuntimeData = Omit<EnvironmentData, 'entry' | 'typeScript'>;
+
+/**
+ * One execution environment: a worker thread running lib/lambda-runtime/sandbox-worker.ts, behind the
+ * load hook that takes its TypeScript already stripped from this process (sandbox-typescript.ts). It
+ * boots on construction (the thread and the runtime's own modules: the emulator's cost, no code of the
+ * function) and waits; {@link Environment.init} starts its init phase, which loads the function.
+ */
 class Environment {
-  readonly id: number;
+  /** Numbered from 1 in the order environments start their init phase (unset while only booted). */
+  id = 0;
   readonly #worker: Worker;
+  readonly #closeTypeScript: () => void;
+  /** Resolves once the runtime is up and waits for its init phase (or the environment ended before). */
+  readonly booted: Promise<void>;
+  #settleBoot: () => void = () => {};
   readonly #ready: Promise<InitOutcome>;
   #settleInit: (outcome: InitOutcome) => void = () => {};
   /** Resolves when the function's module starts loading (or the environment ended before that). */
@@ -152,26 +175,35 @@ class Environment {
   /** Set when the environment ended by itself (exit, crash): the error that ended it. */
   #endedBy?: RuntimeErrorResponse;
 
-  constructor(
-    id: number,
-    data: EnvironmentData,
-    env: NodeJS.ProcessEnv,
-    onOutput: SandboxOptions['onOutput'],
-  ) {
-    this.id = id;
+  constructor(data: RuntimeData, env: NodeJS.ProcessEnv, onOutput: SandboxOptions['onOutput']) {
+    this.booted = new Promise((resolve) => {
+      this.#settleBoot = resolve;
+    });
     this.#ready = new Promise((resolve) => {
       this.#settleInit = resolve;
     });
     this.#initStarted = new Promise((resolve) => {
       this.#startInit = resolve;
     });
-    this.#worker = new Worker(workerModule, { workerData: data, env, execArgv: workerExecArgv });
+    const typeScript = openTypeScriptChannel();
+    this.#closeTypeScript = typeScript.close;
+    const workerData: EnvironmentData = { ...data, entry: workerModule.href, typeScript: typeScript.channel };
+    this.#worker = new Worker(ENVIRONMENT_BOOTSTRAP, {
+      eval: true,
+      workerData,
+      transferList: [typeScript.channel.port],
+      env,
+      execArgv: workerExecArgv,
+    });
     // An idle environment never keeps the process alive; a running invocation's timer does.
     this.#worker.unref();
     this.#worker.on('message', (message: FromEnvironment) => {
       switch (message.type) {
         case 'output':
           onOutput?.(message.text, message.stream);
+          return;
+        case 'booted':
+          this.#settleBoot();
           return;
         case 'init-start':
           this.#startInit();
@@ -203,6 +235,7 @@ class Environment {
       });
     });
     this.#worker.on('exit', (code) => {
+      this.#closeTypeScript();
       this.#fail({
         errorType: 'Runtime.ExitError',
         errorMessage: `Runtime exited with error: exit status ${code}`,
@@ -217,11 +250,13 @@ class Environment {
   }
 
   /**
-   * Waits for the init phase: the loading of the function's module, at most `limitMs` (the thread's
-   * own start is the emulator's cost, not the function's); a timeout ends the environment. Resolves
-   * with the outcome and the phase's duration.
+   * Runs the init phase once booted: the loading of the function's module, at most `limitMs` (the
+   * boot is the emulator's cost, not the function's); a timeout ends the environment. Resolves with the
+   * outcome and the phase's duration.
    */
   async init(limitMs: number): Promise<InitOutcome & { durationMs: number }> {
+    await this.booted;
+    if (!this.#endedBy) this.#worker.postMessage({ type: 'init' } satisfies ToEnvironment);
     await this.#initStarted;
     const began = performance.now();
     let timer: NodeJS.Timeout | undefined;
@@ -237,8 +272,8 @@ class Environment {
     }
   }
 
-  /** Runs one invocation; past `deadline` (epoch ms) the environment is ended with `Sandbox.Timedout`. */
-  run(message: ToEnvironment, timeoutSeconds: number): Promise<SandboxResult> {
+  /** Runs one invocation; past its deadline (epoch ms) the environment is ended with `Sandbox.Timedout`. */
+  run(message: Extract<ToEnvironment, { type: 'invoke' }>, timeoutSeconds: number): Promise<SandboxResult> {
     if (this.#endedBy) {
       // It ended while idle (a timer's exception, a late process.exit): the invocation fails as in Lambda.
       return Promise.resolve({
@@ -271,6 +306,7 @@ class Environment {
 
   end(): Promise<number> {
     this.#ended = true;
+    this.#closeTypeScript();
     return this.#worker.terminate();
   }
 
@@ -285,6 +321,7 @@ class Environment {
   #fail(error: RuntimeErrorResponse): void {
     if (this.#endedBy) return;
     this.#endedBy = error;
+    this.#settleBoot();
     this.#startInit();
     this.#settleInit({ status: 'error', error });
     const current = this.#current;
@@ -317,7 +354,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const initLimitMs = (options.initTimeoutSeconds ?? LAMBDA_LIMITS.initTimeoutSeconds) * 1000;
   const onOutput =
     options.onOutput ?? ((text: string, stream: 'stdout' | 'stderr') => process[stream].write(text));
-  const data: EnvironmentData = {
+  const data: RuntimeData = {
     handler: options.handler,
     cwd: options.cwd ?? process.cwd(),
     functionName,
@@ -334,18 +371,32 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   };
   /** Warm environments, the most recently used last (reused first, as the warmest). */
   const idle: Environment[] = [];
+  /** Environments started (initialising, running or idle) and not yet ended. */
   const all = new Set<Environment>();
+  /** Booted runtimes waiting to become environments, oldest first (see {@link Sandbox.prepare}). */
+  const spares: Environment[] = [];
+  let concurrency = 0;
   let started = 0;
   let closed = false;
 
+  /** Boots spares until the environments and spares cover the concurrency announced by prepare(). */
+  const fill = () => {
+    while (!closed && all.size + spares.length < concurrency)
+      spares.push(new Environment(data, env, onOutput));
+  };
+  /** A new environment, about to start its init phase: a booted spare if there is one, else a new boot. */
   const spawn = () => {
-    const environment = new Environment(++started, data, env, onOutput);
+    let environment = spares.shift();
+    while (environment?.ended) environment = spares.shift();
+    environment ??= new Environment(data, env, onOutput);
+    environment.id = ++started;
     all.add(environment);
     return environment;
   };
   const retire = (environment: Environment, reason: string) => {
     all.delete(environment);
     options.onEvent?.({ type: 'shutdown', environment: environment.id, reason });
+    fill();
   };
   const initialise = async (environment: Environment, limitMs: number, phase: 'init' | 'invoke') => {
     const { durationMs, ...outcome } = await environment.init(limitMs);
@@ -395,7 +446,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       }
       const began = performance.now();
       const result = await environment.run(
-        { requestId, payload, deadline: Date.now() + timeoutMs - reinitMs },
+        { type: 'invoke', requestId, payload, deadline: Date.now() + timeoutMs - reinitMs },
         options.timeoutSeconds,
       );
       const durationMs = performance.now() - began;
@@ -427,12 +478,19 @@ export function createSandbox(options: SandboxOptions): Sandbox {
           };
     },
 
+    async prepare(wanted) {
+      concurrency = wanted;
+      fill();
+      await Promise.all(spares.map((spare) => spare.booted));
+    },
+
     async close() {
       closed = true;
       idle.length = 0;
       const ending = [...all];
       all.clear();
-      await Promise.all(ending.map((environment) => environment.end()));
+      const unused = spares.splice(0);
+      await Promise.all([...ending, ...unused].map((environment) => environment.end()));
       for (const environment of ending)
         options.onEvent?.({ type: 'shutdown', environment: environment.id, reason: 'close' });
     },
