@@ -357,6 +357,43 @@ describe('configurations refused at synth time', () => {
     expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).toThrow(message);
   });
 
+  it.each([
+    [{ ...base, batchSzie: 10 }, 'unknown option "batchSzie" — did you mean "batchSize"?'],
+    [{ ...base, retryAttempt: 2 }, 'unknown option "retryAttempt" — did you mean "retryAttempts"?'],
+    [
+      { ...base, source: { ...msk, clustrArn: CLUSTER_ARN } },
+      'unknown option "source.clustrArn" — did you mean "source.clusterArn"?',
+    ],
+    [
+      {
+        ...base,
+        source: { kind: 'self-managed', bootstrapServers: ['k:9092'], auth: { type: 'none' }, netwrok: {} },
+      },
+      'unknown option "source.netwrok" — did you mean "source.network"?',
+    ],
+    [
+      { ...base, onFailure: { type: 'kafka', topik: 'orders-failed' } },
+      'unknown option "onFailure.topik" — did you mean "onFailure.topic"?',
+    ],
+  ])('consumer with a misspelled prop %#', (props, message) => {
+    expect(() => new KafkaConsumerFunction(newStack(), 'C', props as never)).toThrow(
+      new KafkaConsumerConfigError(message),
+    );
+  });
+
+  it('replay with a misspelled prop', () => {
+    const source = { ...msk, network: importedNetwork(newStack()) };
+    expect(
+      () =>
+        new KafkaReplayFunction(newStack(), 'R', {
+          entry: ENTRY,
+          source,
+          target,
+          allowedTopic: ['orders'],
+        } as never),
+    ).toThrow(new KafkaReplayConfigError('unknown option "allowedTopic" — did you mean "allowedTopics"?'));
+  });
+
   it('replay on MSK without a network', () => {
     expect(() => new KafkaReplayFunction(newStack(), 'R', { entry: ENTRY, source: msk, target })).toThrow(
       KafkaReplayConfigError,

@@ -9,19 +9,22 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { InvalidMappingSettingError } from '../lib/emulator/errors.ts';
 import { compileFilterCriteria, type FilterCriteria } from '../lib/emulator/filter.ts';
+import { LAMBDA_LIMITS } from '../lib/kafka-event/limits.ts';
+import { defineOptions, nestedOptions, unchecked } from '../lib/options/options.ts';
 import { lambdaBundling } from './bundling.ts';
 import { mskTriggerStatements, networkInterfaceStatements } from './iam.ts';
-import type { KafkaSource } from './kafka-source.ts';
+import type { KafkaSource, MskSource, SelfManagedSource } from './kafka-source.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
 import {
   acknowledgeGlueSchemaWildcard,
+  SCHEMA_REGISTRY_OPTIONS,
   type SchemaRegistry,
   SchemaRegistryConfigError,
   schemaRegistryConfig,
 } from './schema-registry.ts';
 
 /** Lambda refuses Kafka triggers on functions whose timeout exceeds 14 minutes. */
-const MAX_KAFKA_FUNCTION_TIMEOUT = Duration.minutes(14);
+const MAX_KAFKA_FUNCTION_TIMEOUT = Duration.seconds(LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds.max);
 
 /**
  * A configuration the Kafka trigger would reject at deploy time, or that would leave records unprotected,
@@ -130,6 +133,77 @@ export interface KafkaConsumerFunctionProps {
   >;
 }
 
+// The props of the constructs, declared once (lib/options): a misspelled key is refused at synth time with
+// the nearest valid name, at any depth of the project's own types. The values are checked by the
+// constructs' own rules below (and CDK's), which see Tokens; CDK's own prop types (functionProps,
+// mappingProps, provisionedPollers) are passed through as CDK defines them.
+const MSK_SOURCE_OPTIONS = defineOptions<MskSource>(
+  { kind: unchecked, clusterArn: unchecked, auth: unchecked, network: unchecked },
+  'source',
+);
+const SELF_MANAGED_SOURCE_OPTIONS = defineOptions<SelfManagedSource>(
+  {
+    kind: unchecked,
+    bootstrapServers: unchecked,
+    auth: unchecked,
+    rootCaCertificate: unchecked,
+    network: unchecked,
+  },
+  'source',
+);
+
+/**
+ * The schema of a `source` prop: its keys checked by its `kind`.
+ *
+ * @example
+ * const REPLAY = defineOptions<{ source: KafkaSource }>({ source: kafkaSourceOptions });
+ */
+export const kafkaSourceOptions = nestedOptions((source) =>
+  source.kind === 'msk'
+    ? MSK_SOURCE_OPTIONS
+    : source.kind === 'self-managed'
+      ? SELF_MANAGED_SOURCE_OPTIONS
+      : undefined,
+);
+
+const FAILURE_DESTINATION_OPTIONS = {
+  sqs: defineOptions<Extract<FailureDestination, { type: 'sqs' }>>(
+    { type: unchecked, queue: unchecked },
+    'onFailure',
+  ),
+  kafka: defineOptions<Extract<FailureDestination, { type: 'kafka' }>>(
+    { type: unchecked, topic: unchecked },
+    'onFailure',
+  ),
+};
+
+const CONSUMER_PROPS = defineOptions<KafkaConsumerFunctionProps>({
+  entry: unchecked,
+  handler: unchecked,
+  source: kafkaSourceOptions,
+  topic: unchecked,
+  consumerGroupId: unchecked,
+  startingPosition: unchecked,
+  startingPositionTimestamp: unchecked,
+  batchSize: unchecked,
+  maxBatchingWindow: unchecked,
+  retryAttempts: unchecked,
+  maxRecordAge: unchecked,
+  bisectBatchOnError: unchecked,
+  reportBatchItemFailures: unchecked,
+  provisionedPollers: unchecked,
+  onFailure: nestedOptions((destination) =>
+    destination.type === 'sqs' || destination.type === 'kafka'
+      ? FAILURE_DESTINATION_OPTIONS[destination.type]
+      : undefined,
+  ),
+  enabled: unchecked,
+  filterCriteria: unchecked,
+  schemaRegistry: SCHEMA_REGISTRY_OPTIONS,
+  functionProps: unchecked,
+  mappingProps: unchecked,
+});
+
 /**
  * A Node.js function (nodejs24.x, arm64, esbuild-bundled) with a Kafka trigger on MSK or self-managed Kafka,
  * its least-privilege role (including the `kafka-cluster:*` data-plane actions for MSK IAM auth) and an
@@ -158,11 +232,12 @@ export class KafkaConsumerFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: KafkaConsumerFunctionProps) {
     super(scope, id);
+    CONSUMER_PROPS.check(props, (problem) => new KafkaConsumerConfigError(problem.message));
     const { source, topic, consumerGroupId } = props;
     const timeout = props.functionProps?.timeout ?? Duration.minutes(1);
     if (timeout.toSeconds() > MAX_KAFKA_FUNCTION_TIMEOUT.toSeconds()) {
       throw new KafkaConsumerConfigError(
-        `timeout ${timeout.toHumanString()} exceeds the 14 minutes Lambda allows for Kafka-triggered functions`,
+        `timeout ${timeout.toHumanString()} exceeds the ${MAX_KAFKA_FUNCTION_TIMEOUT.toHumanString()} Lambda allows for Kafka-triggered functions`,
       );
     }
     if (source.kind === 'self-managed' && source.network === undefined && !('secret' in source.auth)) {

@@ -4,8 +4,10 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { defineOptions, unchecked } from '../lib/options/options.ts';
 import { lambdaBundling } from './bundling.ts';
 import { mappingControlStatement, mskReplayStatements, networkInterfaceStatements } from './iam.ts';
+import { kafkaSourceOptions } from './kafka-consumer-function.ts';
 import { type KafkaSource, sourceSecret } from './kafka-source.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
 import { packagedReplayHandler } from './packaged-replay-handler.ts';
@@ -55,6 +57,17 @@ export interface KafkaReplayFunctionProps {
   readonly functionProps?: Omit<NodejsFunctionProps, 'entry' | 'handler' | 'role'>;
 }
 
+// Declared once (lib/options): a misspelled prop is refused at synth time with the nearest valid name.
+// `target` is usually a KafkaConsumerFunction, whose other members are not props: not checked.
+const REPLAY_PROPS = defineOptions<KafkaReplayFunctionProps>({
+  entry: unchecked,
+  handler: unchecked,
+  source: kafkaSourceOptions,
+  target: unchecked,
+  allowedTopics: unchecked,
+  functionProps: unchecked,
+});
+
 /**
  * The replay function: pauses one Kafka trigger, moves its consumer group's offsets and resumes it. It runs
  * next to the brokers (VPC) and may touch nothing else: `lambda:Get/UpdateEventSourceMapping` on that one
@@ -74,6 +87,7 @@ export class KafkaReplayFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: KafkaReplayFunctionProps) {
     super(scope, id);
+    REPLAY_PROPS.check(props, (problem) => new KafkaReplayConfigError(problem.message));
     const { source, target } = props;
     this.allowedTopics = props.allowedTopics ?? [target.topic];
     if (this.allowedTopics.length === 0)

@@ -184,8 +184,26 @@ describe('schema registries refused at synth time', () => {
       },
       /http\(s\) URL/,
     ],
+    [
+      { ...base, schemaRegistry: { ...glue, validation: ['VALUE'] } },
+      'unknown option "schemaRegistry.validation" — did you mean "schemaRegistry.validate"?',
+    ],
+    [
+      {
+        ...base,
+        schemaRegistry: {
+          kind: 'confluent',
+          url: 'https://registry:8081',
+          eventRecordFormat: 'JSON',
+          auth: { type: 'basic', secrets: {} },
+        },
+      },
+      'unknown option "schemaRegistry.auth.secrets" — did you mean "schemaRegistry.auth.secret"?',
+    ],
   ])('consumer %#', (props, message) => {
-    expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).toThrow(KafkaConsumerConfigError);
-    expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).toThrow(message);
+    expect(() => new KafkaConsumerFunction(newStack(), 'C', props as never)).toThrow(
+      KafkaConsumerConfigError,
+    );
+    expect(() => new KafkaConsumerFunction(newStack(), 'C', props as never)).toThrow(message);
   });
 });

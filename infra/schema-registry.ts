@@ -2,6 +2,7 @@ import { Token, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { defineOptions, nestedOptions, unchecked } from '../lib/options/options.ts';
 
 /**
  * The schema registry of a Kafka trigger (Lambda's `SchemaRegistryConfig`, provisioned mode only): where
@@ -71,6 +72,39 @@ export type SchemaRegistryLocation =
 export class SchemaRegistryConfigError extends Error {
   override readonly name = 'SchemaRegistryConfigError';
 }
+
+type GlueRegistry = Extract<SchemaRegistry, { kind: 'glue' }>;
+type ConfluentRegistry = Extract<SchemaRegistry, { kind: 'confluent' }>;
+const GLUE_OPTIONS = defineOptions<GlueRegistry>(
+  { kind: unchecked, registryArn: unchecked, eventRecordFormat: unchecked, validate: unchecked },
+  'schemaRegistry',
+);
+const CONFLUENT_AUTH_OPTIONS = defineOptions<NonNullable<ConfluentRegistry['auth']>>(
+  { type: unchecked, secret: unchecked },
+  'schemaRegistry.auth',
+);
+const CONFLUENT_OPTIONS = defineOptions<ConfluentRegistry>(
+  {
+    kind: unchecked,
+    url: unchecked,
+    auth: nestedOptions(() => CONFLUENT_AUTH_OPTIONS),
+    rootCaCertificate: unchecked,
+    eventRecordFormat: unchecked,
+    validate: unchecked,
+  },
+  'schemaRegistry',
+);
+
+/**
+ * The schema of a `schemaRegistry` prop: its keys checked by its `kind` (lib/options), its values by
+ * {@link schemaRegistryConfig}.
+ *
+ * @example
+ * const PROPS = defineOptions<{ schemaRegistry?: SchemaRegistry }>({ schemaRegistry: SCHEMA_REGISTRY_OPTIONS });
+ */
+export const SCHEMA_REGISTRY_OPTIONS = nestedOptions((registry) =>
+  registry.kind === 'glue' ? GLUE_OPTIONS : registry.kind === 'confluent' ? CONFLUENT_OPTIONS : undefined,
+);
 
 // https://docs.aws.amazon.com/glue/latest/dg/glue-specifying-resource-arns.html (registry/NAME, schema/REGISTRY/SCHEMA)
 const GLUE_REGISTRY_ARN = /^arn:(aws[a-z-]*):glue:([a-z0-9-]+):(\d{12}):registry\/([A-Za-z0-9_$#.-]{1,255})$/;

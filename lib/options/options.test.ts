@@ -224,5 +224,7 @@ describe('defineOptions (properties)', () => {
   it('suggests nothing for a key far from every valid one', () => {
     expect(closestKey('colour', ['ordering', 'concurrency'])).toBeUndefined();
     expect(closestKey('timeoutReserve', ['timeoutReserveMs', 'logger'])).toBe('timeoutReserveMs');
+    expect(closestKey('validation', ['kind', 'validate'])).toBe('validate');
+    expect(closestKey('parallelism', ['ordering', 'concurrency', 'onRecord'])).toBeUndefined();
   });
 });

@@ -186,7 +186,7 @@ export function nestedOptions(
 /**
  * The valid key nearest to `key` by edit distance (insertions, deletions, substitutions and swaps of two
  * adjacent characters, case included), if it is near enough to be a misspelling: at most 2 edits, or a
- * third of the valid key's length for long keys. Ties go to the key declared first.
+ * third of the longer key's length for long keys (`validation` for `validate`). Ties go to the key declared first.
  *
  * @example
  * ```ts
@@ -199,7 +199,8 @@ export function closestKey(key: string, validKeys: readonly string[]): string | 
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of validKeys) {
     const distance = editDistance(key, candidate);
-    if (distance < bestDistance && distance <= Math.max(2, Math.floor(candidate.length / 3))) {
+    const nearEnough = Math.max(2, Math.floor(Math.max(key.length, candidate.length) / 3));
+    if (distance < bestDistance && distance <= nearEnough) {
       best = candidate;
       bestDistance = distance;
     }
