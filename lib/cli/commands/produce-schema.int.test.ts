@@ -159,8 +159,9 @@ describe('kafka-lambda produce with a schema registry', () => {
     expect(run.stderr).toContain('1 record(s) before it were sent');
   }, 120_000);
 
-  it('refuses a schema option without a registry, and --value-proto without --type (exit 2)', async () => {
-    const base = ['produce', '--topic', uniqueName('produce-usage'), '--brokers', testBrokers().join(',')];
+  it('refuses a schema option without a registry, and --value-proto without --type (exit 2, before looking for a cluster)', async () => {
+    // No --brokers: the schema flags are checked first, so no cluster is needed to be told.
+    const base = ['produce', '--topic', uniqueName('produce-usage')];
     const noRegistry = await runCli([...base, '--value-avro', schemaFile('order.avsc')], {
       env: { SCHEMA_REGISTRY_URL: '' },
     });

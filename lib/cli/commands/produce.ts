@@ -235,6 +235,15 @@ async function produce(options: ProduceOptions): Promise<number> {
   if (!generated && options.file === undefined && process.stdin.isTTY) {
     process.stderr.write('reading JSON lines from the terminal (Ctrl-D to end)…\n');
   }
+  // Schema flags are checked (and the schema registered) first: a usage error needs no cluster.
+  let encoder: ValueEncoder | undefined;
+  try {
+    encoder = await schemaValueEncoder(options);
+  } catch (error) {
+    if (error instanceof ProduceInputError) return fail(USAGE_EXIT_CODE, error.message);
+    if (error instanceof SchemaRegistrationError) return fail(1, error.message);
+    throw error;
+  }
   let cluster: ResolvedCluster;
   try {
     cluster = await resolveCluster(options, { command: 'produce' });
@@ -242,14 +251,6 @@ async function produce(options: ProduceOptions): Promise<number> {
   } catch (error) {
     if (error instanceof ClusterOptionsError) return fail(USAGE_EXIT_CODE, error.message);
     if (error instanceof ClusterConnectError) return fail(1, error.message);
-    throw error;
-  }
-  let encoder: ValueEncoder | undefined;
-  try {
-    encoder = await schemaValueEncoder(options);
-  } catch (error) {
-    if (error instanceof ProduceInputError) return fail(USAGE_EXIT_CODE, error.message);
-    if (error instanceof SchemaRegistrationError) return fail(1, error.message);
     throw error;
   }
   const kafka = new Kafka(cluster.kafkaConfig('kafka-lambda-produce'));
