@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { LambdaRuntimeError } from './errors.ts';
 import { toRuntimeError } from './runtime-error.ts';
 
 /**
@@ -16,19 +17,23 @@ export type AsyncHandler<TEvent = unknown, TResult = unknown> = (
 ) => Promise<TResult>;
 
 /**
- * The module or export named by a handler reference could not be loaded.
+ * The module or export named by a handler reference could not be loaded (the import's error is the `cause`).
  *
  * @example
  * ```ts
  * if (error instanceof HandlerNotFoundError) console.error(error.lambdaErrorType, error.message);
  * ```
  */
-export class HandlerNotFoundError extends Error {
-  override readonly name = 'HandlerNotFoundError';
+export class HandlerNotFoundError extends LambdaRuntimeError {
+  override readonly name: string = 'HandlerNotFoundError';
   /** The error type Lambda's runtime reports for the same failure of its init phase. */
   readonly lambdaErrorType: 'Runtime.ImportModuleError' | 'Runtime.HandlerNotFound';
-  constructor(message: string, lambdaErrorType: HandlerNotFoundError['lambdaErrorType']) {
-    super(message);
+  constructor(
+    message: string,
+    lambdaErrorType: HandlerNotFoundError['lambdaErrorType'],
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
     this.lambdaErrorType = lambdaErrorType;
   }
 }
@@ -55,6 +60,7 @@ export async function loadHandler(reference: string, cwd = process.cwd()): Promi
     throw new HandlerNotFoundError(
       `Cannot import ${modulePath}: ${toRuntimeError(error).errorMessage}`,
       'Runtime.ImportModuleError',
+      { cause: error },
     );
   }
   const handler = module[exportName];

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
+import { SandboxClosedError } from './errors.ts';
 import type { RuntimeErrorResponse } from './runtime-error.ts';
 import type { EnvironmentData, FromEnvironment, ToEnvironment } from './sandbox-protocol.ts';
 import { ENVIRONMENT_BOOTSTRAP, openTypeScriptChannel } from './sandbox-typescript.ts';
@@ -112,7 +113,7 @@ export interface SandboxInvocation {
 export interface Sandbox {
   /**
    * Invokes the function with the event's JSON text. Every failure of the function is a function
-   * error in the result; it rejects only when the sandbox is closed.
+   * error in the result; it rejects only when the sandbox is closed ({@link SandboxClosedError}).
    */
   invoke(payload: string, requestId: string): Promise<SandboxInvocation>;
   /**
@@ -414,7 +415,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
   return {
     async invoke(payload, requestId) {
-      if (closed) throw new Error('the sandbox is closed');
+      if (closed) throw new SandboxClosedError();
       let environment = idle.pop();
       let initDurationMs: number | undefined;
       /** Of the function's timeout, what a retried init used. */
@@ -463,6 +464,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     },
 
     async prewarm() {
+      if (closed) throw new SandboxClosedError();
       const environment = spawn();
       const { outcome } = await initialise(environment, initLimitMs, 'init');
       if (outcome.status === 'success') {
