@@ -15,7 +15,7 @@ describe('replayConfigFromEnv', () => {
     expect(config.timeouts).toEqual({ groupMs: 60_000 });
     expect(await config.connection()).toEqual({
       brokers: ['b-1:9092', 'b-2:9092'],
-      auth: { mechanism: 'plaintext' },
+      auth: { type: 'none' },
       clientId: 'kafka-lambda-replay-function',
     });
   });
@@ -27,7 +27,7 @@ describe('replayConfigFromEnv', () => {
       KAFKA_AUTH: 'iam',
       AWS_REGION: 'eu-west-1',
     });
-    expect((await config.connection()).auth).toEqual({ mechanism: 'msk-iam', region: 'eu-west-1' });
+    expect((await config.connection()).auth).toEqual({ type: 'iam', region: 'eu-west-1' });
   });
 
   it('refuses a configuration that allows nothing or cannot connect', () => {
@@ -110,7 +110,7 @@ describe('the Kafka secret (never quoted back)', () => {
     secrets.on(GetSecretValueCommand, { SecretId: caArn }).resolves({ SecretString: '{"certificate":"CA"}' });
     const config = replayConfigFromEnv({ ...env('mtls'), KAFKA_ROOT_CA_SECRET_ARN: caArn });
     expect((await config.connection()).auth).toEqual({
-      mechanism: 'tls',
+      type: 'mtls',
       cert: 'CERT',
       key: 'KEY',
       passphrase: 'PW',

@@ -1,7 +1,9 @@
 import { GetBootstrapBrokersCommand, KafkaClient } from '@aws-sdk/client-kafka';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
+  KAFKA_AUTH_TYPES,
   type KafkaAuth,
+  type KafkaAuthType,
   type KafkaConnection,
   ReplayError,
   ReplayRefusedError,
@@ -58,8 +60,6 @@ const list = (value: string | undefined) =>
     .map((item) => item.trim())
     .filter((item) => item !== '');
 
-const AUTH_TYPES = ['iam', 'sasl-scram-512', 'sasl-scram-256', 'basic', 'mtls', 'tls', 'none'] as const;
-
 /**
  * Reads the configuration from the environment (see the variables at the top of handler.ts).
  *
@@ -70,9 +70,11 @@ const AUTH_TYPES = ['iam', 'sasl-scram-512', 'sasl-scram-256', 'basic', 'mtls', 
  * ```
  */
 export function replayConfigFromEnv(env: Record<string, string | undefined>): ReplayFunctionConfig {
-  const auth = (env.KAFKA_AUTH ?? 'none') as (typeof AUTH_TYPES)[number];
-  if (!AUTH_TYPES.includes(auth)) {
-    throw new ReplayConfigError(`KAFKA_AUTH must be one of ${AUTH_TYPES.join(', ')}, got "${auth}"`);
+  const auth = (env.KAFKA_AUTH ?? 'none') as KafkaAuthType;
+  if (!Object.hasOwn(KAFKA_AUTH_TYPES, auth)) {
+    throw new ReplayConfigError(
+      `KAFKA_AUTH must be one of ${Object.keys(KAFKA_AUTH_TYPES).join(', ')}, got "${auth}"`,
+    );
   }
   const bootstrap = list(env.KAFKA_BOOTSTRAP_SERVERS);
   const clusterArn = env.KAFKA_CLUSTER_ARN;
@@ -196,27 +198,25 @@ async function rootCa(secretArn: string, region: string): Promise<string> {
 }
 
 async function kafkaAuth(
-  auth: string,
+  auth: KafkaAuthType,
   secretArn: string | undefined,
   region: string,
   ca: string | undefined,
 ): Promise<KafkaAuth> {
-  if (auth === 'iam') return { mechanism: 'msk-iam', region };
-  if (auth === 'tls') return { mechanism: 'tls', ca };
-  if (auth === 'none') return { mechanism: 'plaintext' };
+  if (auth === 'iam') return { type: 'iam', region };
+  if (auth === 'tls') return { type: 'tls', ca };
+  if (auth === 'none') return { type: 'none' };
   // The secret formats Lambda's Kafka triggers use: {username, password} or {certificate, privateKey[, privateKeyPassword]}.
   if (auth === 'mtls') {
     const secret = await readSecret(secretArn!, region, 'the mTLS secret', ['certificate', 'privateKey']);
     return {
-      mechanism: 'tls',
-      cert: secret.certificate,
-      key: secret.privateKey,
+      type: 'mtls',
+      cert: secret.certificate!,
+      key: secret.privateKey!,
       passphrase: secret.privateKeyPassword,
       ca,
     };
   }
   const secret = await readSecret(secretArn!, region, 'the SASL secret', ['username', 'password']);
-  const mechanism =
-    auth === 'basic' ? 'plain' : auth === 'sasl-scram-256' ? 'scram-sha-256' : 'scram-sha-512';
-  return { mechanism, username: secret.username!, password: secret.password!, ca };
+  return { type: auth, username: secret.username!, password: secret.password!, ca };
 }

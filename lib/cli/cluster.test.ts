@@ -3,8 +3,10 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Command, CommanderError } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  addClusterOptions,
   ClusterConnectError,
   type ClusterOptions,
   ClusterOptionsError,
@@ -34,16 +36,13 @@ const tcp = (onConnection: (socket: Socket) => void) => listen(createServer(onCo
 
 const plaintext = (broker: string) => ({
   brokers: [broker],
-  auth: { mechanism: 'plaintext' as const },
+  auth: { type: 'none' as const },
   kafkaConfig: () => ({ brokers: [broker] }),
 });
 
-async function problemOf(
-  broker: string,
-  auth: 'plaintext' | 'tls' = 'plaintext',
-): Promise<ClusterConnectError> {
+async function problemOf(broker: string, auth: 'none' | 'tls' = 'none'): Promise<ClusterConnectError> {
   const cluster =
-    auth === 'plaintext' ? plaintext(broker) : { ...plaintext(broker), auth: { mechanism: 'tls' as const } };
+    auth === 'none' ? plaintext(broker) : { ...plaintext(broker), auth: { type: 'tls' as const } };
   const error = await probeCluster(cluster, { timeoutMs: 1_000 }).then(
     () => undefined,
     (e: unknown) => e,
@@ -120,7 +119,7 @@ describe('probeCluster', () => {
 });
 
 describe('resolveCluster', () => {
-  const options = (extra: Partial<ClusterOptions>): ClusterOptions => ({ auth: 'plaintext', ...extra });
+  const options = (extra: Partial<ClusterOptions>): ClusterOptions => ({ auth: 'none', ...extra });
 
   it('takes --brokers over KAFKA_BROKERS, and names where it came from', async () => {
     const cluster = await resolveCluster(options({ brokers: 'a:1, b:2' }), { command: 'consume' });
@@ -131,8 +130,14 @@ describe('resolveCluster', () => {
   it.each([
     [{ brokers: 'localhost' }, /--brokers: "localhost" is not host:port/],
     [{ brokers: ' , ' }, /--brokers names no bootstrap server/],
-    [{ brokers: 'a:1', auth: 'scram-sha-512' as const }, /needs --sasl-username and KAFKA_SASL_PASSWORD/],
-    [{ brokers: 'a:1', auth: 'msk-iam' as const }, /--auth msk-iam needs --region or AWS_REGION/],
+    [{ brokers: 'a:1', auth: 'sasl-scram-512' as const }, /needs --sasl-username and KAFKA_SASL_PASSWORD/],
+    [{ brokers: 'a:1', auth: 'iam' as const }, /--auth iam needs --region or AWS_REGION/],
+    [{ brokers: 'a:1', auth: 'mtls' as const, certFile: '/nonexistent/c.pem' }, /--cert-file: cannot read/],
+    [{ brokers: 'a:1', auth: 'mtls' as const }, /--auth mtls needs --cert-file and --key-file/],
+    [
+      { brokers: 'a:1', auth: 'tls' as const, certFile: 'c.pem', keyFile: 'k.pem' },
+      /--cert-file and --key-file .*give --auth mtls \(not tls\)/,
+    ],
     [{ brokers: 'a:1', auth: 'tls' as const, caFile: '/nonexistent/ca.pem' }, /--ca-file: cannot read/],
   ])('refuses %j as a usage error', async (extra, message) => {
     const saved = process.env.AWS_REGION;
@@ -162,5 +167,54 @@ describe('resolveCluster', () => {
       if (saved.brokers !== undefined) process.env.KAFKA_BROKERS = saved.brokers;
       await rm(cache, { recursive: true, force: true });
     }
+  });
+});
+
+describe('--auth', () => {
+  const parse = async (...args: string[]) => {
+    const command = addClusterOptions(new Command('consume'))
+      .exitOverride()
+      .configureOutput({ writeErr: () => {} })
+      .action(() => {});
+    await command.parseAsync(args, { from: 'user' });
+    return command.opts<ClusterOptions>();
+  };
+
+  it("takes the names of Lambda's Kafka triggers, none by default", async () => {
+    expect((await parse()).auth).toBe('none');
+    for (const type of ['iam', 'sasl-scram-512', 'sasl-scram-256', 'basic', 'mtls', 'tls', 'none']) {
+      expect((await parse('--auth', type)).auth).toBe(type);
+    }
+  });
+
+  it.each([
+    ['msk-iam', 'iam'],
+    ['scram-sha-512', 'sasl-scram-512'],
+    ['scram-sha-256', 'sasl-scram-256'],
+    ['plain', 'basic'],
+    ['plaintext', 'none'],
+  ])('refuses the former spelling %s, naming %s', async (former, now) => {
+    const error = await parse('--auth', former).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CommanderError);
+    expect((error as CommanderError).code).toBe('commander.invalidArgument');
+    expect((error as Error).message).toContain(`--auth ${former}: now spelled "${now}"`);
+  });
+
+  it('refuses an unknown name, listing the valid ones', async () => {
+    const error = await parse('--auth', 'kerberos').catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/Allowed choices are iam, sasl-scram-512, .*, none/);
+  });
+});
+
+describe('cluster errors', () => {
+  it('keep the error they wrap as their cause', async () => {
+    const error = await resolveCluster(
+      { brokers: 'a:1', auth: 'tls', caFile: '/nonexistent/ca.pem' },
+      { command: 'consume' },
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClusterOptionsError);
+    expect((error as Error).cause).toMatchObject({ code: 'ENOENT' });
+    const cause = new Error('SASL authentication failed');
+    expect(new ClusterConnectError('auth-failed', 'b:1: authentication failed', { cause }).cause).toBe(cause);
   });
 });

@@ -1,22 +1,23 @@
 import { readFile } from 'node:fs/promises';
 import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { type ConnectionOptions, connect as connectTls } from 'node:tls';
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { Kafka, type KafkaConfig } from 'kafkajs';
 import { backgroundBrokerStatus, type EmbeddedBroker, startBroker } from '../broker/index.ts';
-import { type KafkaAuth, kafkaClientConfig } from '../replay/kafka-config.ts';
+import { KAFKA_AUTH_TYPES, type KafkaAuth, type KafkaAuthType } from '../replay/index.ts';
+import { kafkaClientConfig } from '../replay/kafka-config.ts';
 
 /**
- * The connection flags `dev`, `produce` and `consume` share (the same names as `replay`'s).
+ * The connection flags `dev`, `produce`, `consume` and `replay` share.
  *
  * @example
  * ```ts
- * const options: ClusterOptions = { brokers: 'b-1:9096', auth: 'scram-sha-512', saslUsername: 'alice' };
+ * const options: ClusterOptions = { brokers: 'b-1:9096', auth: 'sasl-scram-512', saslUsername: 'alice' };
  * ```
  */
 export interface ClusterOptions {
   brokers?: string;
-  auth: KafkaAuth['mechanism'];
+  auth: KafkaAuthType;
   saslUsername?: string;
   caFile?: string;
   certFile?: string;
@@ -33,24 +34,61 @@ export interface ClusterOptions {
  * ```
  */
 export function addClusterOptions(command: Command): Command {
-  return command
-    .option(
+  return addAuthOptions(
+    command.option(
       '-b, --brokers <host:port,…>',
       'bootstrap servers (default: KAFKA_BROKERS, else the background broker of `kafka-lambda broker start`)',
-    )
+    ),
+  );
+}
+
+/**
+ * Adds the authentication flags (`--auth` and what it needs) to a command: {@link addClusterOptions}
+ * without `--brokers`, for a command that declares its own. `regionHelp` says what `--region` is for.
+ *
+ * @example
+ * ```ts
+ * addAuthOptions(program.command('replay'), 'AWS region for --auth iam and the Lambda API (default: AWS_REGION)');
+ * ```
+ */
+export function addAuthOptions(
+  command: Command,
+  regionHelp = 'AWS region for --auth iam (default: AWS_REGION)',
+): Command {
+  return command
     .addOption(
-      new Option('--auth <mechanism>', 'how to authenticate to the cluster')
-        .choices(['plaintext', 'tls', 'scram-sha-256', 'scram-sha-512', 'plain', 'msk-iam'])
-        .default('plaintext'),
+      new Option('--auth <type>', "how to authenticate to the cluster, as Lambda's Kafka triggers name it")
+        .choices(Object.keys(KAFKA_AUTH_TYPES))
+        .argParser(authType)
+        .default('none'),
     )
     .option(
       '--sasl-username <name>',
-      'SASL user (password from the KAFKA_SASL_PASSWORD environment variable)',
+      'SASL user for sasl-scram-512, sasl-scram-256, basic (password from KAFKA_SASL_PASSWORD)',
     )
     .option('--ca-file <pem>', 'CA certificate(s) for TLS')
-    .option('--cert-file <pem>', 'client certificate for mutual TLS')
-    .option('--key-file <pem>', 'client key for mutual TLS')
-    .option('--region <region>', 'AWS region for --auth msk-iam (default: AWS_REGION)');
+    .option('--cert-file <pem>', 'client certificate for --auth mtls')
+    .option('--key-file <pem>', 'client key for --auth mtls')
+    .option('--region <region>', regionHelp);
+}
+
+/** `--auth` names before they became Lambda's (see KAFKA_AUTH_TYPES), with the name each is now. */
+const FORMER_AUTH_NAMES: Readonly<Record<string, KafkaAuthType>> = {
+  plaintext: 'none',
+  plain: 'basic',
+  'scram-sha-256': 'sasl-scram-256',
+  'scram-sha-512': 'sasl-scram-512',
+  'msk-iam': 'iam',
+};
+
+function authType(value: string): KafkaAuthType {
+  if (Object.hasOwn(FORMER_AUTH_NAMES, value)) {
+    throw new InvalidArgumentError(`--auth ${value}: now spelled "${FORMER_AUTH_NAMES[value]}"`);
+  }
+  if (!Object.hasOwn(KAFKA_AUTH_TYPES, value)) {
+    throw new InvalidArgumentError(`Allowed choices are ${Object.keys(KAFKA_AUTH_TYPES).join(', ')}.`);
+  }
+  return value as KafkaAuthType;
 }
 
 /**
@@ -63,6 +101,10 @@ export function addClusterOptions(command: Command): Command {
  */
 export class ClusterOptionsError extends Error {
   override readonly name = 'ClusterOptionsError';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+  }
 }
 
 /**
@@ -99,8 +141,8 @@ export class ClusterConnectError extends Error {
   override readonly name = 'ClusterConnectError';
   readonly problem: ClusterProblem;
 
-  constructor(problem: ClusterProblem, message: string) {
-    super(message);
+  constructor(problem: ClusterProblem, message: string, options?: ErrorOptions) {
+    super(message, options);
     this.problem = problem;
   }
 }
@@ -184,35 +226,39 @@ async function authFromOptions(options: ClusterOptions): Promise<KafkaAuth> {
     file === undefined
       ? undefined
       : readFile(file, 'utf8').catch((error: Error) => {
-          throw new ClusterOptionsError(`${flag}: cannot read ${file}: ${error.message}`);
+          throw new ClusterOptionsError(`${flag}: cannot read ${file}: ${error.message}`, { cause: error });
         });
+  if (options.auth !== 'mtls' && (options.certFile !== undefined || options.keyFile !== undefined)) {
+    throw new ClusterOptionsError(
+      `--cert-file and --key-file authenticate with a client certificate: give --auth mtls (not ${options.auth})`,
+    );
+  }
   const ca = await pem('--ca-file', options.caFile);
+  const withCa = ca === undefined ? {} : { ca };
   switch (options.auth) {
-    case 'plaintext':
-      return { mechanism: 'plaintext' };
+    case 'none':
+      return { type: 'none' };
     case 'tls':
-      return {
-        mechanism: 'tls',
-        ...(ca === undefined ? {} : { ca }),
-        ...(options.certFile === undefined ? {} : { cert: await pem('--cert-file', options.certFile) }),
-        ...(options.keyFile === undefined ? {} : { key: await pem('--key-file', options.keyFile) }),
-      };
-    case 'msk-iam': {
+      return { type: 'tls', ...withCa };
+    case 'mtls': {
+      const cert = await pem('--cert-file', options.certFile);
+      const key = await pem('--key-file', options.keyFile);
+      if (cert === undefined || key === undefined) {
+        throw new ClusterOptionsError('--auth mtls needs --cert-file and --key-file');
+      }
+      return { type: 'mtls', cert, key, ...withCa };
+    }
+    case 'iam': {
       const region = options.region ?? process.env.AWS_REGION;
-      if (!region) throw new ClusterOptionsError('--auth msk-iam needs --region or AWS_REGION');
-      return { mechanism: 'msk-iam', region };
+      if (!region) throw new ClusterOptionsError('--auth iam needs --region or AWS_REGION');
+      return { type: 'iam', region };
     }
     default: {
       const password = process.env.KAFKA_SASL_PASSWORD;
       if (!options.saslUsername || !password) {
         throw new ClusterOptionsError(`--auth ${options.auth} needs --sasl-username and KAFKA_SASL_PASSWORD`);
       }
-      return {
-        mechanism: options.auth,
-        username: options.saslUsername,
-        password,
-        ...(ca === undefined ? {} : { ca }),
-      };
+      return { type: options.auth, username: options.saslUsername, password, ...withCa };
     }
   }
 }
@@ -257,7 +303,7 @@ export async function probeCluster(
   for (const broker of cluster.brokers) {
     const failure = await probeBroker(broker, tls, timeoutMs);
     if (!failure) {
-      if (cluster.auth.mechanism !== 'plaintext' && cluster.auth.mechanism !== 'tls') {
+      if (cluster.auth.type !== 'none' && cluster.auth.type !== 'tls' && cluster.auth.type !== 'mtls') {
         await authenticate(cluster, broker, timeoutMs);
       }
       return;
@@ -273,12 +319,12 @@ export async function probeCluster(
 }
 
 function tlsOptions(auth: KafkaAuth): ConnectionOptions | undefined {
-  switch (auth.mechanism) {
-    case 'plaintext':
+  switch (auth.type) {
+    case 'none':
       return undefined;
-    case 'tls':
+    case 'mtls':
       return { ca: auth.ca, cert: auth.cert, key: auth.key, passphrase: auth.passphrase };
-    case 'msk-iam':
+    case 'iam':
       return {};
     default:
       return { ca: auth.ca };
@@ -382,6 +428,7 @@ async function authenticate(
     throw new ClusterConnectError(
       'auth-failed',
       `${broker}: ${(error as Error).name === 'KafkaJSSASLAuthenticationError' ? 'authentication failed' : 'cannot authenticate'}: ${reason}`,
+      { cause: error },
     );
   } finally {
     await admin.disconnect().catch(() => {});

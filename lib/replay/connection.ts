@@ -155,7 +155,7 @@ const errorType = (error: unknown) => (error as { type?: string }).type ?? '';
  *
  * @example
  * ```ts
- * const kafka = await connectReplayKafka({ brokers: ['b-1:9098'], auth: { mechanism: 'msk-iam', region: 'eu-west-1' } });
+ * const kafka = await connectReplayKafka({ brokers: ['b-1:9098'], auth: { type: 'iam', region: 'eu-west-1' } });
  * try { … } finally { await kafka.disconnect(); }
  * ```
  */

@@ -138,7 +138,7 @@ export interface ReplayResult {
  *
  * @example
  * ```ts
- * await using kafka = await connectReplayKafka({ brokers, auth: { mechanism: 'msk-iam', region } });
+ * await using kafka = await connectReplayKafka({ brokers, auth: { type: 'iam', region } });
  * const result = await executeReplay({
  *   kafka, mapping: { lambda: new LambdaClient({}), uuid }, target: { kind: 'timestamp', timestamp: '2026-11-29T10:00:00Z' },
  *   reason: 'INC-42: re-deliver after the fix', onProgress: (p) => console.error(p.message),

@@ -17,7 +17,12 @@ export {
   type ReplayResult,
   type ReplayTimeouts,
 } from './execute.ts';
-export type { KafkaAuth, KafkaConnection } from './kafka-config.ts';
+export {
+  KAFKA_AUTH_TYPES,
+  type KafkaAuth,
+  type KafkaAuthType,
+  type KafkaConnection,
+} from './kafka-config.ts';
 export { parseReplayMetadata, type ReplayAudit } from './metadata.ts';
 export {
   describeReplayError,

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ReplayInputError } from './errors.ts';
-import { kafkaClientConfig } from './kafka-config.ts';
+import { KAFKA_AUTH_TYPES, kafkaClientConfig } from './kafka-config.ts';
 
 afterEach(() => {
   vi.unstubAllEnvs();
 });
 
 describe('kafkaClientConfig', () => {
-  it('plaintext by default, silent, with trimmed brokers', () => {
+  it('none (plaintext) by default, silent, with trimmed brokers', () => {
     const config = kafkaClientConfig({ brokers: [' 127.0.0.1:9092 ', ''] });
     expect(config).toMatchObject({
       brokers: ['127.0.0.1:9092'],
@@ -18,24 +18,40 @@ describe('kafkaClientConfig', () => {
     expect(config.sasl).toBeUndefined();
   });
 
-  it('TLS with a private CA and a client certificate', () => {
+  it('mTLS with a private CA and a client certificate; TLS with or without a private CA', () => {
     const config = kafkaClientConfig({
       brokers: ['b:9094'],
-      auth: { mechanism: 'tls', ca: 'CA', cert: 'CERT', key: 'KEY', passphrase: 'pw' },
+      auth: { type: 'mtls', ca: 'CA', cert: 'CERT', key: 'KEY', passphrase: 'pw' },
     });
     expect(config.ssl).toEqual({ ca: 'CA', cert: 'CERT', key: 'KEY', passphrase: 'pw' });
-    expect(kafkaClientConfig({ brokers: ['b:9094'], auth: { mechanism: 'tls' } }).ssl).toBe(true);
+    expect(config.sasl).toBeUndefined();
+    expect(kafkaClientConfig({ brokers: ['b:9094'], auth: { type: 'tls' } }).ssl).toBe(true);
+    expect(kafkaClientConfig({ brokers: ['b:9094'], auth: { type: 'tls', ca: 'CA' } }).ssl).toEqual({
+      ca: 'CA',
+    });
   });
 
-  it('SASL/SCRAM and PLAIN over TLS', () => {
-    for (const mechanism of ['scram-sha-512', 'scram-sha-256', 'plain'] as const) {
+  it("SASL/SCRAM and SASL/PLAIN over TLS, by the names of Lambda's triggers", () => {
+    for (const [type, mechanism] of [
+      ['sasl-scram-512', 'scram-sha-512'],
+      ['sasl-scram-256', 'scram-sha-256'],
+      ['basic', 'plain'],
+    ] as const) {
       const config = kafkaClientConfig({
         brokers: ['b:9096'],
-        auth: { mechanism, username: 'u', password: 'p' },
+        auth: { type, username: 'u', password: 'p' },
       });
       expect(config.ssl).toBe(true);
       expect(config.sasl).toEqual({ mechanism, username: 'u', password: 'p' });
     }
+  });
+
+  it('names every authentication type with what Lambda calls it and what goes over the wire', () => {
+    expect(Object.keys(KAFKA_AUTH_TYPES).sort()).toEqual(
+      ['basic', 'iam', 'mtls', 'none', 'sasl-scram-256', 'sasl-scram-512', 'tls'].sort(),
+    );
+    expect(KAFKA_AUTH_TYPES.basic).toEqual({ lambda: 'BASIC_AUTH', wire: 'SASL/PLAIN over TLS' });
+    expect(KAFKA_AUTH_TYPES.iam.wire).toMatch(/OAUTHBEARER.*AWS_MSK_IAM/);
   });
 
   it('MSK IAM: OAUTHBEARER with a token signed for kafka-cluster:Connect in the region', async () => {
@@ -44,7 +60,7 @@ describe('kafkaClientConfig', () => {
     vi.stubEnv('AWS_SESSION_TOKEN', '');
     const config = kafkaClientConfig({
       brokers: ['b-1:9098'],
-      auth: { mechanism: 'msk-iam', region: 'eu-west-1' },
+      auth: { type: 'iam', region: 'eu-west-1' },
     });
     expect(config.ssl).toBe(true);
     const sasl = config.sasl as { mechanism: string; oauthBearerProvider: () => Promise<{ value: string }> };

@@ -207,6 +207,27 @@ describe('kafka-lambda replay: what is missing, said at once', () => {
     expect(result.stderr).toContain('is 17825792 bytes, more than a plan can hold');
   });
 
+  it('a former --auth spelling, naming the new one; flags --auth cannot use', async () => {
+    const target = ['--brokers', '127.0.0.1:1', '--group', 'g', '--topic', 't', '--to-latest'];
+    const former = await run([...target, '--auth', 'msk-iam']);
+    expect(former.code).toBe(2);
+    expect(former.stderr).toContain('--auth msk-iam: now spelled "iam"');
+    const noRegion = await run([...target, '--auth', 'iam'], noAws);
+    expect(noRegion.code).toBe(2);
+    expect(noRegion.stderr).toContain('--auth iam needs --region or AWS_REGION');
+    const certWithoutMtls = await run([
+      ...target,
+      '--auth',
+      'tls',
+      '--cert-file',
+      'c.pem',
+      '--key-file',
+      'k.pem',
+    ]);
+    expect(certWithoutMtls.code).toBe(2);
+    expect(certWithoutMtls.stderr).toContain('give --auth mtls (not tls)');
+  });
+
   it('a broker address with nothing listening', async () => {
     const result = await run(['--brokers', '127.0.0.1:1', '--group', 'g', '--topic', 't', '--to-latest']);
     expect(result.code).toBe(1);

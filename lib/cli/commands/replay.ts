@@ -5,7 +5,6 @@ import Table from 'cli-table3';
 import { type Command, Option } from 'commander';
 import {
   describeReplayError,
-  type KafkaAuth,
   type KafkaConnection,
   type PartitionPlan,
   parseReplayMetadata,
@@ -21,11 +20,11 @@ import {
 } from '../../replay/index.ts';
 import { parseTopicPartitions } from '../../replay/targets.ts';
 import { beforeDeadline } from '../../replay/wait.ts';
+import { addAuthOptions, type ClusterOptions, ClusterOptionsError, resolveCluster } from '../cluster.ts';
 import { exitWithUsageCode, integerOption } from '../usage.ts';
 
-interface ReplayOptions {
+interface ReplayOptions extends ClusterOptions {
   function?: string;
-  brokers?: string;
   group?: string;
   esm?: string;
   topic?: string;
@@ -42,12 +41,6 @@ interface ReplayOptions {
   strict?: boolean;
   json?: boolean;
   export?: boolean;
-  auth: KafkaAuth['mechanism'];
-  saslUsername?: string;
-  caFile?: string;
-  certFile?: string;
-  keyFile?: string;
-  region?: string;
   mappingTimeout?: number;
   groupTimeout?: number;
 }
@@ -68,7 +61,7 @@ Examples:
   kafka-lambda replay --brokers 127.0.0.1:9092 --group orders-fn --topic orders --by-duration PT2H --export > plan.csv
   kafka-lambda replay --brokers 127.0.0.1:9092 --group orders-fn --from-file plan.csv --execute --reason INC-42
   kafka-lambda replay --brokers 127.0.0.1:9092 --group orders-fn --topic orders:0,2 --shift-by -100 --execute
-  kafka-lambda replay --brokers b-1:9098 --auth msk-iam --esm 14e0db71-… --by-duration PT1H --execute --reason INC-42
+  kafka-lambda replay --brokers b-1:9098 --auth iam --esm 14e0db71-… --by-duration PT1H --execute --reason INC-42
   kafka-lambda replay --function orders-replay --to-datetime 2026-11-29T10:00:00Z --execute --reason INC-42
 `;
 
@@ -83,7 +76,7 @@ Examples:
  * ```
  */
 export function registerReplayCommand(program: Command): void {
-  program
+  const command = program
     .command('replay')
     .description(
       "move a Kafka trigger's consumer group to an offset, a time or a plan file (dry run by default)",
@@ -113,20 +106,8 @@ export function registerReplayCommand(program: Command): void {
     .option('--reason <text>', 'stored with every committed offset (audit trail)')
     .option('--strict', 'refuse targets outside the log instead of clamping them')
     .addOption(new Option('--json', 'print the outcome as JSON on stdout').conflicts('export'))
-    .option('--export', 'print the plan as topic,partition,offset lines (what --from-file reads)')
-    .addOption(
-      new Option('--auth <mechanism>', 'with --brokers')
-        .choices(['plaintext', 'tls', 'scram-sha-256', 'scram-sha-512', 'plain', 'msk-iam'])
-        .default('plaintext'),
-    )
-    .option(
-      '--sasl-username <name>',
-      'SASL user (password from the KAFKA_SASL_PASSWORD environment variable)',
-    )
-    .option('--ca-file <pem>', 'CA certificate(s) for TLS')
-    .option('--cert-file <pem>', 'client certificate for mutual TLS')
-    .option('--key-file <pem>', 'client key for mutual TLS')
-    .option('--region <region>', 'AWS region for MSK IAM and the Lambda API (default: AWS_REGION)')
+    .option('--export', 'print the plan as topic,partition,offset lines (what --from-file reads)');
+  addAuthOptions(command, 'AWS region for --auth iam and the Lambda API (default: AWS_REGION)')
     .option('--mapping-timeout <seconds>', 'bound on each wait for the mapping', integerOption(1), 300)
     .option(
       '--group-timeout <seconds>',
@@ -300,36 +281,16 @@ async function lambdaClient(
   return lambda;
 }
 
+/**
+ * The cluster of `--brokers` and the authentication flags, as every command reads them; flags it cannot
+ * use are an invalid request (exit 2).
+ */
 async function connection(options: ReplayOptions): Promise<KafkaConnection> {
-  const brokers = (options.brokers ?? '').split(',');
-  const pem = async (file: string | undefined) =>
-    file === undefined
-      ? undefined
-      : readFile(file, 'utf8').catch((error: Error) => {
-          throw new ReplayInputError(`cannot read ${file}: ${error.message}`);
-        });
-  const ca = await pem(options.caFile);
-  switch (options.auth) {
-    case 'plaintext':
-      return { brokers };
-    case 'tls':
-      return {
-        brokers,
-        auth: { mechanism: 'tls', ca, cert: await pem(options.certFile), key: await pem(options.keyFile) },
-      };
-    case 'msk-iam': {
-      const region = options.region ?? process.env.AWS_REGION;
-      if (!region) throw new ReplayInputError('--auth msk-iam needs --region or AWS_REGION');
-      return { brokers, auth: { mechanism: 'msk-iam', region } };
-    }
-    default: {
-      const password = process.env.KAFKA_SASL_PASSWORD;
-      if (!options.saslUsername || !password) {
-        throw new ReplayInputError(`--auth ${options.auth} needs --sasl-username and KAFKA_SASL_PASSWORD`);
-      }
-      return { brokers, auth: { mechanism: options.auth, username: options.saslUsername, password, ca } };
-    }
-  }
+  const cluster = await resolveCluster(options, { command: 'replay' }).catch((error: unknown) => {
+    if (error instanceof ClusterOptionsError) throw new ReplayInputError(error.message, { cause: error });
+    throw error;
+  });
+  return { brokers: cluster.brokers, auth: cluster.auth };
 }
 
 function progress(message: string): void {
