@@ -24,7 +24,7 @@ import {
 import { readConfluentMessageIndexes, readFrame } from '../schema-registry/wire.ts';
 import type { BatchPart, PendingRecord } from './batch.ts';
 import type { SchemaFailureCondition } from './destination.ts';
-import { InvalidMappingSettingError } from './errors.ts';
+import { EmulatorError, InvalidMappingSettingError } from './errors.ts';
 
 /**
  * The local mapping's `schemaRegistry`: Lambda's `SchemaRegistryConfig` (KafkaSchemaRegistryConfig),
@@ -264,11 +264,9 @@ async function compileReader(schema: RegisteredSchema): Promise<Reader | undefin
   try {
     loaded = await import(library);
   } catch (error) {
-    throw new Error(
+    throw new EmulatorError(
       `The emulator needs ${library} to deserialize ${schema.type} records: npm install ${library}`,
-      {
-        cause: error,
-      },
+      { cause: error },
     );
   }
   try {
