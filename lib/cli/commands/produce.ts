@@ -12,6 +12,7 @@ import {
   type ResolvedCluster,
   resolveCluster,
 } from '../cluster.ts';
+import { CliError } from '../errors.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 import { expandTemplate } from './event.ts';
 
@@ -54,9 +55,7 @@ const REGISTRY_TIMEOUT_MS = 10_000;
  * throw new ProduceInputError('line 7: not a JSON object, so it has no "id" field for the key');
  * ```
  */
-export class ProduceInputError extends Error {
-  override readonly name = 'ProduceInputError';
-}
+export class ProduceInputError extends CliError {}
 
 /** One record to send, with the partition chosen up front so that each batch's offsets are known. */
 interface OutgoingRecord {
@@ -435,9 +434,7 @@ function encodeValue(encoder: ValueEncoder, value: Buffer, position: string): Bu
  * throw new SchemaRegistrationError('the schema registry at http://127.0.0.1:8081 answered 409');
  * ```
  */
-export class SchemaRegistrationError extends Error {
-  override readonly name: string = 'SchemaRegistrationError';
-}
+export class SchemaRegistrationError extends CliError {}
 
 const SCHEMA_TYPES = { avro: 'AVRO', protobuf: 'PROTOBUF', 'json-schema': 'JSON' } as const;
 
