@@ -83,9 +83,11 @@ export function recogniseFailureEnvelope(value: unknown): FailedRecords[] | unde
       }
     }
     const records = isObject(payload) && isObject(payload.records) ? payload.records : {};
-    const [key, run] = Object.entries(records)[0] ?? [];
+    const [key, partitionRecords] = Object.entries(records)[0] ?? [];
     const record =
-      Array.isArray(run) && isObject(run[0]) ? (run[0] as unknown as KafkaEventRecord) : undefined;
+      Array.isArray(partitionRecords) && isObject(partitionRecords[0])
+        ? (partitionRecords[0] as unknown as KafkaEventRecord)
+        : undefined;
     const source =
       record && typeof record.topic === 'string' && integer(record.partition) !== undefined
         ? { topic: record.topic, partition: integer(record.partition)! }

@@ -98,14 +98,14 @@ function numberOption(value: string): number {
  * Draws the progress: on a TTY one line rewritten in place with event lines printed above it; else
  * event lines and a progress line every few seconds when something changed.
  */
-function createDisplay(mapping: () => LocalEventSourceMapping | undefined) {
+function createDisplay(trigger: () => LocalEventSourceMapping | undefined) {
   const tty = process.stderr.isTTY === true;
   // The rate is measured over the last few seconds, so one slow batch does not make it jump.
   const samples: ProgressSample[] = [];
   let lastLine = '';
   let drawn = false;
   const sample = (): ProgressSample | undefined => {
-    const current = mapping();
+    const current = trigger();
     return current ? { at: Date.now(), stats: current.stats() } : undefined;
   };
   const clear = () => {
@@ -164,7 +164,7 @@ function createDisplay(mapping: () => LocalEventSourceMapping | undefined) {
 }
 
 /**
- * `kafka-lambda dev`: runs a handler against a topic through the event source mapping emulator, with
+ * `kafka-lambda dev`: runs a handler against a topic through the trigger emulator, with
  * a live progress line.
  *
  * @example
@@ -313,8 +313,8 @@ export function registerDevCommand(program: Command): void {
         process.exitCode = 1;
         return;
       }
-      let mapping: LocalEventSourceMapping | undefined;
-      const display = createDisplay(() => mapping);
+      let trigger: LocalEventSourceMapping | undefined;
+      const display = createDisplay(() => trigger);
       let signals = 0;
       let stopOnSignal: (() => void) | undefined;
       let sqs: Awaited<ReturnType<typeof resolveSqsEndpoint>> | undefined;
@@ -324,7 +324,7 @@ export function registerDevCommand(program: Command): void {
           options.onFailure === undefined ? undefined : parseDestination(options.onFailure, options.topic);
         if (onFailure?.kind === 'sqs')
           sqs = await resolveSqsEndpoint(options.sqsEndpoint, onFailure.queueName);
-        mapping = createLocalEventSourceMapping({
+        trigger = createLocalEventSourceMapping({
           brokers: cluster.brokers,
           kafka: cluster.kafkaConfig('kafka-lambda-esm'),
           topic: options.topic,
@@ -368,7 +368,7 @@ export function registerDevCommand(program: Command): void {
           createMissing: cluster.local,
         });
         process.stderr.write(
-          `dev: ${handlerReference ?? `Invoke API ${options.invoke}`} ← topic ${options.topic} (group ${mapping.consumerGroupId}) on ${cluster.brokers.join(',')} (${cluster.origin})${created.length > 0 ? `; created ${created.join(', ')}` : ''}${sqs ? `; on-failure to SQS at ${sqs.endpoint} (${sqs.origin})` : ''}\n`,
+          `dev: ${handlerReference ?? `Invoke API ${options.invoke}`} ← topic ${options.topic} (group ${trigger.consumerGroupId}) on ${cluster.brokers.join(',')} (${cluster.origin})${created.length > 0 ? `; created ${created.join(', ')}` : ''}${sqs ? `; on-failure to SQS at ${sqs.endpoint} (${sqs.origin})` : ''}\n`,
         );
         const stopped = new Promise<void>((resolve) => {
           stopOnSignal = () => {
@@ -378,13 +378,13 @@ export function registerDevCommand(program: Command): void {
                 ? '\nstopping: finishing in-flight batches (Ctrl-C again to abandon them)…\n'
                 : '\nabandoning in-flight batches\n',
             );
-            void mapping?.stop({ abandon: signals > 1 }).then(resolve, resolve);
+            void trigger?.stop({ abandon: signals > 1 }).then(resolve, resolve);
           };
           process.on('SIGINT', stopOnSignal);
           process.on('SIGTERM', stopOnSignal);
         });
-        await mapping.start();
-        if (options.exitWhenIdle) await Promise.race([mapping.idle().then(() => mapping?.stop()), stopped]);
+        await trigger.start();
+        if (options.exitWhenIdle) await Promise.race([trigger.idle().then(() => trigger?.stop()), stopped]);
         else await stopped;
       } catch (error) {
         if (error instanceof InvalidMappingSettingError || error instanceof TopicMissingError) {
@@ -394,9 +394,9 @@ export function registerDevCommand(program: Command): void {
         }
         throw error;
       } finally {
-        await mapping?.stop();
+        await trigger?.stop();
         display.close();
-        const partitions = mapping?.stats().partitions ?? [];
+        const partitions = trigger?.stats().partitions ?? [];
         if (partitions.length > 0) {
           process.stderr.write(
             `committed offsets: ${partitions.map((p) => `${options.topic}-${p.partition}=${p.committed ?? '-'}`).join(' ')}\n`,

@@ -384,9 +384,9 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
 }
 
 function describeBatch(event: KafkaEvent): string {
-  const runs = Object.values(event.records);
-  const records = runs.reduce((sum, run) => sum + run.length, 0);
-  return `${records} record${records === 1 ? '' : 's'} in ${runs.length} partition${runs.length === 1 ? '' : 's'}`;
+  const partitions = Object.values(event.records);
+  const records = partitions.reduce((sum, partitionRecords) => sum + partitionRecords.length, 0);
+  return `${records} record${records === 1 ? '' : 's'} in ${partitions.length} partition${partitions.length === 1 ? '' : 's'}`;
 }
 
 /** `[5, 6, 7, 9]` → `5-7, 9`: a partition's reported offsets, short even for thousands. */
