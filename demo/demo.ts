@@ -37,7 +37,15 @@ export interface DemoResult {
   partitions: number;
 }
 
-/** Prints a line of the demo's story. */
+/**
+ * Prints a line of the demo's story (stdout by default).
+ *
+ * @example
+ * ```ts
+ * const lines: string[] = [];
+ * await runDemo(brokers, (line = '') => lines.push(line));
+ * ```
+ */
 export type DemoOutput = (line?: string) => void;
 
 const stdout: DemoOutput = (line = '') => process.stdout.write(`${line}\n`);
