@@ -11,13 +11,17 @@
 //    Lambda does, take, serialise, parse for the handler, interpret the response) against only
 //    encoding the same records to JSON.
 // 3. A warm sandbox invocation of that 100-record event against the same invocation in-process.
+// 4. A sandbox cold start against starting a bare worker thread.
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { Kafka, type KafkaMessage, logLevel } from 'kafkajs';
 import { Bench } from 'tinybench';
 import { type EmbeddedBroker, startBroker } from '../broker/broker.ts';
 import { encodeEventRecord } from '../kafka-event/encode.ts';
+import { createSandbox } from '../lambda-runtime/sandbox.ts';
 import { eventOverhead, serializeEvent, takeBatch, toPendingRecord } from './batch.ts';
 import { createLocalEventSourceMapping } from './index.ts';
 import { createInvoker } from './invoke.ts';
@@ -271,6 +275,33 @@ console.table(
   })),
 );
 for (const invoker of Object.values(invokers)) await invoker.close();
+
+// A cold start: a fresh sandbox's first invocation of the no-op module (boot, init phase, invocation,
+// then close) against starting and ending a bare worker thread, the floor of any environment.
+const coldStarts = new Bench({ iterations: 10, time: 0 });
+coldStarts.add('bare worker thread, started and ended (baseline)', async () => {
+  const worker = new Worker("require('node:worker_threads').parentPort.postMessage('up')", { eval: true });
+  await once(worker, 'message');
+  await worker.terminate();
+});
+coldStarts.add('sandbox cold start: boot, init, invoke, close', async () => {
+  const sandbox = createSandbox({ handler: noopModule, timeoutSeconds: 30 });
+  await sandbox.invoke(event, 'cold');
+  await sandbox.close();
+});
+await coldStarts.run();
+const coldStartMedian = (i: number) => {
+  const result = coldStarts.tasks[i]?.result;
+  if (!result || !('latency' in result)) throw new Error('cold start task did not complete');
+  return result.latency.p50;
+};
+console.table(
+  coldStarts.tasks.map((task, i) => ({
+    task: task.name,
+    'median ms': coldStartMedian(i).toFixed(0),
+    'ratio to baseline': (coldStartMedian(i) / coldStartMedian(0)).toFixed(2),
+  })),
+);
 
 await admin.deleteTopics({ topics: [topic] }).catch(() => {});
 await admin.disconnect();
