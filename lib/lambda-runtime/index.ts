@@ -10,10 +10,11 @@
  *
  * const handler = await loadHandler('functions/orders/handler.ts#handler');
  * const sandbox = createSandbox({ handler: 'functions/orders/handler.ts', timeoutSeconds: 30 });
-await sandbox.close();
+ * await sandbox.close();
  * ```
  */
 export { createLambdaContext, type LambdaContextOptions } from './context.ts';
+export { LambdaRuntimeError, SandboxClosedError } from './errors.ts';
 export { type AsyncHandler, HandlerNotFoundError, loadHandler } from './load-handler.ts';
 export { type RuntimeErrorResponse, toRuntimeError, unhandledRejectionError } from './runtime-error.ts';
 export {
