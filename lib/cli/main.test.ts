@@ -15,8 +15,48 @@ describe('kafka-lambda usage errors', { timeout: 60_000 }, () => {
     expect(run.stderr).toMatch(message);
   });
 
+  it('--help lists every command', async () => {
+    const run = await runCli(['--help']);
+    expect(run.code).toBe(0);
+    const listed = [...run.stdout.matchAll(/^ {2}(\w+)/gm)].map((match) => match[1]);
+    expect(listed).toEqual([
+      'broker',
+      'consume',
+      'dev',
+      'event',
+      'init',
+      'invoke',
+      'produce',
+      'registry',
+      'replay',
+      'sqs',
+      'help',
+    ]);
+  });
+
   it('--help still exits 0', async () => {
     const run = await runCli(['broker', '--help']);
     expect(run).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: kafka-lambda broker') });
   });
+});
+
+// Every module the process resolves, printed to stderr at exit by a resolve hook given through NODE_OPTIONS.
+const MODULE_LIST_HOOK = `import { registerHooks } from 'node:module';
+const loaded = [];
+registerHooks({ resolve: (specifier, context, next) => { const result = next(specifier, context); loaded.push(result.url); return result; } });
+process.on('exit', () => process.stderr.write('\\nloaded modules: ' + JSON.stringify(loaded)));`;
+
+describe('kafka-lambda start-up', { timeout: 60_000 }, () => {
+  it.each([[['invoke', '--help']], [['event', '--help']]])(
+    'kafka-lambda %j loads neither kafkajs nor the AWS SDK: commands are imported when named',
+    async (args) => {
+      const run = await runCli(args, {
+        env: { NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(MODULE_LIST_HOOK)}` },
+      });
+      expect(run.code).toBe(0);
+      const loaded = JSON.parse(/loaded modules: (.*)$/.exec(run.stderr)![1]!) as string[];
+      expect(loaded.some((url) => url.endsWith(`/lib/cli/commands/${args[0]}.ts`))).toBe(true);
+      expect(loaded.filter((url) => /\/node_modules\/(kafkajs|@aws-sdk)\//.test(url))).toEqual([]);
+    },
+  );
 });

@@ -1,16 +1,25 @@
 import { Command, CommanderError } from 'commander';
-import { registerBrokerCommand } from './commands/broker.ts';
-import { registerConsumeCommand } from './commands/consume.ts';
-import { registerDevCommand } from './commands/dev.ts';
-import { registerEventCommand } from './commands/event.ts';
-import { registerInitCommand } from './commands/init.ts';
-import { registerInvokeCommand } from './commands/invoke.ts';
-import { registerProduceCommand } from './commands/produce.ts';
-import { registerRegistryCommand } from './commands/registry.ts';
-import { registerReplayCommand } from './commands/replay.ts';
-import { registerSqsCommand } from './commands/sqs.ts';
 import { exitWithUsageCode } from './usage.ts';
 import { silenceKafkajsTimerWarning } from './warnings.ts';
+
+type Register = (program: Command) => void;
+
+/**
+ * Each command's module, imported only when needed: `kafka-lambda invoke` or `event` does not load kafkajs,
+ * the AWS SDK or the broker's modules. The order is the order of `--help`.
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  broker: async () => (await import('./commands/broker.ts')).registerBrokerCommand,
+  consume: async () => (await import('./commands/consume.ts')).registerConsumeCommand,
+  dev: async () => (await import('./commands/dev.ts')).registerDevCommand,
+  event: async () => (await import('./commands/event.ts')).registerEventCommand,
+  init: async () => (await import('./commands/init.ts')).registerInitCommand,
+  invoke: async () => (await import('./commands/invoke.ts')).registerInvokeCommand,
+  produce: async () => (await import('./commands/produce.ts')).registerProduceCommand,
+  registry: async () => (await import('./commands/registry.ts')).registerRegistryCommand,
+  replay: async () => (await import('./commands/replay.ts')).registerReplayCommand,
+  sqs: async () => (await import('./commands/sqs.ts')).registerSqsCommand,
+};
 
 silenceKafkajsTimerWarning();
 
@@ -20,16 +29,13 @@ const program = new Command('kafka-lambda')
   // Inherited by every command registered below: an unknown command or option exits 2 like any usage error.
   .exitOverride(exitWithUsageCode);
 
-registerBrokerCommand(program);
-registerConsumeCommand(program);
-registerDevCommand(program);
-registerEventCommand(program);
-registerInitCommand(program);
-registerInvokeCommand(program);
-registerProduceCommand(program);
-registerRegistryCommand(program);
-registerReplayCommand(program);
-registerSqsCommand(program);
+// The program has no options of its own, so the first argument names the command. Anything else (--help,
+// `help <command>`, an unknown command, none) registers them all: the help lists every command and an
+// unknown one gets commander's suggestion.
+const named = process.argv[2];
+const wanted =
+  named !== undefined && Object.hasOwn(COMMANDS, named) ? [COMMANDS[named]!] : Object.values(COMMANDS);
+for (const register of await Promise.all(wanted.map((load) => load()))) register(program);
 
 try {
   await program.parseAsync();
