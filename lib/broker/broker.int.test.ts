@@ -12,12 +12,16 @@ import { DEFAULT_KAFKA_VERSION } from './jars.ts';
 
 const cli = join(packageRoot, 'bin', 'kafka-lambda.js');
 
-/** Pids of broker JVMs whose command line names a run folder inside `folder`. */
+/**
+ * Pids of broker JVMs whose command line names a run folder inside `folder`. Only `java` processes: the
+ * watchdog's shell (and its subshell) carry the JVM's arguments too.
+ */
 async function brokerJvmsUnder(folder: string): Promise<number[]> {
   const pids: number[] = [];
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const args = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).split('\0');
+    if (!/(^|\/)java$/.test(args[0] ?? '')) continue;
     const main = args.indexOf('kafka.Kafka');
     if (main >= 0 && args[main + 1]?.startsWith(`${folder}/`)) pids.push(Number(entry));
   }
@@ -129,7 +133,7 @@ describe('the embedded broker process', () => {
       );
 
       const started = await runCli(['broker', 'start'], { env });
-      expect(started.code).toBe(0);
+      expect(started).toMatchObject({ code: 0 }); // on failure, shows the CLI's stderr
       expect(existsSync(stale)).toBe(false);
       const bootstrap = started.stdout.trim();
       expect(bootstrap).toMatch(/^127\.0\.0\.1:\d+$/);
@@ -149,7 +153,14 @@ describe('the embedded broker process', () => {
       const stopped = await runCli(['broker', 'stop'], { env });
       expect(stopped.stdout).toBe(`stopped (pid ${pid})\n`);
       expect(isAlive(pid)).toBe(false);
-      expect(await readdir(tmp)).toEqual([]);
+      // Each folder left with its marker, so that a failure says whose it was.
+      const left = await readdir(tmp);
+      const markers = await Promise.all(
+        left.map((name) =>
+          readFile(join(tmp, name, 'kafka-lambda-run.json'), 'utf8').catch(() => 'no marker'),
+        ),
+      );
+      expect(left.map((name, i) => `${name}: ${markers[i]}`)).toEqual([]);
 
       const after = await runCli(['broker', 'status'], { env });
       expect(after).toMatchObject({ code: 3, stdout: `stopped\ncache ${join(root, 'cache')}\n` });
