@@ -21,6 +21,7 @@ import {
   stageIntoCache,
   startJvmInRunDir,
 } from '../maven-server/index.ts';
+import { SchemaRegistryError } from './errors.ts';
 
 /** The Apicurio Registry release the Maven project in `server/` builds. */
 export const APICURIO_VERSION = '2.4.2.Final';
@@ -53,11 +54,8 @@ export const REGISTRY_RUN_DIRS: RunDirKind = {
  * catch (error) { if (error instanceof SchemaRegistryServerError) console.error(error.message); }
  * ```
  */
-export class SchemaRegistryServerError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = new.target.name;
-  }
+export class SchemaRegistryServerError extends SchemaRegistryError {
+  override readonly name: string = 'SchemaRegistryServerError';
 }
 
 /** Where the built registry app is kept (git-ignored, reused across runs). */
