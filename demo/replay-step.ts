@@ -1,9 +1,10 @@
-// The replay step of the demo (`npm start`, `kafka-lambda demo`): after the trigger emulator has stopped,
-// move part of a partition back with the replay core and check that the emulator re-delivers it.
+// The replay step of the demo (`npm start`): after the trigger emulator has stopped, move part of a
+// partition back with the replay core and check that the emulator re-delivers it.
 
 import { planTable } from '../lib/cli/commands/replay.ts';
 import { recordingEventSourceMapping } from '../lib/emulator/recording.ts';
 import { connectReplayKafka, executeReplay, planReplay } from '../lib/replay/index.ts';
+import { DemoCheckError } from './errors.ts';
 
 /**
  * The demo's self-check of the replay step failed: the trigger did not re-deliver exactly from the target.
@@ -13,12 +14,10 @@ import { connectReplayKafka, executeReplay, planReplay } from '../lib/replay/ind
  * await runReplayDemo(demo).catch((e) => { if (e instanceof ReplayDemoCheckError) process.exitCode = 1; });
  * ```
  */
-export class ReplayDemoCheckError extends Error {
-  override readonly name = 'ReplayDemoCheckError';
-}
+export class ReplayDemoCheckError extends DemoCheckError {}
 
 /**
- * The replay step of `npm start` (`kafka-lambda demo`), run after the trigger emulator has stopped:
+ * The replay step of `npm start`, run after the trigger emulator has stopped:
  * plans moving partition 0 of the demo's group back 5 records, executes it, then runs the emulator
  * again and checks that it re-delivers exactly from the target — and nothing from other partitions.
  *

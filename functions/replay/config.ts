@@ -174,6 +174,7 @@ async function readSecret(
   try {
     parsed = JSON.parse(SecretString);
   } catch {
+    // No `cause` here, unlike every other wrapped error: JSON.parse's message quotes the secret.
     throw new ReplayConfigError(`secret ${secretArn} is not JSON`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {

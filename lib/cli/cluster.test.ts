@@ -13,6 +13,7 @@ import {
   probeCluster,
   resolveCluster,
 } from './cluster.ts';
+import { CliError } from './errors.ts';
 
 const servers: Server[] = [];
 const sockets = new Set<Socket>();
@@ -213,8 +214,11 @@ describe('cluster errors', () => {
       { command: 'consume' },
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClusterOptionsError);
-    expect((error as Error).cause).toMatchObject({ code: 'ENOENT' });
+    expect(error).toBeInstanceOf(CliError);
+    expect(error).toMatchObject({ name: 'ClusterOptionsError', cause: { code: 'ENOENT' } });
     const cause = new Error('SASL authentication failed');
-    expect(new ClusterConnectError('auth-failed', 'b:1: authentication failed', { cause }).cause).toBe(cause);
+    const connect = new ClusterConnectError('auth-failed', 'b:1: authentication failed', { cause });
+    expect(connect).toBeInstanceOf(CliError);
+    expect(connect).toMatchObject({ name: 'ClusterConnectError', problem: 'auth-failed', cause });
   });
 });

@@ -6,6 +6,7 @@ import { Kafka, type KafkaConfig } from 'kafkajs';
 import { backgroundBrokerStatus, type EmbeddedBroker, startBroker } from '../broker/index.ts';
 import { KAFKA_AUTH_TYPES, type KafkaAuth, type KafkaAuthType } from '../replay/index.ts';
 import { kafkaClientConfig } from '../replay/kafka-config.ts';
+import { CliError } from './errors.ts';
 
 /**
  * The connection flags `dev`, `produce`, `consume` and `replay` share.
@@ -99,13 +100,7 @@ function authType(value: string): KafkaAuthType {
  * if (error instanceof ClusterOptionsError) process.exitCode = USAGE_EXIT_CODE;
  * ```
  */
-export class ClusterOptionsError extends Error {
-  override readonly name = 'ClusterOptionsError';
-
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-  }
-}
+export class ClusterOptionsError extends CliError {}
 
 /**
  * Why a cluster cannot be used:
@@ -137,8 +132,7 @@ export type ClusterProblem =
  * await probeCluster(cluster).catch((e) => { if (e instanceof ClusterConnectError) console.error(e.message); });
  * ```
  */
-export class ClusterConnectError extends Error {
-  override readonly name = 'ClusterConnectError';
+export class ClusterConnectError extends CliError {
   readonly problem: ClusterProblem;
 
   constructor(problem: ClusterProblem, message: string, options?: ErrorOptions) {

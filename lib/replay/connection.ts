@@ -239,6 +239,8 @@ export async function connectReplayKafka(connection: KafkaConnection): Promise<R
               groupId,
               'in use by consumers (the broker refused to let the replay join)',
               null,
+              undefined,
+              { cause: error },
             );
           }
           throw error;
@@ -311,9 +313,18 @@ export async function connectReplayKafka(connection: KafkaConnection): Promise<R
         throw new ReplayConflictError(
           groupId,
           `the replay lost its hold on the group before committing (the broker refused the commit: ${type}); nothing was changed by this one`,
+          { cause: error },
         );
       }
-      throw new GroupNotEmptyError(groupId, `active (the broker refused the commit: ${type})`, null);
+      throw new GroupNotEmptyError(
+        groupId,
+        `active (the broker refused the commit: ${type})`,
+        null,
+        undefined,
+        {
+          cause: error,
+        },
+      );
     }
   };
 
@@ -359,13 +370,17 @@ async function probe(config: KafkaConfig): Promise<void> {
     const name = (cause as Error).name ?? '';
     const code = (cause as { code?: string }).code ?? '';
     const at = `Kafka at ${where.join(',')}`;
-    if (UNREACHABLE.has(code)) throw new ReplayConnectionError(`cannot reach ${at} (${code})`);
+    if (UNREACHABLE.has(code))
+      throw new ReplayConnectionError(`cannot reach ${at} (${code})`, { cause: error });
     if (name === 'KafkaJSSASLAuthenticationError') {
-      throw new ReplayConnectionError(`${at} refused the SASL credentials (authentication failed)`);
+      throw new ReplayConnectionError(`${at} refused the SASL credentials (authentication failed)`, {
+        cause: error,
+      });
     }
     if (name.startsWith('KafkaJS') || code === 'ECONNRESET' || code === 'EPROTO') {
       throw new ReplayConnectionError(
         `${at} did not answer as a Kafka broker (${code || name}): check the address and port, and that the authentication (plaintext, TLS, SASL) matches the listener`,
+        { cause: error },
       );
     }
     throw error;

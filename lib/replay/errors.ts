@@ -9,16 +9,23 @@ import type { FailureReport } from './types.ts';
 
 /**
  * Base of the replay's typed errors: their messages are written to be shown (no secrets, no payloads),
- * so {@link describeReplayError} passes them on; any other error's message is withheld. Extend it for
- * errors of your own that a replay answer should spell out.
+ * so {@link describeReplayError} passes them on; any other error's message is withheld. `cause` (from
+ * `options`) keeps the error that led to it (a kafkajs or AWS SDK error), for a debugger or a log of its
+ * own; answers name only its name and code. Extend it for errors of your own that a replay answer should
+ * spell out.
  *
  * @example
  * ```ts
  * class ReplayConfigError extends ReplayError { override name = 'ReplayConfigError'; }
+ * throw new ReplayConfigError('cannot read the secret', { cause: error });
  * ```
  */
 export class ReplayError extends Error {
   override name = 'ReplayError';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+  }
 }
 
 /**
@@ -137,11 +144,18 @@ export class GroupNotEmptyError extends ReplayRefusedError {
   readonly state: string;
   /** Member count, or null when the broker refused a commit without saying how many. */
   readonly members: number | null;
-  constructor(groupId: string, state: string, members: number | null, waitedMs?: number) {
+  constructor(
+    groupId: string,
+    state: string,
+    members: number | null,
+    waitedMs?: number,
+    options?: ErrorOptions,
+  ) {
     super(
       `consumer group "${groupId}" is ${state}${members === null ? '' : ` with ${members} member(s)`}${
         waitedMs === undefined ? '' : ` after waiting ${waitedMs} ms`
       }; stop its consumers (or disable the event source mapping) first`,
+      options,
     );
     this.groupId = groupId;
     this.state = state;
@@ -163,8 +177,8 @@ export class GroupNotEmptyError extends ReplayRefusedError {
 export class ReplayConflictError extends ReplayRefusedError {
   override name = 'ReplayConflictError';
   readonly groupId: string;
-  constructor(groupId: string, message: string) {
-    super(`consumer group "${groupId}": ${message}`);
+  constructor(groupId: string, message: string, options?: ErrorOptions) {
+    super(`consumer group "${groupId}": ${message}`, options);
     this.groupId = groupId;
   }
 }
@@ -235,8 +249,11 @@ export class ReplayConnectionError extends ReplayError {
 export class ReplayTimeoutError extends ReplayError {
   override name = 'ReplayTimeoutError';
   readonly waitingFor: string;
-  constructor(waitingFor: string, ms: number, last?: string) {
-    super(`timed out after ${ms} ms waiting for ${waitingFor}${last ? ` (last seen: ${last})` : ''}`);
+  constructor(waitingFor: string, ms: number, last?: string, options?: ErrorOptions) {
+    super(
+      `timed out after ${ms} ms waiting for ${waitingFor}${last ? ` (last seen: ${last})` : ''}`,
+      options,
+    );
     this.waitingFor = waitingFor;
   }
 }

@@ -156,7 +156,7 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
   const steps: ReplayResult['steps'] = [];
   let step: ReplayStep = 'read-mapping';
   const progress = (message: string) => request.onProgress?.({ step, message });
-  const run: RunStep = async (next, message, action) => {
+  const timedStep: TimedStep = async (next, message, action) => {
     throwIfAborted(signal);
     step = next;
     progress(message);
@@ -172,7 +172,7 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
   let groupId = request.groupId;
   let topic = request.topic;
   if (mapping) {
-    info = await run('read-mapping', `reading event source mapping ${mapping.uuid}`, () =>
+    info = await timedStep('read-mapping', `reading event source mapping ${mapping.uuid}`, () =>
       readMapping({ ...mapping, deadline: Date.now() + budget(timeouts.mappingMs), signal }),
     );
     ({ groupId, topic } = checkMapping(info, { groupId, topic }));
@@ -180,7 +180,7 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
   if (!groupId || !topic)
     throw new ReplayInputError('a consumer group and a topic (or a mapping) are required');
   const planRequest = { ...request, groupId, topic, kafka };
-  let plan = await run('plan', `planning ${groupId} on ${topic}`, () => planReplay(planRequest));
+  let plan = await timedStep('plan', `planning ${groupId} on ${topic}`, () => planReplay(planRequest));
   if (!mapping) refuseUnlessInactive(groupId, { ...plan, state: plan.groupState });
 
   const wasEnabled = info?.state === 'Enabled';
@@ -195,7 +195,7 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
   let commit: CommitState = 'none';
   try {
     if (mapping && wasEnabled) {
-      await run('disable-mapping', `disabling mapping ${mapping.uuid}`, async () => {
+      await timedStep('disable-mapping', `disabling mapping ${mapping.uuid}`, async () => {
         mappingTouched = true;
         await setMappingEnabled({
           ...mapping,
@@ -204,7 +204,7 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
           signal,
         });
       });
-      await run('wait-mapping-disabled', `waiting for mapping ${mapping.uuid} to be Disabled`, () =>
+      await timedStep('wait-mapping-disabled', `waiting for mapping ${mapping.uuid} to be Disabled`, () =>
         waitForMappingState({
           ...mapping,
           state: 'Disabled',
@@ -216,7 +216,7 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
       );
     }
     if (mapping) {
-      await run('wait-group-empty', `waiting for group ${groupId} to have no members`, () =>
+      await timedStep('wait-group-empty', `waiting for group ${groupId} to have no members`, () =>
         waitForEmptyGroup({
           admin: kafka.admin,
           groupId,
@@ -227,14 +227,14 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
         }),
       );
     }
-    const hold = await holdGroup(run, kafka, groupId, topic);
-    const runId = randomUUID();
+    const hold = await holdGroup(timedStep, kafka, groupId, topic);
+    const executionId = randomUUID();
     try {
       // With a mapping, Lambda may have committed up to the moment it stopped, and minutes may have
       // passed: plan again, holding the group. Without, the plan was made an instant ago against the
       // offsets the hold found unchanged.
       if (mapping || !samePositions(plan, hold.baseline)) {
-        plan = await run(
+        plan = await timedStep(
           'plan',
           `planning ${groupId} on ${topic} against the committed offsets, holding the group`,
           () => planReplay({ ...planRequest, now: request.now ?? new Date(plan.plannedAt) }),
@@ -248,10 +248,10 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
           at,
           previous: p.committed,
           reason: request.reason ?? '',
-          run: runId,
+          run: executionId,
         }),
       }));
-      await run('commit-offsets', `committing ${offsets.length} offset(s) in one request`, async () => {
+      await timedStep('commit-offsets', `committing ${offsets.length} offset(s) in one request`, async () => {
         commit = 'unanswered';
         try {
           await kafka.commitOffsets({ groupId, topic, offsets, hold: hold.hold });
@@ -262,14 +262,14 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
           throw error;
         }
       });
-      await run('verify-offsets', 'reading the committed offsets back', async () => {
+      await timedStep('verify-offsets', 'reading the committed offsets back', async () => {
         const now = await committedOffsets(kafka, groupId, topic);
         const differ = offsets.filter(
           (o) => now.get(o.partition)?.offset !== o.offset || now.get(o.partition)?.metadata !== o.metadata,
         );
         const other = differ
           .map((o) => parseReplayMetadata(now.get(o.partition)?.metadata))
-          .find((audit) => audit?.run !== undefined && audit.run !== runId);
+          .find((audit) => audit?.run !== undefined && audit.run !== executionId);
         if (other) {
           throw new ReplayConflictError(
             groupId,
@@ -287,7 +287,7 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
       await beforeDeadline('leaving the group', Date.now() + RELEASE_MS, hold.hold.release()).catch(() => {});
     }
     if (mapping && wasEnabled) {
-      await run('enable-mapping', `enabling mapping ${mapping.uuid}`, () =>
+      await timedStep('enable-mapping', `enabling mapping ${mapping.uuid}`, () =>
         setMappingEnabled({
           ...mapping,
           enabled: true,
@@ -295,7 +295,7 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
           signal,
         }),
       );
-      await run('wait-mapping-enabled', `waiting for mapping ${mapping.uuid} to be Enabled`, () =>
+      await timedStep('wait-mapping-enabled', `waiting for mapping ${mapping.uuid} to be Enabled`, () =>
         waitForMappingState({
           ...mapping,
           state: 'Enabled',
@@ -334,7 +334,8 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
   }
 }
 
-type RunStep = <T>(next: ReplayStep, message: string, action: () => Promise<T>) => Promise<T>;
+/** Runs one step of an execution: reports it, bounds it by the deadline and times it. */
+type TimedStep = <T>(next: ReplayStep, message: string, action: () => Promise<T>) => Promise<T>;
 
 /**
  * The hold-group step: reads the committed offsets, checks that the group has no members, joins it
@@ -343,14 +344,14 @@ type RunStep = <T>(next: ReplayStep, message: string, action: () => Promise<T>) 
  * conflict. Answers the offsets committed while holding.
  */
 async function holdGroup(
-  run: RunStep,
+  timedStep: TimedStep,
   kafka: ReplayKafka,
   groupId: string,
   topic: string,
 ): Promise<{ hold: GroupHold; baseline: Awaited<ReturnType<typeof committedOffsets>> }> {
   let pending: Promise<GroupHold> | undefined;
   try {
-    return await run(
+    return await timedStep(
       'hold-group',
       `holding group ${groupId}: no other replay or consumer can join it or commit until this one is done`,
       async () => {

@@ -106,7 +106,7 @@ export async function waitForEmptyGroup({
     );
   } catch (error) {
     if (error instanceof ReplayTimeoutError) {
-      throw new GroupNotEmptyError(groupId, last.state, last.members, options.timeoutMs);
+      throw new GroupNotEmptyError(groupId, last.state, last.members, options.timeoutMs, { cause: error });
     }
     throw error;
   }

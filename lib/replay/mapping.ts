@@ -60,6 +60,7 @@ export async function withLambdaRetry<T>(
           `${what} to stop failing with ${name}`,
           Date.now() - started,
           `${attempt + 1} attempts`,
+          { cause: error },
         );
       }
       await pause(delay, signal);

@@ -28,7 +28,7 @@ export async function pause(ms: number, signal?: AbortSignal): Promise<void> {
   try {
     await sleep(ms, undefined, { signal });
   } catch (error) {
-    if (signal?.aborted) throw new ReplayAbortedError('replay aborted');
+    if (signal?.aborted) throw new ReplayAbortedError('replay aborted', { cause: error });
     throw error;
   }
 }

@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetEventSourceMappingCommand, UpdateEventSourceMappingCommand } from '@aws-sdk/client-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runReplayDemo } from '../../../demo/replay-step.ts';
 import { createReplayHandler } from '../../../functions/replay/handler.ts';
 import { modelEventSourceMapping } from '../../../test/support/esm-model.ts';
 import {
@@ -427,19 +426,5 @@ describe('kafka-lambda replay --brokers --esm', () => {
     );
     expect(model.history).toEqual(['Enabled', 'Disabling', 'Disabled', 'Enabling', 'Enabled']);
     expect(await current(G)).toEqual([5, 5, 5]);
-  });
-});
-
-describe('the replay step of the demo', () => {
-  it('moves partition 0 back 5 records and the emulator re-delivers exactly those', async () => {
-    const G = uniqueName('cli-demo-group');
-    await commit(G, [10, 10, 10]);
-    const lines: string[] = [];
-    const result = await runReplayDemo({ brokers: testBrokers(), topic, groupId: G }, (line = '') =>
-      lines.push(line),
-    );
-    expect(result).toEqual({ partition: 0, target: 5, redelivered: ['0:5', '0:6', '0:7', '0:8', '0:9'] });
-    expect(lines.join('\n')).toContain('the trigger re-delivered partition 0 from offset 5: 5, 6, 7, 8, 9 ✓');
-    expect(await current(G)).toEqual([10, 10, 10]);
   });
 });

@@ -181,7 +181,7 @@ const MAX_PLAN_FILE_BYTES = 16 * 1024 * 1024;
 
 async function readPlanFile(path: string): Promise<string> {
   const cannot = (error: Error) => {
-    throw new ReplayInputError(`cannot read plan file ${path}: ${error.message}`);
+    throw new ReplayInputError(`cannot read plan file ${path}: ${error.message}`, { cause: error });
   };
   const { size } = await stat(path).catch(cannot);
   if (size > MAX_PLAN_FILE_BYTES) {
@@ -273,9 +273,10 @@ async function lambdaClient(
   }
   try {
     await beforeDeadline('AWS credentials', Date.now() + CREDENTIALS_MS, lambda.config.credentials());
-  } catch {
+  } catch (error) {
     throw new ReplayError(
       `${flag} calls the Lambda API and found no AWS credentials (environment variables, shared credentials or config file, SSO, container or instance role)`,
+      { cause: error },
     );
   }
   return lambda;
