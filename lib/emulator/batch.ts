@@ -113,7 +113,7 @@ export function toPendingRecord(topic: string, partition: number, message: Kafka
 }
 
 /**
- * The fixed top-level fields of every event of a mapping.
+ * The fixed top-level fields of every event one trigger emulator builds.
  *
  * @example
  * ```ts

@@ -12,6 +12,8 @@ function fakeCommits() {
   const requests: Array<{ offsets: PartitionOffset[]; settle: (error?: Error) => void }> = [];
   const committed: CommittedOffset[][] = [];
   const errors: Error[] = [];
+  /** `busy` as each onSettled call saw it. */
+  const settledBusy: boolean[] = [];
   let running = true;
   const coalescer = new CommitCoalescer({
     commit: (offsets) =>
@@ -22,12 +24,14 @@ function fakeCommits() {
     onError: (error) => errors.push(error),
     mayRetry: () => running,
     retryDelayMs: 1_000,
+    onSettled: () => settledBusy.push(coalescer.busy),
   });
   return {
     coalescer,
     requests,
     committed,
     errors,
+    settledBusy,
     stop: () => {
       running = false;
     },
@@ -79,6 +83,19 @@ describe('CommitCoalescer', () => {
       [0, 3],
       [1, 7],
     ]);
+  });
+
+  it('tells when a flush has settled, once no request is in flight any more (idle() waits on it)', async () => {
+    const { coalescer, requests, settledBusy } = fakeCommits();
+    coalescer.want(0, 1);
+    coalescer.want(0, 2); // joins the flush under way
+    requests[0]!.settle();
+    await settle();
+    expect(settledBusy).toEqual([]);
+    requests[1]!.settle(new Error('down'));
+    await settle();
+    expect(settledBusy).toEqual([false]);
+    coalescer.cancelRetry();
   });
 
   it('never moves a partition backwards: a lower or equal offset is ignored', async () => {

@@ -25,6 +25,8 @@ export interface CommitCoalescerOptions {
   onError(error: Error): void;
   /** Whether a failed commit is retried (the emulator is still running). */
   mayRetry(): boolean;
+  /** After a flush ended (committed, failed or nothing to do) and {@link CommitCoalescer.busy} is false again. */
+  onSettled?(): void;
   /** Delay before a failed commit is retried (default 1 s). */
   retryDelayMs?: number;
 }
@@ -109,6 +111,7 @@ export class CommitCoalescer {
     }
     this.#flushing = this.#commitWanted().finally(() => {
       this.#flushing = undefined;
+      this.#options.onSettled?.();
     });
     return this.#flushing;
   }

@@ -113,7 +113,7 @@ export function parseDestination(onFailure: string | FailureCallback, sourceTopi
 }
 
 /**
- * Creates the sender for a mapping's destination.
+ * Creates the sender for the trigger emulator's on-failure destination.
  *
  * @example
  * ```ts

@@ -43,6 +43,7 @@ import {
   resolveMappingSettings,
 } from './settings.ts';
 import { ChangeSignal } from './signal.ts';
+import { countInvocation, newCounters, partitionStats, recordsCommittedPast } from './stats.ts';
 
 /**
  * Options of {@link createLocalEventSourceMapping}: the settings of the emulated event source mapping
@@ -301,19 +302,9 @@ class TriggerEmulator implements LocalEventSourceMapping {
   #rotation = 0;
   /** Ends the retry delays early once the emulator stops. */
   readonly #stopping = new ChangeSignal();
-  /** Wakes idle() when progress may have been made: a commit, a released partition, a stop. */
+  /** Wakes idle() when progress may have been made: a settled commit, a released partition, a stop. */
   readonly #progress = new ChangeSignal();
-  #stats = {
-    invocations: 0,
-    recordsInvoked: 0,
-    recordsCommitted: 0,
-    functionErrors: 0,
-    invalidResponses: 0,
-    partialFailures: 0,
-    retries: 0,
-    destinationRecords: 0,
-    recordsFiltered: 0,
-  };
+  readonly #stats = newCounters();
 
   constructor(options: LocalEventSourceMappingOptions, settings: ResolvedMappingSettings, invoker: Invoker) {
     this.#options = options;
@@ -351,6 +342,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
       onCommitted: (offsets) => this.#committed(offsets),
       onError: (error) => this.#emit({ type: 'error', error }),
       mayRetry: () => this.#state === 'running',
+      onSettled: () => this.#progress.notify(),
     });
   }
 
@@ -830,11 +822,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
     durationMs: number,
   ): void {
     const records = recordCount(parts);
-    this.#stats.invocations++;
-    this.#stats.recordsInvoked += records;
-    if (outcome.kind === 'function-error') this.#stats.functionErrors++;
-    if (outcome.kind === 'invalid-response') this.#stats.invalidResponses++;
-    if (outcome.kind === 'partial') this.#stats.partialFailures++;
+    countInvocation(this.#stats, outcome, records);
     if (!this.#options.onEvent) return;
     const offsets: Record<string, [number, number]> = {};
     for (const part of parts) {
@@ -902,17 +890,15 @@ class TriggerEmulator implements LocalEventSourceMapping {
     this.#commits.want(partition, offset);
   }
 
-  /** After a commit request succeeded: count the records committed past, tell, wake idle(). */
+  /** After a commit request succeeded: count the records committed past, tell. */
   #committed(offsets: CommittedOffset[]): void {
     const committed: Record<string, number> = {};
     for (const { partition, offset, previous } of offsets) {
       const state = this.#partition(partition);
-      const from = previous ?? state.base;
-      if (from !== undefined) this.#stats.recordsCommitted += Math.max(0, offset - from);
+      this.#stats.recordsCommitted += recordsCommittedPast(offset, previous, state.base);
       committed[state.key] = offset;
     }
     this.#emit({ type: 'commit', offsets: committed });
-    this.#progress.notify();
   }
 
   /** A delay that ends early when the emulator stops. */
@@ -930,19 +916,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
       ...this.#stats,
       partitions: [...this.#partitions.values()]
         .sort((a, b) => a.partition - b.partition)
-        .map((s) => {
-          const committed = this.#commits.committed(s.partition);
-          const position = committed ?? s.base;
-          return {
-            partition: s.partition,
-            committed,
-            highWatermark: s.highWatermark,
-            lag:
-              s.highWatermark === undefined || position === undefined
-                ? undefined
-                : Math.max(0, s.highWatermark - position),
-          };
-        }),
+        .map((s) => partitionStats({ ...s, committed: this.#commits.committed(s.partition) })),
     };
   }
 

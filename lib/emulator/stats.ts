@@ -1,0 +1,91 @@
+/**
+ * The trigger emulator's counters and per-partition progress, as `stats()` reports them.
+ */
+import type { MappingStats, PartitionStats } from './emulator.ts';
+import type { BatchOutcome } from './response.ts';
+
+/** The counters of {@link MappingStats}, without the per-partition progress. */
+export type EmulatorCounters = Omit<MappingStats, 'partitions'>;
+
+/**
+ * Counters at zero, as at `start()`.
+ *
+ * @example
+ * ```ts
+ * const counters = newCounters();
+ * ```
+ */
+export function newCounters(): EmulatorCounters {
+  return {
+    invocations: 0,
+    recordsInvoked: 0,
+    recordsCommitted: 0,
+    functionErrors: 0,
+    invalidResponses: 0,
+    partialFailures: 0,
+    retries: 0,
+    destinationRecords: 0,
+    recordsFiltered: 0,
+  };
+}
+
+/**
+ * Counts one invocation of `records` records and how it ended.
+ *
+ * @example
+ * ```ts
+ * countInvocation(counters, { kind: 'success' }, 100);
+ * ```
+ */
+export function countInvocation(counters: EmulatorCounters, outcome: BatchOutcome, records: number): void {
+  counters.invocations++;
+  counters.recordsInvoked += records;
+  if (outcome.kind === 'function-error') counters.functionErrors++;
+  if (outcome.kind === 'invalid-response') counters.invalidResponses++;
+  if (outcome.kind === 'partial') counters.partialFailures++;
+}
+
+/**
+ * Records a commit moved past: from the previous commit, or from where the group stood at the (re)join
+ * (`base`) for the first one; none when neither is known.
+ *
+ * @example
+ * ```ts
+ * recordsCommittedPast(120, undefined, 100); // 20
+ * ```
+ */
+export function recordsCommittedPast(
+  offset: number,
+  previous: number | undefined,
+  base: number | undefined,
+): number {
+  const from = previous ?? base;
+  return from === undefined ? 0 : Math.max(0, offset - from);
+}
+
+/**
+ * A partition's progress: lag from the committed offset, or from where the group stood before the first
+ * commit (`base`); unknown until both that and the high watermark are.
+ *
+ * @example
+ * ```ts
+ * partitionStats({ partition: 0, committed: 90, base: 50, highWatermark: 100 }).lag; // 10
+ * ```
+ */
+export function partitionStats(state: {
+  partition: number;
+  committed: number | undefined;
+  base: number | undefined;
+  highWatermark: number | undefined;
+}): PartitionStats {
+  const position = state.committed ?? state.base;
+  return {
+    partition: state.partition,
+    committed: state.committed,
+    highWatermark: state.highWatermark,
+    lag:
+      state.highWatermark === undefined || position === undefined
+        ? undefined
+        : Math.max(0, state.highWatermark - position),
+  };
+}
