@@ -1,6 +1,6 @@
-// End to end with the local event source mapping emulator standing in for Lambda's pollers: the model of
-// the Lambda API stops the emulator when the mapping reaches Disabled and starts it again when it is
-// Enabled; after a replay to offset N, the emulator re-delivers exactly from N on each replayed partition.
+// End to end with the trigger emulator (createLocalEventSourceMapping) standing in for Lambda's pollers:
+// the model of the Lambda API stops the emulator when the mapping reaches Disabled and starts it again when
+// it is Enabled; after a replay to offset N, the emulator re-delivers exactly from N on each replayed partition.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelEventSourceMapping } from '../../test/support/esm-model.ts';
 import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
