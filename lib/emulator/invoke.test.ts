@@ -55,3 +55,28 @@ describe('createInvoker with a module reference', { timeout: 60_000 }, () => {
     await invoker.close();
   });
 });
+
+describe('createInvoker with an in-process function', () => {
+  it('does not accept an answer that came after the deadline, even before the timer could fire', async () => {
+    // The handler blocks the event loop past its 1 s timeout and then answers: the timer's callback is
+    // still queued behind it. Lambda would have ended the invocation, so the answer must not count
+    // (committing it would lose the batch's records).
+    const handler = async () => {
+      const until = Date.now() + 1_200;
+      while (Date.now() < until) {
+        // blocking, as a CPU-bound handler or a stalled event loop does
+      }
+      return { batchItemFailures: [] };
+    };
+    const invoker = createInvoker({ handler, inProcess: true, timeoutSeconds: 1 });
+    try {
+      expect(await invoker.invoke('{}', 'a')).toEqual({
+        kind: 'function-error',
+        errorType: 'Sandbox.Timedout',
+        errorMessage: 'Task timed out after 1.00 seconds',
+      });
+    } finally {
+      await invoker.close();
+    }
+  });
+});

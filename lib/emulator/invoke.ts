@@ -187,11 +187,15 @@ function inProcessInvoker(target: LocalFunction): Invoker {
             : { kind: 'function-error', ...errorFields(error) };
         }
         const context = createLambdaContext({ functionName, timeoutMs, awsRequestId: requestId, region });
+        let result: InvokeResult;
         try {
-          return asJsonResponse(await handler(JSON.parse(payload) as KafkaEvent, context));
+          result = asJsonResponse(await handler(JSON.parse(payload) as KafkaEvent, context));
         } catch (error) {
-          return { kind: 'function-error', ...errorFields(error) };
+          result = { kind: 'function-error', ...errorFields(error) };
         }
+        // A handler that finished past its deadline (the timer's callback queued behind it on a busy event
+        // loop) timed out as far as Lambda is concerned: its answer is not accepted, the batch is retried.
+        return context.getRemainingTimeInMillis() <= 0 ? await timedOut : result;
       })();
       try {
         return await Promise.race([run, timedOut]);

@@ -171,7 +171,12 @@ class Environment {
   /** Resolves when the function's module starts loading (or the environment ended before that). */
   readonly #initStarted: Promise<void>;
   #startInit: () => void = () => {};
-  #current?: { requestId: string; settle: (result: SandboxResult) => void };
+  #current?: {
+    requestId: string;
+    deadline: number;
+    timedOut: SandboxResult;
+    settle: (result: SandboxResult) => void;
+  };
   #ended = false;
   /** Set when the environment ended by itself (exit, crash): the error that ended it. */
   #endedBy?: RuntimeErrorResponse;
@@ -282,15 +287,16 @@ class Environment {
         ...this.#requestError(this.#endedBy, message.requestId),
       });
     }
+    const timedOut: SandboxResult = {
+      kind: 'function-error',
+      errorType: 'Sandbox.Timedout',
+      errorMessage: `Task timed out after ${timeoutSeconds.toFixed(2)} seconds`,
+      trace: [],
+    };
     return new Promise<SandboxResult>((resolve) => {
       const timer = setTimeout(
         () => {
-          settle({
-            kind: 'function-error',
-            errorType: 'Sandbox.Timedout',
-            errorMessage: `Task timed out after ${timeoutSeconds.toFixed(2)} seconds`,
-            trace: [],
-          });
+          settle(timedOut);
           void this.end();
         },
         Math.max(0, message.deadline - Date.now()),
@@ -300,7 +306,7 @@ class Environment {
         this.#current = undefined;
         resolve(result);
       };
-      this.#current = { requestId: message.requestId, settle };
+      this.#current = { requestId: message.requestId, deadline: message.deadline, timedOut, settle };
       this.#worker.postMessage(message);
     });
   }
@@ -312,7 +318,16 @@ class Environment {
   }
 
   #settle(result: SandboxResult): void {
-    this.#current?.settle(result);
+    const current = this.#current;
+    if (!current) return;
+    // An answer that arrives after the deadline (the timer's callback queued behind it on a busy event
+    // loop) is not accepted: Lambda would have ended the invocation, so the batch must be retried.
+    if (Date.now() > current.deadline) {
+      current.settle(current.timedOut);
+      void this.end();
+      return;
+    }
+    current.settle(result);
   }
 
   /**
