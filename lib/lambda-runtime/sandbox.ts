@@ -145,6 +145,9 @@ type InitOutcome =
  * sources too (the `kafka-lambda-source` export condition): a worker inherits command-line flags, not the
  * module hooks bin/kafka-lambda.js registers.
  */
+/** The most environments {@link Sandbox.prepare} boots ahead of need (one per partition, up to this). */
+const MAX_ENVIRONMENTS_BOOTED_AHEAD = 16;
+
 const fromSources = import.meta.url.endsWith('.ts');
 const workerModule = new URL(`./sandbox-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
 const workerExecArgv = fromSources ? [...process.execArgv, '--conditions=kafka-lambda-source'] : undefined;
@@ -496,7 +499,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     },
 
     async prepare(wanted) {
-      concurrency = wanted;
+      // Booting ahead is a speed-up, not a limit: past a cap, more environments still start on demand,
+      // so a topic with hundreds of partitions does not hold hundreds of idle threads (~13 MB each).
+      concurrency = Math.min(wanted, MAX_ENVIRONMENTS_BOOTED_AHEAD);
       fill();
       await Promise.all(spares.map((spare) => spare.booted));
     },
