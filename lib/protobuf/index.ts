@@ -22,6 +22,7 @@ export type {
   KafkaSchemaMetadata,
 } from '../kafka-event/types.ts';
 export type {
+  KafkaBatchError,
   KafkaPoisonRecordError,
   KafkaRecordDecodeError,
   RecordPosition,
