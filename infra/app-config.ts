@@ -1,10 +1,12 @@
+import { KafkaLambdaCdkError } from './errors.ts';
+
 /**
  * A context value (`-c key=value` or cdk.json) that is missing, unknown or malformed.
  *
  * @example
  * try { appConfigFromContext((k) => app.node.tryGetContext(k)); } catch (e) { if (e instanceof InvalidContextError) console.error(e.message); }
  */
-export class InvalidContextError extends Error {
+export class InvalidContextError extends KafkaLambdaCdkError {
   override readonly name = 'InvalidContextError';
   readonly key: string;
   constructor(key: string, problem: string) {

@@ -22,6 +22,7 @@
 
 // The filter rules of `KafkaConsumerFunctionProps.filters`: the same shape the emulator checks.
 export type { FilterCriteria } from '../lib/emulator/filter.ts';
+export { KafkaLambdaCdkError } from './errors.ts';
 export {
   type FailureDestination,
   KafkaConsumerConfigError,

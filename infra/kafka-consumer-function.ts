@@ -12,6 +12,7 @@ import { compileFilterCriteria, type FilterCriteria } from '../lib/emulator/filt
 import { LAMBDA_LIMITS } from '../lib/kafka-event/limits.ts';
 import { defineOptions, nestedOptions, unchecked } from '../lib/options/options.ts';
 import { lambdaBundling } from './bundling.ts';
+import { KafkaLambdaCdkError } from './errors.ts';
 import { mskTriggerStatements, networkInterfaceStatements } from './iam.ts';
 import type { KafkaSource, MskSource, SelfManagedSource } from './kafka-source.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
@@ -33,7 +34,7 @@ const MAX_KAFKA_FUNCTION_TIMEOUT = Duration.seconds(LAMBDA_LIMITS.kafkaFunctionT
  * @example
  * try { new KafkaConsumerFunction(stack, 'C', props); } catch (e) { if (e instanceof KafkaConsumerConfigError) console.error(e.message); }
  */
-export class KafkaConsumerConfigError extends Error {
+export class KafkaConsumerConfigError extends KafkaLambdaCdkError {
   override readonly name = 'KafkaConsumerConfigError';
 }
 

@@ -1,4 +1,5 @@
 import { Fn, Token } from 'aws-cdk-lib';
+import { KafkaLambdaCdkError } from './errors.ts';
 
 /**
  * An MSK cluster ARN that is not `arn:<partition>:kafka:<region>:<account>:cluster/<name>/<uuid>`.
@@ -6,7 +7,7 @@ import { Fn, Token } from 'aws-cdk-lib';
  * @example
  * try { mskTopicArn('nope', 'orders'); } catch (e) { if (e instanceof InvalidClusterArnError) console.error(e.message); }
  */
-export class InvalidClusterArnError extends Error {
+export class InvalidClusterArnError extends KafkaLambdaCdkError {
   override readonly name = 'InvalidClusterArnError';
   readonly clusterArn: string;
   constructor(clusterArn: string) {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { KafkaLambdaCdkError } from './errors.ts';
 
 /**
  * The folder `npm run build` writes the replay handler's bundle to (`index.mjs`, minified ESM with its
@@ -18,7 +19,7 @@ const bundleFolder = fileURLToPath(new URL('../assets/replay-handler/', import.m
  * @example
  * try { packagedReplayHandler(); } catch (e) { if (e instanceof PackagedReplayHandlerMissingError) console.error(e.message); }
  */
-export class PackagedReplayHandlerMissingError extends Error {
+export class PackagedReplayHandlerMissingError extends KafkaLambdaCdkError {
   override readonly name = 'PackagedReplayHandlerMissingError';
 }
 

@@ -1,4 +1,5 @@
 import { Token } from 'aws-cdk-lib';
+import { KafkaLambdaCdkError } from './errors.ts';
 
 /**
  * The Regions where MSK Serverless (`AWS::MSK::ServerlessCluster`) exists, as the MSK Developer Guide
@@ -31,7 +32,7 @@ export const MSK_SERVERLESS_REGIONS: readonly string[] = [
  * @example
  * try { buildApp(app, config); } catch (e) { if (e instanceof UnsupportedRegionError) console.error(e.message); }
  */
-export class UnsupportedRegionError extends Error {
+export class UnsupportedRegionError extends KafkaLambdaCdkError {
   override readonly name = 'UnsupportedRegionError';
   readonly region: string;
   constructor(region: string, message: string) {

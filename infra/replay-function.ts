@@ -6,6 +6,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { defineOptions, unchecked } from '../lib/options/options.ts';
 import { lambdaBundling } from './bundling.ts';
+import { KafkaLambdaCdkError } from './errors.ts';
 import { mappingControlStatement, mskReplayStatements, networkInterfaceStatements } from './iam.ts';
 import { kafkaSourceOptions } from './kafka-consumer-function.ts';
 import { type KafkaSource, sourceSecret } from './kafka-source.ts';
@@ -18,7 +19,7 @@ import { packagedReplayHandler } from './packaged-replay-handler.ts';
  * @example
  * try { new KafkaReplayFunction(stack, 'Replay', props); } catch (e) { if (e instanceof KafkaReplayConfigError) console.error(e.message); }
  */
-export class KafkaReplayConfigError extends Error {
+export class KafkaReplayConfigError extends KafkaLambdaCdkError {
   override readonly name = 'KafkaReplayConfigError';
 }
 

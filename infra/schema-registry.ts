@@ -3,6 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { defineOptions, nestedOptions, unchecked } from '../lib/options/options.ts';
+import { KafkaLambdaCdkError } from './errors.ts';
 
 /**
  * The schema registry of a Kafka trigger (Lambda's `SchemaRegistryConfig`, provisioned mode only): where
@@ -69,7 +70,7 @@ export type SchemaRegistryLocation =
  * @example
  * try { schemaRegistryConfig(registry); } catch (e) { if (e instanceof SchemaRegistryConfigError) console.error(e.message); }
  */
-export class SchemaRegistryConfigError extends Error {
+export class SchemaRegistryConfigError extends KafkaLambdaCdkError {
   override readonly name = 'SchemaRegistryConfigError';
 }
 
