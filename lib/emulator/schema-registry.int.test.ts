@@ -4,15 +4,14 @@
  * independent serializer (@kafkajs/confluent-schema-registry).
  */
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eventRecords, partialResponseMapping as mapping } from '../../test/support/emulator.ts';
 import { createTopic, testKafka, uniqueName } from '../../test/support/kafka.ts';
+import { useSchemaRegistry } from '../../test/support/registry.ts';
 import type { KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
-import { type LocalSchemaRegistry, startRegistry } from '../schema-registry/server.ts';
 import type { FailureEnvelope } from './destination.ts';
 
 const kafka = testKafka('emulator-schema-registry');
-let local: LocalSchemaRegistry | undefined;
 let url: string;
 let producer: SchemaRegistry;
 const run = `kl-esm-${Date.now().toString(36)}`;
@@ -27,17 +26,10 @@ const order = {
   ],
 };
 
-beforeAll(async () => {
-  if (process.env.SCHEMA_REGISTRY_URL) url = process.env.SCHEMA_REGISTRY_URL;
-  else {
-    local = await startRegistry();
-    url = local.url;
-  }
+const registry = useSchemaRegistry();
+beforeAll(() => {
+  url = registry.url;
   producer = new SchemaRegistry({ host: url });
-}, 300_000);
-
-afterAll(async () => {
-  await local?.stop();
 });
 
 /** A Confluent frame naming a schema id no registry of this run has. */

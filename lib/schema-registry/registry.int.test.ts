@@ -6,7 +6,8 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import middy from '@middy/core';
 import protobuf from 'protobufjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useSchemaRegistry } from '../../test/support/registry.ts';
 import { avroDecoder } from '../avro/index.ts';
 import { jsonSchemaDecoder } from '../json-schema/index.ts';
 import type { KafkaBatchLogger } from '../middleware/log.ts';
@@ -19,25 +20,16 @@ import { type KafkaRecordInput, kafkaEvent } from '../testing/event-builder.ts';
 import { invokeHandler } from '../testing/invoke-handler.ts';
 import type { KafkaSchemaRegistryDecodeError } from './errors.ts';
 import { confluentSchemaRegistry, type SchemaRegistryClient } from './registry.ts';
-import { type LocalSchemaRegistry, startRegistry } from './server.ts';
 
-let local: LocalSchemaRegistry | undefined;
 let url: string;
 let producer: SchemaRegistry;
 /** Subjects are unique per run: a user's own registry may already hold ours. */
 const run = `kl-${Date.now().toString(36)}`;
 
-beforeAll(async () => {
-  if (process.env.SCHEMA_REGISTRY_URL) url = process.env.SCHEMA_REGISTRY_URL;
-  else {
-    local = await startRegistry();
-    url = local.url;
-  }
+const registry = useSchemaRegistry();
+beforeAll(() => {
+  url = registry.url;
   producer = new SchemaRegistry({ host: url });
-}, 600_000);
-
-afterAll(async () => {
-  await local?.stop();
 });
 
 const orderV1 = {

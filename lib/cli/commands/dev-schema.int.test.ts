@@ -2,25 +2,17 @@
 // broker and a real registry: the filter sees the deserialized value, an unknown schema goes to the destination.
 import { readFileSync } from 'node:fs';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
+import { useSchemaRegistry } from '../../../test/support/registry.ts';
 import { runCli } from '../../../test/support/run-cli.ts';
-import { type LocalSchemaRegistry, startRegistry } from '../../schema-registry/server.ts';
 
 const kafka = testKafka('dev-schema-cli');
-let local: LocalSchemaRegistry | undefined;
 let url: string;
 
-beforeAll(async () => {
-  if (process.env.SCHEMA_REGISTRY_URL) url = process.env.SCHEMA_REGISTRY_URL;
-  else {
-    local = await startRegistry();
-    url = local.url;
-  }
-}, 300_000);
-
-afterAll(async () => {
-  await local?.stop();
+const registry = useSchemaRegistry();
+beforeAll(() => {
+  url = registry.url;
 });
 
 describe('kafka-lambda dev --schema-registry', () => {

@@ -5,28 +5,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { KafkaMessage } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
+import { useSchemaRegistry } from '../../../test/support/registry.ts';
 import { runCli } from '../../../test/support/run-cli.ts';
 import { avroDecoder } from '../../avro/index.ts';
 import { KafkaRecord } from '../../middleware/record.ts';
 import { confluentSchemaRegistry } from '../../schema-registry/registry.ts';
-import { type LocalSchemaRegistry, startRegistry } from '../../schema-registry/server.ts';
 
 const kafka = testKafka('produce-schema-cli');
-let local: LocalSchemaRegistry | undefined;
 let url: string;
 
-beforeAll(async () => {
-  if (process.env.SCHEMA_REGISTRY_URL) url = process.env.SCHEMA_REGISTRY_URL;
-  else {
-    local = await startRegistry();
-    url = local.url;
-  }
-}, 300_000);
-
-afterAll(async () => {
-  await local?.stop();
+const registry = useSchemaRegistry();
+beforeAll(() => {
+  url = registry.url;
 });
 
 const schemaFile = (name: string) => `test/events/schemas/${name}`;
