@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { MappingStats } from './emulator.ts';
 import { describeEvent, formatProgress } from './progress.ts';
+import { newCounters } from './stats.ts';
 
 function stats(overrides: Partial<MappingStats>): MappingStats {
-  return {
-    invocations: 0,
-    recordsInvoked: 0,
-    recordsCommitted: 0,
-    functionErrors: 0,
-    invalidResponses: 0,
-    partialFailures: 0,
-    retries: 0,
-    destinationRecords: 0,
-    recordsFiltered: 0,
-    partitions: [],
-    ...overrides,
-  };
+  return { ...newCounters(), partitions: [], ...overrides };
 }
 
 describe('formatProgress', () => {
