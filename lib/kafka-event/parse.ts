@@ -133,6 +133,13 @@ export function parseKafkaEvent(event: unknown, onError?: (issue: EventIssue) =>
     let current: PartitionBatch | undefined;
     let currentTopic = '';
     let currentPartition = -1;
+    // Lambda puts one partition's records under its key: those are taken as one run (a copy of the
+    // list, the offsets written in place) instead of pushed one by one, which would cost the whole
+    // parse as much again. A run ends where the partition changes or a record is left out.
+    const listOffsets: number[] = new Array(list.length);
+    let runStart = 0;
+    let runEnd = 0;
+    let previous = -1;
     for (let i = 0; i < list.length; i++) {
       const raw: unknown = list[i];
       // Paths are built only for a problem: a string per record would cost the hot path.
@@ -158,7 +165,8 @@ export function parseKafkaEvent(event: unknown, onError?: (issue: EventIssue) =>
         if (offset === undefined) fail(`${where}[${i}].offset`, positionProblem(rawOffset));
         continue;
       }
-      if (current === undefined || topic !== currentTopic || partition !== currentPartition) {
+      if (current === undefined || topic !== currentTopic || partition !== currentPartition || runEnd !== i) {
+        if (current !== undefined) addRun(current, list, listOffsets, runStart, runEnd);
         const id = `${topic}-${partition}`;
         current = byId.get(id);
         if (current === undefined) {
@@ -168,23 +176,24 @@ export function parseKafkaEvent(event: unknown, onError?: (issue: EventIssue) =>
         }
         currentTopic = topic;
         currentPartition = partition;
+        runStart = i;
+        const { offsets } = current;
+        previous = offsets.length > 0 ? offsets[offsets.length - 1]! : -1;
       }
-      const { offsets } = current;
-      if (offsets.length > 0) {
-        const previous = offsets[offsets.length - 1]!;
-        if (previous > offset) {
-          unsorted.add(current);
-          warn('offsetOrder', current, `${where}[${i}].offset`, previous, offset);
-        } else if (previous === offset)
-          warn('repeatedOffset', current, `${where}[${i}].offset`, previous, offset);
-      }
-      offsets.push(offset);
-      current.records.push(raw as KafkaEventRecord);
+      if (previous > offset) {
+        unsorted.add(current);
+        warn('offsetOrder', current, `${where}[${i}].offset`, previous, offset);
+      } else if (previous === offset)
+        warn('repeatedOffset', current, `${where}[${i}].offset`, previous, offset);
+      previous = offset;
+      listOffsets[i] = offset;
+      runEnd = i + 1;
       recordCount++;
       const timestamp = readTimestamp((raw as { timestamp?: unknown }).timestamp);
       if (timestamp < oldestTimestamp || (Number.isNaN(oldestTimestamp) && !Number.isNaN(timestamp)))
         oldestTimestamp = timestamp;
     }
+    if (current !== undefined) addRun(current, list, listOffsets, runStart, runEnd);
   }
   // Lambda sends each partition in offset order; a hand-written event may not. The sort is stable:
   // records with the same offset keep their order in the event.
@@ -197,6 +206,19 @@ export function parseKafkaEvent(event: unknown, onError?: (issue: EventIssue) =>
     if (i > 0) warn('repeatedOffset', batch, 'records', batch.offsets[i]!, batch.offsets[i]!);
   }
   return { partitions, recordCount, oldestTimestamp, warnings };
+}
+
+/** Appends the records `start` to `end` (exclusive) of `list` to `batch`: a whole list at once when it is all the batch has. */
+function addRun(batch: PartitionBatch, list: unknown[], offsets: number[], start: number, end: number): void {
+  if (batch.records.length === 0 && start === 0 && end === list.length) {
+    batch.records = list.slice() as KafkaEventRecord[];
+    batch.offsets = offsets;
+    return;
+  }
+  for (let i = start; i < end; i++) {
+    batch.records.push(list[i] as KafkaEventRecord);
+    batch.offsets.push(offsets[i]!);
+  }
 }
 
 function offsetWarning(kind: EventWarning['kind'], id: string, previous: number, offset: number): string {
