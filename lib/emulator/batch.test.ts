@@ -5,6 +5,7 @@ import { encodeEventRecord } from '../kafka-event/encode.ts';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import {
   type BatchPart,
+  batchEvent,
   bisectBatch,
   type EventHeader,
   eventOverhead,
@@ -117,6 +118,9 @@ describe('toPendingRecord', () => {
           expect(record.json).toBe(JSON.stringify(expected));
           expect(record.bytes).toBe(Buffer.byteLength(record.json));
           expect(record.encoded).toEqual(expected);
+          // The object handed to in-process handlers is what parsing the JSON gives, key order included.
+          expect(record.encoded).toStrictEqual(JSON.parse(record.json));
+          expect(JSON.stringify(record.encoded)).toBe(record.json);
           expect([record.partition, record.offset, record.timestamp]).toEqual([
             partition,
             offset,
@@ -145,6 +149,73 @@ describe('serializeEvent', () => {
     expect(Object.keys(event.records)).toEqual(['order-events-3', 'order-events-0']);
     expect(event.records['order-events-3'].map((r: { offset: number }) => r.offset)).toEqual([7, 8]);
     expect(event.records['order-events-0'][0]).toEqual(parts[1]!.records[0]!.encoded);
+  });
+});
+
+describe('batchEvent', () => {
+  const parts = (): BatchPart[] => [
+    {
+      partition: 3,
+      records: [
+        toPendingRecord(
+          'order-events',
+          3,
+          message(7, '{"a":1}', { headers: { trace: Buffer.from([0xff, 1]) } } as Partial<KafkaMessage>),
+        ),
+        toPendingRecord('order-events', 3, message(8, null, { key: null })),
+      ],
+      end: 9,
+    },
+    { partition: 0, records: queue(0, [1]).records, end: 2 },
+  ];
+
+  it('parses to what serializeEvent writes, key order included, without an eventSourceArn it lacks', () => {
+    for (const eventHeader of [
+      header,
+      { eventSource: 'SelfManagedKafka' as const, bootstrapServers: 'b:9092' },
+    ]) {
+      const event = batchEvent(eventHeader, 'order-events', parts());
+      expect(event.json()).toBe(serializeEvent(eventHeader, 'order-events', parts()));
+      expect(JSON.stringify(event.parse())).toBe(event.json());
+      expect(event.parse()).toStrictEqual(JSON.parse(event.json()));
+    }
+  });
+
+  it('gives a fresh event on every parse: a handler changing one does not change the retry', () => {
+    const event = batchEvent(header, 'order-events', parts());
+    const first = event.parse();
+    first.records['order-events-3']![0]!.headers![0]!.trace!.push(99);
+    first.records['order-events-3']![0]!.value = 'changed';
+    expect(event.parse()).toStrictEqual(JSON.parse(event.json()));
+  });
+
+  it('parses any batch to exactly its JSON (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(fc.nat(20), fc.array(fc.option(fc.string({ unit: 'grapheme' })), { maxLength: 5 })),
+          {
+            maxLength: 4,
+          },
+        ),
+        (spec) => {
+          const batch: BatchPart[] = spec.map(([partition, values], p) => ({
+            partition: partition * 4 + p,
+            records: values.map((value, i) =>
+              toPendingRecord(
+                't-é',
+                partition * 4 + p,
+                message(i, value, { key: i % 2 ? null : Buffer.from('k') }),
+              ),
+            ),
+            end: values.length,
+          }));
+          const event = batchEvent(header, 't-é', batch);
+          expect(JSON.stringify(event.parse())).toBe(serializeEvent(header, 't-é', batch));
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
 

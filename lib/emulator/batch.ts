@@ -1,6 +1,6 @@
 import type { KafkaMessage } from 'kafkajs';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
-import type { KafkaEventRecord } from '../kafka-event/types.ts';
+import type { KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
 
 /**
  * A fetched record, already encoded as Lambda puts it in an event.
@@ -15,10 +15,11 @@ export interface PendingRecord {
   readonly offset: number;
   /** Epoch milliseconds (for the record-age check). */
   readonly timestamp: number;
-  /** The record as the event holds it (decoded from `json` on each access: only failure paths need it). */
+  /** The record as the event holds it: a fresh object on each access (`JSON.parse(json)`). */
   readonly encoded: KafkaEventRecord;
   /** The record's JSON, as it is spliced into events. */
   readonly json: string;
+  /** The UTF-8 size of `json`. */
   readonly bytes: number;
 }
 
@@ -42,44 +43,151 @@ function jsonNumber(n: number): string {
   return Number.isFinite(n) ? String(n) : 'null';
 }
 
-/** Bytes as Lambda writes header values (signed, −128..127), comma-separated as in JSON. */
-function signedBytes(data: Buffer | string): string {
-  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-  let out = '';
-  for (let i = 0; i < bytes.length; i++) out += `${i === 0 ? '' : ','}${(bytes[i]! << 24) >> 24}`;
-  return out;
+/** A number as `JSON.parse` gives it back: non-finite numbers become `null`, −0 becomes 0. */
+function jsonValue(n: number): number | null {
+  return Number.isFinite(n) ? n + 0 : null;
 }
 
-/** UTF-8 bytes beyond one per UTF-16 unit: what a string adds to `json.length` in bytes. */
-function extraUtf8Bytes(text: string): number {
-  return Buffer.byteLength(text) - text.length;
+/** Bytes as Lambda writes header values: signed, −128..127. */
+function signedBytes(bytes: Buffer): number[] {
+  const signed = new Array<number>(bytes.length);
+  for (let i = 0; i < bytes.length; i++) signed[i] = (bytes[i]! << 24) >> 24;
+  return signed;
 }
 
-/** A class rather than an object literal with a getter: this is created for every record, and a literal with an accessor is an order of magnitude slower to build. */
+/** For each byte value, the length of its signed decimal form (`-1` for 255 is 2). */
+const SIGNED_BYTE_LENGTH = Array.from({ length: 256 }, (_, byte) => String((byte << 24) >> 24).length);
+
+/** The length of a header value as Lambda writes it: its bytes, signed, comma-separated. */
+function signedBytesLength(bytes: Buffer): number {
+  let length = bytes.length > 0 ? bytes.length - 1 : 0;
+  for (let i = 0; i < bytes.length; i++) length += SIGNED_BYTE_LENGTH[bytes[i]!]!;
+  return length;
+}
+
+/** The length of the base64 form of `n` bytes (padded, as Lambda writes it). */
+function base64Length(n: number): number {
+  return Math.ceil(n / 3) * 4;
+}
+
+/** UTF-8 size of a string's JSON form, memoised: topics and header names repeat on every record. */
+const jsonSizes = new Map<string, number>();
+function jsonSize(text: string): number {
+  let size = jsonSizes.get(text);
+  if (size === undefined) {
+    size = Buffer.byteLength(JSON.stringify(text));
+    // Bounded: header names come from the records, and a topic's run must not grow without limit.
+    if (jsonSizes.size >= 10_000) jsonSizes.clear();
+    jsonSizes.set(text, size);
+  }
+  return size;
+}
+
+/** The size of the fixed parts of a record's JSON: `{"topic":…,"partition":…,"value":…,"headers":[…]}`. */
+const RECORD_FIXED_BYTES =
+  '{"topic":,"partition":,"offset":,"timestamp":,"timestampType":"","value":,"headers":[]}'.length;
+
+type HeaderValue = Buffer | null;
+
+/**
+ * A class rather than an object literal with a getter: this is created for every record, and a literal
+ * with an accessor is an order of magnitude slower to build. It keeps the message's fields and the
+ * exact size of the record's JSON, computed without writing it: the JSON (for an event sent as text)
+ * and the object (for a handler in this process) are each written only when an invocation needs them.
+ */
 class FetchedRecord implements PendingRecord {
   readonly partition: number;
   readonly offset: number;
   readonly timestamp: number;
-  readonly json: string;
   readonly bytes: number;
+  readonly #topic: string;
+  readonly #timestampType: string;
+  /** `undefined` when the message has no key field. */
+  readonly #key: Buffer | null | undefined;
+  readonly #value: Buffer | null;
+  readonly #headers: readonly (readonly [name: string, value: HeaderValue])[];
+  #json: string | undefined;
 
-  constructor(partition: number, offset: number, timestamp: number, json: string, bytes: number) {
+  constructor(
+    topic: string,
+    partition: number,
+    offset: number,
+    timestamp: number,
+    timestampType: string,
+    key: Buffer | null | undefined,
+    value: Buffer | null,
+    headers: readonly (readonly [string, HeaderValue])[],
+  ) {
+    this.#topic = topic;
     this.partition = partition;
     this.offset = offset;
     this.timestamp = timestamp;
-    this.json = json;
+    this.#timestampType = timestampType;
+    this.#key = key;
+    this.#value = value;
+    this.#headers = headers;
+    let bytes =
+      RECORD_FIXED_BYTES +
+      jsonSize(topic) +
+      jsonNumber(partition).length +
+      jsonNumber(offset).length +
+      jsonNumber(timestamp).length +
+      timestampType.length +
+      (value === null ? 4 : base64Length(value.length) + 2);
+    if (key !== undefined) bytes += ',"key":'.length + (key === null ? 4 : base64Length(key.length) + 2);
+    for (let i = 0; i < headers.length; i++) {
+      const [name, data] = headers[i]!;
+      // `{name:[bytes]}`, and a comma before every header but the first.
+      bytes += (i === 0 ? 0 : 1) + 5 + jsonSize(name) + (data === null ? 0 : signedBytesLength(data));
+    }
     this.bytes = bytes;
   }
 
+  /** The record's JSON as Lambda writes it in an event (`JSON.stringify(encoded)`, byte for byte). */
+  get json(): string {
+    if (this.#json !== undefined) return this.#json;
+    const key = this.#key;
+    const value = this.#value;
+    let json = `{"topic":${JSON.stringify(this.#topic)},"partition":${jsonNumber(this.partition)},"offset":${jsonNumber(this.offset)},"timestamp":${jsonNumber(this.timestamp)},"timestampType":"${this.#timestampType}"`;
+    if (key !== undefined) json += `,"key":${key === null ? 'null' : `"${key.toString('base64')}"`}`;
+    json += `,"value":${value === null ? 'null' : `"${value.toString('base64')}"`},"headers":[`;
+    const headers = this.#headers;
+    for (let i = 0; i < headers.length; i++) {
+      const [name, data] = headers[i]!;
+      json += `${i === 0 ? '' : ','}{${JSON.stringify(name)}:[${data === null ? '' : signedBytes(data).join(',')}]}`;
+    }
+    this.#json = `${json}]}`;
+    return this.#json;
+  }
+
+  /** A fresh object equal to `JSON.parse(json)`, built without writing or parsing the JSON. */
   get encoded(): KafkaEventRecord {
-    return JSON.parse(this.json) as KafkaEventRecord;
+    const record: KafkaEventRecord = {
+      topic: this.#topic,
+      partition: jsonValue(this.partition) as number,
+      offset: jsonValue(this.offset) as number,
+      timestamp: jsonValue(this.timestamp) as number,
+      timestampType: this.#timestampType as KafkaEventRecord['timestampType'],
+    };
+    const key = this.#key;
+    if (key !== undefined) record.key = key === null ? null : key.toString('base64');
+    record.value = this.#value === null ? null : this.#value.toString('base64');
+    const headers = this.#headers;
+    const copies = new Array<Record<string, number[]>>(headers.length);
+    for (let i = 0; i < headers.length; i++) {
+      const [name, data] = headers[i]!;
+      // A computed key defines an own property, as JSON.parse does, even for "__proto__".
+      copies[i] = { [name]: data === null ? [] : signedBytes(data) };
+    }
+    record.headers = copies;
+    return record;
   }
 }
 
 /**
- * Encodes a kafkajs message into a {@link PendingRecord}: the JSON `JSON.stringify(encodeEventRecord(…))`
- * gives, byte for byte, written directly (base64 and numbers need no escaping, so only the topic and
- * header names go through `JSON.stringify`; this is the emulator's hottest per-record path).
+ * Wraps a kafkajs message as a {@link PendingRecord}. Only its size is computed now (exactly the
+ * UTF-8 length of `JSON.stringify(encodeEventRecord(…))`, without writing it: this is the emulator's
+ * hottest per-record path); the JSON or the event object is written when an invocation needs it.
  *
  * @example
  * ```ts
@@ -88,28 +196,31 @@ class FetchedRecord implements PendingRecord {
  */
 export function toPendingRecord(topic: string, partition: number, message: KafkaMessage): PendingRecord {
   const context = (message as { batchContext?: { timestampType?: number } }).batchContext;
-  const offset = Number(message.offset);
-  const timestamp = Number(message.timestamp);
-  const topicJson = JSON.stringify(topic);
-  let extra = extraUtf8Bytes(topicJson);
-  let json = `{"topic":${topicJson},"partition":${jsonNumber(partition)},"offset":${jsonNumber(offset)},"timestamp":${jsonNumber(timestamp)},"timestampType":"${context?.timestampType === 1 ? 'LOG_APPEND_TIME' : 'CREATE_TIME'}"`;
-  if (message.key !== undefined)
-    json += `,"key":${message.key === null ? 'null' : `"${message.key.toString('base64')}"`}`;
-  json += `,"value":${message.value === null ? 'null' : `"${message.value.toString('base64')}"`},"headers":[`;
-  let first = true;
-  const headers = message.headers ?? {};
-  for (const name of Object.keys(headers)) {
-    const value = headers[name];
-    const nameJson = JSON.stringify(name);
-    // kafkajs groups repeated header names into an array at the first occurrence.
-    for (const one of Array.isArray(value) ? value : [value]) {
-      json += `${first ? '' : ','}{${nameJson}:[${one === undefined || one === null ? '' : signedBytes(one)}]}`;
-      extra += extraUtf8Bytes(nameJson);
-      first = false;
+  const headers: (readonly [string, HeaderValue])[] = [];
+  const fields = message.headers;
+  if (fields !== undefined) {
+    for (const name of Object.keys(fields)) {
+      const value = fields[name];
+      // kafkajs groups repeated header names into an array at the first occurrence.
+      if (Array.isArray(value)) for (const one of value) headers.push([name, headerBytes(one)]);
+      else headers.push([name, headerBytes(value)]);
     }
   }
-  json += ']}';
-  return new FetchedRecord(partition, offset, timestamp, json, json.length + extra);
+  return new FetchedRecord(
+    topic,
+    partition,
+    Number(message.offset),
+    Number(message.timestamp),
+    context?.timestampType === 1 ? 'LOG_APPEND_TIME' : 'CREATE_TIME',
+    message.key,
+    message.value,
+    headers,
+  );
+}
+
+function headerBytes(value: Buffer | string | undefined | null): HeaderValue {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' ? Buffer.from(value) : value;
 }
 
 /**
@@ -144,6 +255,66 @@ export function serializeEvent(header: EventHeader, topic: string, parts: readon
     out += ']';
   });
   return `${out}}}`;
+}
+
+/**
+ * One invocation's event, in the form its invoker takes it: JSON text for a sandbox or the Lambda API,
+ * or, for a handler in this process, a fresh object equal to `JSON.parse(json())` built without the
+ * text (what Lambda's runtime hands a handler, without serialising and parsing every record again).
+ *
+ * @example
+ * ```ts
+ * const event = batchEvent(header, 'orders', parts);
+ * await handler(event.parse(), context);
+ * ```
+ */
+export interface InvocationEvent {
+  json(): string;
+  parse(): KafkaEvent;
+}
+
+/**
+ * The {@link InvocationEvent} of a batch: {@link serializeEvent} for its text, its records' `encoded`
+ * objects for the parsed form.
+ *
+ * @example
+ * ```ts
+ * const payload = batchEvent(header, 'orders', parts).json();
+ * ```
+ */
+export function batchEvent(header: EventHeader, topic: string, parts: readonly BatchPart[]): InvocationEvent {
+  let text: string | undefined;
+  return {
+    json: () => {
+      text ??= serializeEvent(header, topic, parts);
+      return text;
+    },
+    parse: () => {
+      // Built in the order serializeEvent writes, with what JSON.stringify would leave out left out.
+      const event: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(header)) if (value !== undefined) event[name] = value;
+      const records: Record<string, KafkaEventRecord[]> = {};
+      for (const part of parts) {
+        const list = new Array<KafkaEventRecord>(part.records.length);
+        for (let i = 0; i < list.length; i++) list[i] = part.records[i]!.encoded;
+        records[`${topic}-${part.partition}`] = list;
+      }
+      event.records = records;
+      return event as unknown as KafkaEvent;
+    },
+  };
+}
+
+/**
+ * An {@link InvocationEvent} given as JSON text (a sample event, a test's payload).
+ *
+ * @example
+ * ```ts
+ * await invoker.invoke(jsonEvent('{"eventSource":"aws:kafka","records":{}}'), newRequestId());
+ * ```
+ */
+export function jsonEvent(text: string): InvocationEvent {
+  return { json: () => text, parse: () => JSON.parse(text) as KafkaEvent };
 }
 
 /** Serialised size of the fixed part of an event plus one partition's key, brackets and separator. */

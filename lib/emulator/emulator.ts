@@ -2,12 +2,12 @@ import { type Admin, type Consumer, type EachBatchPayload, Kafka, type KafkaConf
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import {
   type BatchPart,
+  batchEvent,
   type EventHeader,
   eventOverhead,
   type PartitionQueue,
   type PendingRecord,
   recordCount,
-  serializeEvent,
   takeBatch,
   toPendingRecord,
 } from './batch.ts';
@@ -357,8 +357,13 @@ class TriggerEmulator implements LocalEventSourceMapping {
       const consumer = this.#kafka.consumer({
         groupId: settings.consumerGroupId,
         allowAutoTopicCreation: false,
-        // A short long-poll keeps stop() and the batching window responsive.
-        maxWaitTimeInMs: 250,
+        // A short long-poll keeps stop() responsive: leaving the group waits for the fetch in flight.
+        maxWaitTimeInMs: 50,
+        // Fetch responses of at most 1 MB (kafkajs: 10 MB) reach the first invocation sooner and keep
+        // fewer decoded records waiting; Kafka still returns a larger record batch whole (KIP-74), and
+        // batches up to Lambda's 6 MB fill from several fetches. Measured: about 20% less time for
+        // 100,000 records (emulator.bench.ts).
+        maxBytes: 1024 * 1024,
         retry: {
           retries: 8,
           initialRetryTime: 200,
@@ -666,11 +671,11 @@ class TriggerEmulator implements LocalEventSourceMapping {
       }
       if (parts.length === 0) return { kind: 'done' };
       const requestId = newRequestId();
-      const payload = serializeEvent(this.#header, this.topic, parts);
+      const event = batchEvent(this.#header, this.topic, parts);
       const started = Date.now();
       let result: Awaited<ReturnType<Invoker['invoke']>>;
       try {
-        result = await this.#invoker.invoke(payload, requestId);
+        result = await this.#invoker.invoke(event, requestId);
       } catch (error) {
         if (!(error instanceof InvokeRequestError)) throw error;
         this.#emit({ type: 'error', error });
@@ -982,11 +987,14 @@ class TriggerEmulator implements LocalEventSourceMapping {
       await Promise.allSettled([...this.#inFlight]);
       await this.#commits.flush();
     }
+    // Nothing is invoked any more: the function's environments end while the consumer leaves its group.
+    const closingInvoker = this.#invoker.close();
+    closingInvoker.catch(() => {}); // awaited below, once the consumer has left
     try {
       await this.#consumer?.disconnect();
       await this.#destination?.close();
     } finally {
-      await this.#invoker.close();
+      await closingInvoker;
       this.#state = 'stopped';
     }
   }

@@ -1,5 +1,6 @@
 import { threadId } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
+import { jsonEvent } from './batch.ts';
 import { createInvoker } from './invoke.ts';
 
 const fixtures = 'test/support/handlers/sandbox-handlers.ts';
@@ -7,7 +8,7 @@ const fixtures = 'test/support/handlers/sandbox-handlers.ts';
 async function invokeTwice(inProcess: boolean) {
   const invoker = createInvoker({ handler: `${fixtures}#counts`, inProcess, timeoutSeconds: 30 });
   try {
-    return [await invoker.invoke('{}', 'a'), await invoker.invoke('{}', 'b')];
+    return [await invoker.invoke(jsonEvent('{}'), 'a'), await invoker.invoke(jsonEvent('{}'), 'b')];
   } finally {
     await invoker.close();
   }
@@ -38,7 +39,7 @@ describe('createInvoker with a module reference', { timeout: 60_000 }, () => {
     async (inProcess) => {
       const invoker = createInvoker({ handler: `${fixtures}#nope`, inProcess });
       try {
-        expect(await invoker.invoke('{}', 'a')).toEqual({
+        expect(await invoker.invoke(jsonEvent('{}'), 'a')).toEqual({
           kind: 'function-error',
           errorType: 'Runtime.HandlerNotFound',
           errorMessage: 'test/support/handlers/sandbox-handlers.ts has no exported function "nope"',
@@ -51,7 +52,10 @@ describe('createInvoker with a module reference', { timeout: 60_000 }, () => {
 
   it('describes a thrown null-prototype object in this process as the Lambda runtime does', async () => {
     const invoker = createInvoker({ handler: `${fixtures}#throwsNullPrototype`, inProcess: true });
-    expect(await invoker.invoke('{}', 'a')).toMatchObject({ kind: 'function-error', errorType: 'handled' });
+    expect(await invoker.invoke(jsonEvent('{}'), 'a')).toMatchObject({
+      kind: 'function-error',
+      errorType: 'handled',
+    });
     await invoker.close();
   });
 });
@@ -70,7 +74,7 @@ describe('createInvoker with an in-process function', () => {
     };
     const invoker = createInvoker({ handler, inProcess: true, timeoutSeconds: 1 });
     try {
-      expect(await invoker.invoke('{}', 'a')).toEqual({
+      expect(await invoker.invoke(jsonEvent('{}'), 'a')).toEqual({
         kind: 'function-error',
         errorType: 'Sandbox.Timedout',
         errorMessage: 'Task timed out after 1.00 seconds',

@@ -6,6 +6,7 @@ import { createLambdaContext } from '../lambda-runtime/context.ts';
 import { type AsyncHandler, HandlerNotFoundError, loadHandler } from '../lambda-runtime/load-handler.ts';
 import { toRuntimeError } from '../lambda-runtime/runtime-error.ts';
 import { createSandbox, type SandboxOptions } from '../lambda-runtime/sandbox.ts';
+import type { InvocationEvent } from './batch.ts';
 import { InvalidMappingSettingError, InvokeRequestError } from './errors.ts';
 import type { InvokeResult } from './response.ts';
 
@@ -67,16 +68,17 @@ export interface LambdaApiFunction {
 export type MappingFunction = LocalFunction | LambdaApiFunction;
 
 /**
- * Invokes the function with a serialised event; resolves to its result, rejects with {@link InvokeRequestError}.
+ * Invokes the function with an event (as text to a sandbox or the Invoke API, as a fresh object to a
+ * handler in this process); resolves to its result, rejects with {@link InvokeRequestError}.
  *
  * @example
  * ```ts
- * const result = await createInvoker({ handler }).invoke(payload, newRequestId());
+ * const result = await createInvoker({ handler }).invoke(batchEvent(header, topic, parts), newRequestId());
  * ```
  */
 export interface Invoker {
   readonly functionArn: string;
-  invoke(payload: string, requestId: string): Promise<InvokeResult>;
+  invoke(event: InvocationEvent, requestId: string): Promise<InvokeResult>;
   /**
    * Says how many invocations may run at once from now on (the trigger emulator: one per assigned
    * partition). The sandbox boots that many environments ahead of need (see `Sandbox.prepare`);
@@ -134,8 +136,8 @@ function sandboxInvoker(target: LocalFunction & { handler: string }): Invoker {
   });
   return {
     functionArn: functionArn(functionName, region),
-    async invoke(payload, requestId) {
-      const { result } = await sandbox.invoke(payload, requestId);
+    async invoke(event, requestId) {
+      const { result } = await sandbox.invoke(event.json(), requestId);
       if (result.kind === 'function-error') {
         return { kind: 'function-error', errorType: result.errorType, errorMessage: result.errorMessage };
       }
@@ -163,7 +165,7 @@ function inProcessInvoker(target: LocalFunction): Invoker {
   };
   return {
     functionArn: functionArn(functionName, region),
-    async invoke(payload, requestId) {
+    async invoke(event, requestId) {
       const timeoutMs = timeoutSeconds * 1000;
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<InvokeResult>((resolve) => {
@@ -189,7 +191,7 @@ function inProcessInvoker(target: LocalFunction): Invoker {
         const context = createLambdaContext({ functionName, timeoutMs, awsRequestId: requestId, region });
         let result: InvokeResult;
         try {
-          result = asJsonResponse(await handler(JSON.parse(payload) as KafkaEvent, context));
+          result = asJsonResponse(await handler(event.parse(), context));
         } catch (error) {
           result = { kind: 'function-error', ...errorFields(error) };
         }
@@ -225,14 +227,14 @@ function lambdaApiInvoker(target: LambdaApiFunction): Invoker {
     functionArn: target.functionName.startsWith('arn:')
       ? target.functionName
       : `arn:aws:lambda:${region}:000000000000:function:${target.functionName}`,
-    async invoke(payload) {
+    async invoke(event) {
       let response: InvokeCommandOutput;
       try {
         response = await client.send(
           new InvokeCommand({
             FunctionName: target.functionName,
             InvocationType: 'RequestResponse',
-            Payload: Buffer.from(payload),
+            Payload: Buffer.from(event.json()),
             ...(target.qualifier ? { Qualifier: target.qualifier } : {}),
           }),
         );
