@@ -98,6 +98,9 @@ export class BatchProcessing {
   readonly #deadline: number;
   readonly #abort = new AbortController();
   readonly #batch: KafkaBatchContext;
+  /** Whether a decoder or schema reads the key (the value) before the handler runs. */
+  readonly #readsKey: boolean;
+  readonly #readsValue: boolean;
   #lanes: Lane[] = [];
   #nextLane = 0;
   // Cursor of 'none' ordering: partition index and record position.
@@ -132,6 +135,8 @@ export class BatchProcessing {
       ? this.#startedAt + remaining - config.timeoutReserveMs
       : Number.POSITIVE_INFINITY;
     this.#batch = { signal: this.#abort.signal, context };
+    this.#readsKey = config.keyDecoder !== undefined || config.keySchema !== undefined;
+    this.#readsValue = config.valueDecoder !== undefined || config.valueSchema !== undefined;
   }
 
   /**
@@ -487,41 +492,30 @@ export class BatchProcessing {
     }
   }
 
-  /** Validates key and value against their schemas; a promise only if a schema is asynchronous. */
+  /**
+   * Fills the key's, then the value's data slot from its decoder or schema, before the handler runs; a
+   * promise only if one of them answered with one.
+   */
   #prepare(record: UntypedKafkaRecord): Promise<void> | undefined {
-    const { keySchema, valueSchema, keyDecoder, valueDecoder } = this.#config;
-    if (keyDecoder !== undefined || valueDecoder !== undefined) {
+    if (this.#readsKey) {
       const key = this.#readField(record, 'key');
-      if (key !== undefined) return key.then(() => this.#readField(record, 'value'));
-      return this.#readField(record, 'value');
+      if (key !== undefined) return this.#readsValue ? key.then(() => this.#readField(record, 'value')) : key;
     }
-    if (keySchema !== undefined) {
-      const result = keySchema['~standard'].validate(keyText(record));
-      if (result instanceof Promise) return this.#prepareAsync(record, result);
-      record[KEY_DATA] = accept(record, 'key', result);
-    }
-    if (valueSchema !== undefined) {
-      const result = valueSchema['~standard'].validate(record.json());
-      if (result instanceof Promise) return this.#prepareValueAsync(record, result);
-      record[VALUE_DATA] = accept(record, 'value', result);
-    }
-    return undefined;
+    return this.#readsValue ? this.#readField(record, 'value') : undefined;
   }
 
-  /**
-   * Fills the key's or value's data slot from its decoder or schema, when one of them has a decoder;
-   * a promise only if the decoder or schema answered with one.
-   */
+  /** Fills the key's or value's data slot from its decoder or schema; a promise only if it answered with one. */
   #readField(record: UntypedKafkaRecord, field: 'key' | 'value'): Promise<void> | undefined {
     const isKey = field === 'key';
-    const decoder = isKey ? this.#config.keyDecoder : this.#config.valueDecoder;
+    const config = this.#config;
+    const decoder = isKey ? config.keyDecoder : config.valueDecoder;
     const slot = isKey ? KEY_DATA : VALUE_DATA;
     if (decoder !== undefined) {
       const decoded = decoder.decode(
         (isKey ? record.key : record.value) ?? null,
         record,
         field,
-        this.#abort.signal,
+        this.#batch.signal,
       );
       if (decoded instanceof Promise)
         return decoded.then((data: unknown) => {
@@ -530,8 +524,7 @@ export class BatchProcessing {
       record[slot] = decoded;
       return undefined;
     }
-    const schema = isKey ? this.#config.keySchema : this.#config.valueSchema;
-    if (schema === undefined) return undefined;
+    const schema = (isKey ? config.keySchema : config.valueSchema)!;
     const result = schema['~standard'].validate(isKey ? keyText(record) : record.json());
     if (result instanceof Promise)
       return result.then((settled: StandardSchemaV1.Result<unknown>) => {
@@ -539,23 +532,6 @@ export class BatchProcessing {
       });
     record[slot] = accept(record, field, result);
     return undefined;
-  }
-
-  async #prepareAsync(
-    record: UntypedKafkaRecord,
-    keyResult: Promise<StandardSchemaV1.Result<unknown>>,
-  ): Promise<void> {
-    record[KEY_DATA] = accept(record, 'key', await keyResult);
-    const { valueSchema } = this.#config;
-    if (valueSchema !== undefined)
-      record[VALUE_DATA] = accept(record, 'value', await valueSchema['~standard'].validate(record.json()));
-  }
-
-  async #prepareValueAsync(
-    record: UntypedKafkaRecord,
-    result: Promise<StandardSchemaV1.Result<unknown>>,
-  ): Promise<void> {
-    record[VALUE_DATA] = accept(record, 'value', await result);
   }
 
   /** Decides a failed record's outcome: poison records follow `onPoison`, others are reported. */

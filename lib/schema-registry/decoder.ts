@@ -227,6 +227,9 @@ export function createSchemaRegistryDecoder<TOutput>(
     return readResolved(registry, schemaId, body, record, field, signal);
   }
 
+  let lastSchemaId: string | undefined;
+  let lastRegistryKind: 'confluent' | 'glue' = 'confluent';
+
   return {
     kind: 'kafka-decoder',
     decode(bytes, record, field, signal) {
@@ -258,9 +261,13 @@ export function createSchemaRegistryDecoder<TOutput>(
             fail(record, field, 'SCHEMA_NOT_FOUND', 'has schema metadata without a schema id');
           return read(codec.local, bytes, record, field, undefined);
         }
-        // Confluent ids are decimal integers, Glue's schema version ids dashed UUIDs: the id's own format.
-        const registryKind = schemaId.includes('-') ? 'glue' : 'confluent';
-        return readWithId(schemaId, registryKind, bytes, true, record, field, signal);
+        // Confluent ids are decimal integers, Glue's schema version ids dashed UUIDs: the id's own
+        // format. A topic's records name one id after another: the last one's kind is kept.
+        if (schemaId !== lastSchemaId) {
+          lastRegistryKind = schemaId.includes('-') ? 'glue' : 'confluent';
+          lastSchemaId = schemaId;
+        }
+        return readWithId(schemaId, lastRegistryKind, bytes, true, record, field, signal);
       }
       if (framing === 'none') return read(codec.local!, bytes, record, field, undefined);
       const frame = readFrame(bytes, framing);
