@@ -15,6 +15,14 @@ describe('kafka-lambda usage errors', { timeout: 60_000 }, () => {
     expect(run.stderr).toMatch(message);
   });
 
+  it('names a bad option value and points to --help without printing the whole usage', async () => {
+    const run = await runCli(['replay', '--auth', 'sasl', '--group', 'g', '--topic', 't', '--to-earliest']);
+    expect(run.code).toBe(USAGE_EXIT_CODE);
+    expect(run.stderr).toMatch(/argument 'sasl' is invalid\. Allowed choices are iam, sasl-scram-512/);
+    expect(run.stderr).toContain('(see --help for usage)');
+    expect(run.stderr).not.toContain('Options:');
+  });
+
   it('--help lists every command', async () => {
     const run = await runCli(['--help']);
     expect(run.code).toBe(0);

@@ -25,7 +25,8 @@ silenceKafkajsTimerWarning();
 
 const program = new Command('kafka-lambda')
   .description('Kafka-triggered AWS Lambda toolkit: test, run locally, replay')
-  .showHelpAfterError()
+  // The error and where the usage is, not the whole usage: the error stays the last thing on screen.
+  .showHelpAfterError('(see --help for usage)')
   // Inherited by every command registered below: an unknown command or option exits 2 like any usage error.
   .exitOverride(exitWithUsageCode);
 
