@@ -7,6 +7,7 @@ import {
   positionProblem,
   readPosition,
   readTimestamp,
+  usesUrlSafeAlphabet,
 } from './rules.ts';
 
 describe('decodeBase64', () => {
@@ -42,13 +43,24 @@ describe('decodeBase64', () => {
       'eyJpZCI6N30=garbage',
       'eyJpZCI6N30',
       'eyJp ZCI6N30=',
-      '-_-_',
+      '-_-',
       'A===',
       '====',
     ])
       expect(decodeBase64(bad), bad).toBeUndefined();
     expect(decodeBase64('')).toEqual(Buffer.alloc(0));
     expect(decodeBase64('eyJpZCI6N30=')?.toString()).toBe('{"id":7}');
+  });
+
+  it('decodes the URL-safe alphabet (which Lambda never writes) to the bytes the standard one names', () => {
+    const bytes = Buffer.from([0xfb, 0xff, 0xbf, 0x3e]);
+    expect(decodeBase64('-_-_Pg==')).toEqual(bytes);
+    expect(decodeBase64('+/+/Pg==')).toEqual(bytes);
+    expect([isBase64('-_-_Pg=='), usesUrlSafeAlphabet('-_-_Pg=='), usesUrlSafeAlphabet('+/+/Pg==')]).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 });
 

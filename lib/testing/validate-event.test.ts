@@ -199,6 +199,22 @@ describe('validateKafkaEvent: the rules kafkaBatch applies', () => {
     }
   });
 
+  it('accepts a key or value in the URL-safe base64 alphabet with a warning, in both modes', () => {
+    const event = valid();
+    const [first] = event.records['order-events-0']!;
+    Object.assign(first!, { key: '-_-_', value: '+/+/' });
+    for (const accept of ['lambda', 'middleware'] as const) {
+      const { warnings, onWarning } = collect();
+      expect(validateKafkaEvent(event, { accept, onWarning })).toBe(event);
+      expect(warnings).toEqual([
+        {
+          path: 'records["order-events-0"][0].key',
+          message: expect.stringMatching(/^is base64 in the URL-safe alphabet \(- and _\): Lambda writes/),
+        },
+      ]);
+    }
+  });
+
   it("warns when an event exceeds Lambda's 6 MB payload limit", () => {
     const event = valid();
     event.records['order-events-0']![0]!.value = Buffer.alloc(5 * 2 ** 20).toString('base64');

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import { type EventIssue, parseKafkaEvent } from '../kafka-event/parse.ts';
-import { isBase64, readPosition } from '../kafka-event/rules.ts';
+import { isBase64, readPosition, usesUrlSafeAlphabet } from '../kafka-event/rules.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { partitionKey } from '../kafka-event/types.ts';
 import { KafkaTestingError } from './errors.ts';
@@ -119,8 +119,8 @@ const eventSchema = v.variant(
  * key equal to its records' `<topic>-<partition>`, offsets ascending within a partition. With
  * `accept: 'middleware'` it must be what `kafkaBatch` accepts, by the same rules
  * (`lib/kafka-event/parse.ts`). Either way a partition may repeat an offset (public sample events do):
- * that, and an event above Lambda's 6 MB payload limit, is a warning. Use it on hand-written fixtures
- * and captured events.
+ * that, a key or value in the URL-safe base64 alphabet (decoded all the same) and an event above
+ * Lambda's 6 MB payload limit are warnings. Use it on hand-written fixtures and captured events.
  *
  * @example
  * ```ts
@@ -154,6 +154,7 @@ export function validateKafkaEvent(value: unknown, options: ValidateEventOptions
     if (warning.kind === 'repeatedOffset' || options.accept === 'middleware')
       warnings.push({ path: warning.path, message: warning.message });
   }
+  if (errors.length === 0) warnings.push(...urlSafeWarnings(value as KafkaEvent));
   const size = errors.length === 0 ? Buffer.byteLength(JSON.stringify(value)) : 0;
   if (size > LAMBDA_LIMITS.payloadBytes)
     warnings.push({
@@ -206,6 +207,26 @@ function partitionIssues(event: KafkaEvent, options: ValidateEventOptions): Even
     });
   }
   return issues;
+}
+
+/** Keys and values in the URL-safe base64 alphabet: kafkaBatch decodes them, but Lambda writes the standard one. */
+function urlSafeWarnings(event: KafkaEvent): EventIssue[] {
+  const warnings: EventIssue[] = [];
+  for (const [mapKey, partitionRecords] of Object.entries(event.records)) {
+    if (!Array.isArray(partitionRecords)) continue;
+    partitionRecords.forEach((entry, index) => {
+      for (const field of ['key', 'value'] as const) {
+        const text: unknown = entry?.[field];
+        if (typeof text === 'string' && isBase64(text) && usesUrlSafeAlphabet(text))
+          warnings.push({
+            path: `records[${JSON.stringify(mapKey)}][${index}].${field}`,
+            message:
+              'is base64 in the URL-safe alphabet (- and _): Lambda writes the standard one (+ and /); kafkaBatch decodes both',
+          });
+      }
+    });
+  }
+  return warnings;
 }
 
 function formatPath(path: readonly { key: unknown }[] | undefined): string {
