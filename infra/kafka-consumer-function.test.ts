@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -9,6 +9,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KafkaConsumerConfigError, KafkaConsumerFunction } from './kafka-consumer-function.ts';
 import { importKafkaNetwork, type KafkaNetwork, type KafkaSource } from './kafka-source.ts';
+import { UnsupportedRegionError } from './regions.ts';
 import { KafkaReplayConfigError, KafkaReplayFunction } from './replay-function.ts';
 import { controlMappingStatement, NETWORK_INTERFACE_STATEMENTS, roleStatements } from './template-queries.ts';
 
@@ -22,8 +23,10 @@ const SUBNET_B = 'subnet-0a1b2c3d4e5f60002';
 const SG = 'sg-0a1b2c3d4e5f60003';
 const CA_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:kafka-ca-AbCdEf';
 
-function newStack(): Stack {
-  return new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Consumers');
+/** A stack for the Region given, or an environment-agnostic one. */
+function newStack(region?: string): Stack {
+  const env = region === undefined ? undefined : { region };
+  return new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Consumers', { env });
 }
 
 function importedNetwork(stack: Stack): KafkaNetwork {
@@ -379,6 +382,40 @@ describe('configurations refused at synth time', () => {
     expect(() => new KafkaConsumerFunction(newStack(), 'C', props as never)).toThrow(
       new KafkaConsumerConfigError(message),
     );
+  });
+
+  it("consumer with a kafka:// destination where the Region's schema accepts only ARNs", () => {
+    const props = { ...base, onFailure: { type: 'kafka', topic: 'orders-failed' } as const };
+    const build = () => new KafkaConsumerFunction(newStack('cn-northwest-1'), 'C', props);
+    expect(build).toThrow(UnsupportedRegionError);
+    expect(build).toThrow(
+      /cannot be deployed in cn-northwest-1: .*onFailure: \{ type: 'sqs' \} on KafkaConsumerFunction/,
+    );
+    expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).not.toThrow();
+    expect(() => new KafkaConsumerFunction(newStack('ap-southeast-2'), 'C', props)).not.toThrow();
+  });
+
+  it("consumer with a poller group where the Region's schema has none", () => {
+    const props = {
+      ...base,
+      provisionedPollers: { minimumPollers: 1, maximumPollers: 2, pollerGroupName: 'shop' },
+    };
+    expect(() => new KafkaConsumerFunction(newStack('cn-north-1'), 'C', props)).toThrow(
+      UnsupportedRegionError,
+    );
+    expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).not.toThrow();
+  });
+
+  it('keeps the metrics mappingProps asks for, without the EventCount-only warning', () => {
+    const stack = newStack('il-central-1');
+    new KafkaConsumerFunction(stack, 'C', {
+      ...base,
+      mappingProps: { metricsConfig: { metrics: [lambda.MetricType.EVENT_COUNT] } },
+    });
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      MetricsConfig: { Metrics: ['EventCount'] },
+    });
+    Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('EventCount'));
   });
 
   it('replay with a misspelled prop', () => {

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -16,6 +16,11 @@ import { KafkaLambdaCdkError } from './errors.ts';
 import { mskTriggerStatements, networkInterfaceStatements } from './iam.ts';
 import type { KafkaSource, MskSource, SelfManagedSource } from './kafka-source.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
+import {
+  acceptsOnlyEventCountMetrics,
+  assertKafkaDestinationRegion,
+  assertPollerGroupRegion,
+} from './regions.ts';
 import {
   acknowledgeGlueSchemaWildcard,
   SCHEMA_REGISTRY_OPTIONS,
@@ -92,10 +97,15 @@ export interface KafkaConsumerFunctionProps {
   readonly reportBatchItemFailures?: boolean;
   /**
    * Provisioned pollers: required by partial batch responses, retry and age limits and Kafka destinations.
+   * A `pollerGroupName` is refused at synth time where the Region's schema lacks it (`POLLER_GROUP_REFUSED_REGIONS`).
    * @default { minimumPollers: 1, maximumPollers: 3 }
    */
   readonly provisionedPollers?: lambda.ProvisionedPollerConfig;
-  /** @default { type: 'sqs' } — a new encrypted queue that keeps messages 14 days */
+  /**
+   * `kafka` is refused at synth time (`UnsupportedRegionError`) in a stack whose Region's CloudFormation
+   * schema accepts only ARNs as the destination (`KAFKA_DESTINATION_REFUSED_REGIONS`).
+   * @default { type: 'sqs' } — a new encrypted queue that keeps messages 14 days
+   */
   readonly onFailure?: FailureDestination;
   /** @default true */
   readonly enabled?: boolean;
@@ -251,6 +261,11 @@ export class KafkaConsumerFunction extends Construct {
     if (onFailure.type === 'kafka' && onFailure.topic === topic) {
       throw new KafkaConsumerConfigError(`the failure topic must differ from the source topic "${topic}"`);
     }
+    // Refused where the Region's CloudFormation schema lacks them (infra/regions.ts).
+    const region = Stack.of(this).region;
+    if (onFailure.type === 'kafka') assertKafkaDestinationRegion(region);
+    const pollers = props.provisionedPollers ?? { minimumPollers: 1, maximumPollers: 3 };
+    if (pollers.pollerGroupName !== undefined) assertPollerGroupRegion(region);
     const registry = registryProperty(props);
     this.source = source;
     this.topic = topic;
@@ -299,6 +314,14 @@ export class KafkaConsumerFunction extends Construct {
       this.failureQueue = onFailure.type === 'sqs' ? onFailure.queue : undefined;
     }
 
+    const eventCountOnly = acceptsOnlyEventCountMetrics(region);
+    if (eventCountOnly && props.mappingProps?.metricsConfig === undefined) {
+      Annotations.of(this).addWarningV2(
+        'kafka-lambda:eventCountOnlyMetrics',
+        `CloudFormation's schema in ${region} accepts only EventCount metrics on the mapping: ErrorCount and ` +
+          'KafkaMetrics are off, so metricOnFailureDeliveryErrors() and its alarm get no data',
+      );
+    }
     this.eventSourceMapping = new lambda.EventSourceMapping(this, 'Trigger', {
       target: this.function,
       ...this.sourceOptions(),
@@ -312,20 +335,19 @@ export class KafkaConsumerFunction extends Construct {
       maxRecordAge: props.maxRecordAge ?? Duration.days(1),
       bisectBatchOnError: props.bisectBatchOnError ?? true,
       reportBatchItemFailures: props.reportBatchItemFailures ?? true,
-      provisionedPollerConfig: props.provisionedPollers ?? { minimumPollers: 1, maximumPollers: 3 },
+      provisionedPollerConfig: pollers,
       onFailure: onFailure.type === 'kafka' ? new KafkaDlq(onFailure.topic) : new SqsDlq(this.failureQueue!),
       enabled: props.enabled ?? true,
       filters,
       schemaRegistryConfig: registry?.config,
       // Every metric group a Kafka mapping offers: event counts (polled, filtered, dropped…), error counts
-      // (OnFailureDestinationDeliveryErrorCount among them) and Kafka consumer metrics.
+      // (OnFailureDestinationDeliveryErrorCount among them) and Kafka consumer metrics; event counts only
+      // where the Region's CloudFormation schema accepts nothing else.
       // https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-properties-lambda-eventsourcemapping-metricsconfig.html
       metricsConfig: {
-        metrics: [
-          lambda.MetricType.EVENT_COUNT,
-          lambda.MetricType.ERROR_COUNT,
-          lambda.MetricType.KAFKA_METRICS,
-        ],
+        metrics: eventCountOnly
+          ? [lambda.MetricType.EVENT_COUNT]
+          : [lambda.MetricType.EVENT_COUNT, lambda.MetricType.ERROR_COUNT, lambda.MetricType.KAFKA_METRICS],
       },
       ...props.mappingProps,
     });
@@ -355,7 +377,8 @@ export class KafkaConsumerFunction extends Construct {
   }
 
   /**
-   * Failed deliveries to the on-failure destination (ErrorCount metrics, on by default here): each one is
+   * Failed deliveries to the on-failure destination (ErrorCount metrics, on by default here except where the
+   * Region's CloudFormation schema accepts only EventCount: `EXTRA_METRICS_REFUSED_REGIONS`): each one is
    * a record Lambda gave up on and could not park, so it is lost unless replayed from Kafka. Per mapping
    * (`EventSourceMappingUUID`).
    * https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html#event-source-mapping-metrics

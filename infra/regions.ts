@@ -1,6 +1,11 @@
 import { Token } from 'aws-cdk-lib';
 import { KafkaLambdaCdkError } from './errors.ts';
 
+/** A Region synth can check: an environment-agnostic stack's Region is a token, and is never refused. */
+function isKnown(region: string): boolean {
+  return !Token.isUnresolved(region);
+}
+
 /**
  * The Regions where MSK Serverless (`AWS::MSK::ServerlessCluster`) exists, as the MSK Developer Guide
  * lists them (https://docs.aws.amazon.com/msk/latest/developerguide/serverless.html). Elsewhere (for
@@ -50,10 +55,113 @@ export class UnsupportedRegionError extends KafkaLambdaCdkError {
  * @throws UnsupportedRegionError naming `-c cluster=provisioned` as the alternative.
  */
 export function assertMskServerlessRegion(region: string): void {
-  if (Token.isUnresolved(region) || MSK_SERVERLESS_REGIONS.includes(region)) return;
+  if (!isKnown(region) || MSK_SERVERLESS_REGIONS.includes(region)) return;
   throw new UnsupportedRegionError(
     region,
     `MSK Serverless is not available in ${region} (it is in ${MSK_SERVERLESS_REGIONS.join(', ')}): ` +
       'deploy an MSK provisioned cluster with -c cluster=provisioned, or use your own cluster with -c cluster=existing',
   );
+}
+
+// CloudFormation validates a resource's properties against the schema registered in the stack's Region, and
+// for AWS::Lambda::EventSourceMapping three Regions still have an older revision of it. Source: cfn-lint
+// release v1.51.0 (git tag v1.51.0 of aws-cloudformation/cfn-lint: src/cfnlint/data/schemas/providers/<region>.py
+// names each Region's schema, src/cfnlint/data/schemas/resources/<hash>.json holds it; older commits kept one
+// providers/<region>/aws-lambda-eventsourcemapping.json per Region and predate `kafka://`). Every commercial,
+// China and GovCloud Region has the schema of us-east-1 (or one differing only in FunctionName's pattern)
+// except cn-north-1, cn-northwest-1 and il-central-1, whose schema has: an ARN-only pattern for
+// DestinationConfig.OnFailure.Destination (no `kafka://`), only `EventCount` in MetricsConfig.Metrics, no
+// ProvisionedPollerConfig.PollerGroupName and no LoggingConfig (each object with additionalProperties: false).
+// Each gap has its own list below, so that a schema update in a Region takes it out of the right lists only.
+// The app's templates avoiding these gaps pass that cfn-lint's schema checks in every one of those Regions.
+// Kafka on-failure destinations: https://docs.aws.amazon.com/lambda/latest/dg/kafka-on-failure-destination.html
+
+/**
+ * The Regions whose CloudFormation schema for `AWS::Lambda::EventSourceMapping` accepts only ARNs as
+ * `DestinationConfig.OnFailure.Destination`: a `kafka://<topic>` on-failure destination fails validation
+ * there, so synth refuses it and an SQS destination is the alternative.
+ *
+ * @example
+ * KAFKA_DESTINATION_REFUSED_REGIONS.includes('il-central-1'); // true
+ */
+export const KAFKA_DESTINATION_REFUSED_REGIONS: readonly string[] = [
+  'cn-north-1',
+  'cn-northwest-1',
+  'il-central-1',
+];
+
+/**
+ * The Regions whose CloudFormation schema for `AWS::Lambda::EventSourceMapping` accepts only `EventCount`
+ * in `MetricsConfig.Metrics` (not `ErrorCount` nor `KafkaMetrics`).
+ *
+ * @example
+ * EXTRA_METRICS_REFUSED_REGIONS.includes('cn-north-1'); // true
+ */
+export const EXTRA_METRICS_REFUSED_REGIONS: readonly string[] = [
+  'cn-north-1',
+  'cn-northwest-1',
+  'il-central-1',
+];
+
+/**
+ * The Regions whose CloudFormation schema for `AWS::Lambda::EventSourceMapping` has no
+ * `ProvisionedPollerConfig.PollerGroupName`.
+ *
+ * @example
+ * POLLER_GROUP_REFUSED_REGIONS.includes('cn-northwest-1'); // true
+ */
+export const POLLER_GROUP_REFUSED_REGIONS: readonly string[] = [
+  'cn-north-1',
+  'cn-northwest-1',
+  'il-central-1',
+];
+
+/**
+ * Refuses a `kafka://` on-failure destination in a Region known at synth time whose CloudFormation schema
+ * accepts only ARNs as the destination; an environment-agnostic stack (Region a token) is not checked.
+ *
+ * @example
+ * if (onFailure.type === 'kafka') assertKafkaDestinationRegion(Stack.of(this).region);
+ * @throws UnsupportedRegionError naming the SQS destination as the alternative.
+ */
+export function assertKafkaDestinationRegion(region: string): void {
+  if (!isKnown(region) || !KAFKA_DESTINATION_REFUSED_REGIONS.includes(region)) return;
+  throw new UnsupportedRegionError(
+    region,
+    `a kafka:// on-failure destination cannot be deployed in ${region}: there (as in ` +
+      `${KAFKA_DESTINATION_REFUSED_REGIONS.join(', ')}) CloudFormation's schema for ` +
+      'AWS::Lambda::EventSourceMapping accepts only ARNs as DestinationConfig.OnFailure.Destination. ' +
+      'Send failed records to SQS instead: ' +
+      "onFailure: { type: 'sqs' } on KafkaConsumerFunction, or leave out -c failureTopic in the app",
+  );
+}
+
+/**
+ * Refuses a provisioned-poller group name in a Region known at synth time whose CloudFormation schema has
+ * no `PollerGroupName`; an environment-agnostic stack (Region a token) is not checked.
+ *
+ * @example
+ * if (pollers.pollerGroupName !== undefined) assertPollerGroupRegion(Stack.of(this).region);
+ * @throws UnsupportedRegionError naming the alternative (the trigger's own pollers).
+ */
+export function assertPollerGroupRegion(region: string): void {
+  if (!isKnown(region) || !POLLER_GROUP_REFUSED_REGIONS.includes(region)) return;
+  throw new UnsupportedRegionError(
+    region,
+    `a provisioned-poller group cannot be deployed in ${region}: there (as in ` +
+      `${POLLER_GROUP_REFUSED_REGIONS.join(', ')}) CloudFormation's schema for ` +
+      'AWS::Lambda::EventSourceMapping has no ProvisionedPollerConfig.PollerGroupName. Leave out pollerGroupName ' +
+      '(-c pollerGroupName in the app): the trigger then has pollers of its own',
+  );
+}
+
+/**
+ * Whether the mapping may ask only for `EventCount` metrics in this Region (known at synth time and in
+ * {@link EXTRA_METRICS_REFUSED_REGIONS}); an environment-agnostic stack gets every metric group.
+ *
+ * @example
+ * const metrics = acceptsOnlyEventCountMetrics(Stack.of(this).region) ? [MetricType.EVENT_COUNT] : allMetrics;
+ */
+export function acceptsOnlyEventCountMetrics(region: string): boolean {
+  return isKnown(region) && EXTRA_METRICS_REFUSED_REGIONS.includes(region);
 }

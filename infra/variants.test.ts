@@ -1,5 +1,5 @@
 import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { appConfigFromContext } from './app-config.ts';
@@ -174,5 +174,64 @@ describe('regions known at synth time', { timeout: 60_000 }, () => {
   it('builds MSK Serverless where it exists', () => {
     const { built } = synth({ region: 'eu-west-1' });
     Template.fromStack(built.cluster!).resourceCountIs('AWS::MSK::ServerlessCluster', 1);
+  });
+
+  // The Regions whose CloudFormation schema for the mapping is the older one (cfn-lint v1.51.0).
+  const OLDER_MAPPING_SCHEMA = ['cn-north-1', 'cn-northwest-1', 'il-central-1'];
+  const ALL_METRICS = ['EventCount', 'ErrorCount', 'KafkaMetrics'];
+
+  it.each(OLDER_MAPPING_SCHEMA)(
+    'refuses a kafka:// destination in %s and names the SQS alternative',
+    (region) => {
+      const build = () => synth({ region, cluster: 'provisioned', failureTopic: 'orders-failed' });
+      expect(build).toThrow(UnsupportedRegionError);
+      expect(build).toThrow(`a kafka:// on-failure destination cannot be deployed in ${region}`);
+      expect(build).toThrow(/Send failed records to SQS instead: .*leave out -c failureTopic in the app/);
+    },
+  );
+
+  it.each(OLDER_MAPPING_SCHEMA)(
+    'builds the SQS destination in %s, with EventCount metrics only (all its schema accepts) and a warning',
+    (region) => {
+      const { built, application } = synth({ region, cluster: 'provisioned' });
+      application.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [Match.anyValue(), 'Arn'] } } },
+        MetricsConfig: { Metrics: ['EventCount'] },
+      });
+      application.resourceCountIs('AWS::SQS::Queue', 1);
+      Annotations.fromStack(built.application).hasWarning(
+        '*',
+        Match.stringLikeRegexp(`schema in ${region} accepts only EventCount metrics`),
+      );
+    },
+  );
+
+  it('refuses a poller group name where the schema has none, and names the alternative', () => {
+    const build = () => synth({ region: 'il-central-1', cluster: 'provisioned', pollerGroupName: 'shop' });
+    expect(build).toThrow(UnsupportedRegionError);
+    expect(build).toThrow(/no ProvisionedPollerConfig.PollerGroupName\. Leave out pollerGroupName/);
+  });
+
+  it('keeps kafka://, a poller group and every metric group in a Region whose schema accepts them', () => {
+    const { built, application } = synth({
+      region: 'eu-west-1',
+      failureTopic: 'orders-failed',
+      pollerGroupName: 'shop',
+    });
+    application.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      DestinationConfig: { OnFailure: { Destination: 'kafka://orders-failed' } },
+      MetricsConfig: { Metrics: ALL_METRICS },
+      ProvisionedPollerConfig: { PollerGroupName: 'shop' },
+    });
+    Annotations.fromStack(built.application).hasNoWarning('*', Match.stringLikeRegexp('EventCount'));
+  });
+
+  it('checks nothing in an environment-agnostic stack: kafka:// and every metric group', () => {
+    const { built, application } = synth({ cluster: 'provisioned', failureTopic: 'orders-failed' });
+    expect(built.application.region).toMatch(/^\$\{Token\[AWS\.Region\.\d+\]\}$/);
+    application.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      DestinationConfig: { OnFailure: { Destination: 'kafka://orders-failed' } },
+      MetricsConfig: { Metrics: ALL_METRICS },
+    });
   });
 });
