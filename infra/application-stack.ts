@@ -6,6 +6,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { type FailureDestination, KafkaConsumerFunction } from './kafka-consumer-function.ts';
 import type { KafkaSource } from './kafka-source.ts';
+import { acceptsOnlyEventCountMetrics } from './regions.ts';
 import { KafkaReplayFunction } from './replay-function.ts';
 
 /** The repository root: functions are bundled by path from here, and its lock file pins their dependencies. */
@@ -85,17 +86,23 @@ export class KafkaLambdaAppStack extends Stack {
         // No data: no records flowing and no lag reported; not an outage by itself.
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
-      // A failed delivery to the dead-letter destination is a record given up on and not parked: silent
-      // data loss unless it is replayed from Kafka.
-      this.consumer.metricOnFailureDeliveryErrors().createAlarm(this, 'DeadLetterDeliveryAlarm', {
-        alarmDescription:
-          'The trigger could not deliver failed records to its on-failure destination: replay them from Kafka.',
-        threshold: 0,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
     ];
+    // A failed delivery to the dead-letter destination is a record given up on and not parked: silent
+    // data loss unless it is replayed from Kafka. Where the mapping can only report EventCount (see
+    // regions.ts), the metric never has data and an alarm on it would never fire: none is made, and the
+    // consumer construct's synth warning says so.
+    if (!acceptsOnlyEventCountMetrics(this.region)) {
+      alarms.push(
+        this.consumer.metricOnFailureDeliveryErrors().createAlarm(this, 'DeadLetterDeliveryAlarm', {
+          alarmDescription:
+            'The trigger could not deliver failed records to its on-failure destination: replay them from Kafka.',
+          threshold: 0,
+          evaluationPeriods: 1,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
     if (this.consumer.failureQueue) {
       alarms.push(
         this.consumer.failureQueue

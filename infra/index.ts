@@ -37,6 +37,7 @@ export {
   type SelfManagedAuth,
   type SelfManagedSource,
 } from './kafka-source.ts';
+export { UnsupportedRegionError } from './regions.ts';
 export {
   KafkaReplayConfigError,
   KafkaReplayFunction,

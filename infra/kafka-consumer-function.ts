@@ -319,7 +319,8 @@ export class KafkaConsumerFunction extends Construct {
       Annotations.of(this).addWarningV2(
         'kafka-lambda:eventCountOnlyMetrics',
         `CloudFormation's schema in ${region} accepts only EventCount metrics on the mapping: ErrorCount and ` +
-          'KafkaMetrics are off, so metricOnFailureDeliveryErrors() and its alarm get no data',
+          'KafkaMetrics are off, so metricOnFailureDeliveryErrors() gets no data (the app makes no alarm on it there): ' +
+          'a failed delivery to the on-failure destination goes unnoticed',
       );
     }
     this.eventSourceMapping = new lambda.EventSourceMapping(this, 'Trigger', {

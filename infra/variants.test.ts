@@ -199,6 +199,13 @@ describe('regions known at synth time', { timeout: 60_000 }, () => {
         MetricsConfig: { Metrics: ['EventCount'] },
       });
       application.resourceCountIs('AWS::SQS::Queue', 1);
+      // No alarm on a metric the mapping cannot report: it would never fire.
+      expect(
+        application.findResources('AWS::CloudWatch::Alarm', {
+          Properties: { MetricName: 'OnFailureDestinationDeliveryErrorCount' },
+        }),
+      ).toEqual({});
+      application.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'OffsetLag' });
       Annotations.fromStack(built.application).hasWarning(
         '*',
         Match.stringLikeRegexp(`schema in ${region} accepts only EventCount metrics`),
@@ -222,6 +229,9 @@ describe('regions known at synth time', { timeout: 60_000 }, () => {
       DestinationConfig: { OnFailure: { Destination: 'kafka://orders-failed' } },
       MetricsConfig: { Metrics: ALL_METRICS },
       ProvisionedPollerConfig: { PollerGroupName: 'shop' },
+    });
+    application.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'OnFailureDestinationDeliveryErrorCount',
     });
     Annotations.fromStack(built.application).hasNoWarning('*', Match.stringLikeRegexp('EventCount'));
   });
