@@ -330,7 +330,7 @@ export class BatchProcessing {
   /**
    * Runs a lane's records from position `from` for as long as each settles synchronously (a synchronous
    * handler and decoder: the usual case), in a plain loop rather than in the async worker's: measured
-   * 0.04-0.06x of the hand loop faster in the decoders bench (medians of 8 runs). Returns the lane's
+   * 0.02-0.06x of the hand loop faster in the decoders bench (medians of 8 runs). Returns the lane's
    * length when it is done (or stopped at a failed record), -1 when the processing stopped, or the
    * position of a record that has not settled, that record and its outcome left in `#heldRecord` and
    * `#heldOutcome` for the caller to read at once.
