@@ -39,6 +39,7 @@ export const MSK_SERVERLESS_REGIONS: readonly string[] = [
  */
 export class UnsupportedRegionError extends KafkaLambdaCdkError {
   override readonly name = 'UnsupportedRegionError';
+  /** The stack's Region, as synth resolved it (for example `cn-north-1`). */
   readonly region: string;
   constructor(region: string, message: string) {
     super(message);
