@@ -445,3 +445,41 @@ it('becomes idle when a partition has never held a record', async () => {
   expect(idle).toBe(true);
   expect(seen).toEqual([0]);
 });
+
+it('delivers a record larger than one fetch response (1 MB) whole, in order with the records around it', async () => {
+  // The emulator fetches at most 1 MB per response; Kafka still returns a larger record batch whole
+  // (KIP-74), so a 2 MB record must reach the handler, not stall its partition.
+  const topic = uniqueName('esm-large');
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({
+    topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'max.message.bytes', value: '4194304' }] }],
+    waitForLeaders: true,
+  });
+  await admin.disconnect();
+  const large = Buffer.alloc(2 * 1024 * 1024, 'x');
+  const producer = kafka.producer();
+  await producer.connect();
+  for (const value of [Buffer.from('before'), large, Buffer.from('after')])
+    await producer.send({ topic, messages: [{ value }] });
+  await producer.disconnect();
+  const seen: Array<{ offset: number; bytes: number }> = [];
+  const esm = mapping({
+    topic,
+    consumerGroupId: uniqueName('esm-large-group'),
+    function: {
+      handler: async (event: KafkaEvent) => {
+        for (const record of eventRecords(event))
+          seen.push({ offset: record.offset, bytes: Buffer.from(record.value ?? '', 'base64').length });
+      },
+    },
+  });
+  await esm.start();
+  await esm.idle();
+  await esm.stop();
+  expect(seen).toEqual([
+    { offset: 0, bytes: 6 },
+    { offset: 1, bytes: large.length },
+    { offset: 2, bytes: 5 },
+  ]);
+});
