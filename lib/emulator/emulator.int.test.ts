@@ -483,3 +483,46 @@ it('delivers a record larger than one fetch response (1 MB) whole, in order with
     { offset: 2, bytes: 5 },
   ]);
 });
+
+it('sends a record too large for any event to the destination (MaximumPayloadSizeExceeded) without invoking it, and moves on', async () => {
+  // 4.8 MB of bytes is 6.4 MB as base64, over the 6 MB (6,291,456 bytes) of an event: Lambda cannot invoke with it, and sends it to the
+  // on-failure destination. Kafka delivers it in a fetch of its own (larger than the emulator's 1 MB).
+  const topic = uniqueName('esm-oversized');
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({
+    topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'max.message.bytes', value: '8388608' }] }],
+    waitForLeaders: true,
+  });
+  await admin.disconnect();
+  const producer = kafka.producer();
+  await producer.connect();
+  for (const value of [Buffer.from('before'), Buffer.alloc(4_800_000, 'x'), Buffer.from('after')])
+    await producer.send({ topic, messages: [{ value }] });
+  await producer.disconnect();
+  const group = uniqueName('esm-oversized-group');
+  const envelopes: FailureEnvelope[] = [];
+  const invoked: number[] = [];
+  const esm = mapping({
+    topic,
+    consumerGroupId: group,
+    onFailure: (envelope) => {
+      envelopes.push(envelope);
+    },
+    function: {
+      handler: async (event: KafkaEvent) => void invoked.push(...eventRecords(event).map((r) => r.offset)),
+    },
+  });
+  await esm.start();
+  await esm.idle();
+  await esm.stop();
+  expect(invoked).toEqual([0, 2]);
+  expect(envelopes.map((e) => [e.KafkaBatchInfo.recordInfo.offset, e.requestContext.condition])).toEqual([
+    ['1', 'MaximumPayloadSizeExceeded'],
+  ]);
+  const offsets = kafka.admin();
+  await offsets.connect();
+  const [committed] = await offsets.fetchOffsets({ groupId: group, topics: [topic] });
+  await offsets.disconnect();
+  expect(committed?.partitions).toEqual([expect.objectContaining({ partition: 0, offset: '3' })]);
+});
