@@ -446,23 +446,39 @@ it('becomes idle when a partition has never held a record', async () => {
   expect(seen).toEqual([0]);
 });
 
-it('delivers a record larger than one fetch response (1 MB) whole, in order with the records around it', async () => {
-  // The emulator fetches at most 1 MB per response; Kafka still returns a larger record batch whole
-  // (KIP-74), so a 2 MB record must reach the handler, not stall its partition.
-  const topic = uniqueName('esm-large');
+/** A one-partition topic accepting records up to 8 MiB (the broker's default is 1 MB), holding `values` in order. */
+async function topicWithLargeRecords(prefix: string, values: Buffer[]): Promise<string> {
+  const topic = uniqueName(prefix);
   const admin = kafka.admin();
   await admin.connect();
   await admin.createTopics({
-    topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'max.message.bytes', value: '4194304' }] }],
+    topics: [
+      {
+        topic,
+        numPartitions: 1,
+        configEntries: [{ name: 'max.message.bytes', value: String(8 * 1024 * 1024) }],
+      },
+    ],
     waitForLeaders: true,
   });
   await admin.disconnect();
-  const large = Buffer.alloc(2 * 1024 * 1024, 'x');
   const producer = kafka.producer();
   await producer.connect();
-  for (const value of [Buffer.from('before'), large, Buffer.from('after')])
-    await producer.send({ topic, messages: [{ value }] });
+  // One request each, so that each record is a record batch of its own.
+  for (const value of values) await producer.send({ topic, messages: [{ value }] });
   await producer.disconnect();
+  return topic;
+}
+
+it('delivers a record larger than one fetch response (1 MB) whole, in order with the records around it', async () => {
+  // The emulator fetches at most 1 MB per response; Kafka still returns a larger record batch whole
+  // (KIP-74), so a 2 MB record must reach the handler, not stall its partition.
+  const large = Buffer.alloc(2 * 1024 * 1024, 'x');
+  const topic = await topicWithLargeRecords('esm-large', [
+    Buffer.from('before'),
+    large,
+    Buffer.from('after'),
+  ]);
   const seen: Array<{ offset: number; bytes: number }> = [];
   const esm = mapping({
     topic,
@@ -487,19 +503,11 @@ it('delivers a record larger than one fetch response (1 MB) whole, in order with
 it('sends a record too large for any event to the destination (MaximumPayloadSizeExceeded) without invoking it, and moves on', async () => {
   // 4.8 MB of bytes is 6.4 MB as base64, over the 6 MB (6,291,456 bytes) of an event: Lambda cannot invoke with it, and sends it to the
   // on-failure destination. Kafka delivers it in a fetch of its own (larger than the emulator's 1 MB).
-  const topic = uniqueName('esm-oversized');
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({
-    topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'max.message.bytes', value: '8388608' }] }],
-    waitForLeaders: true,
-  });
-  await admin.disconnect();
-  const producer = kafka.producer();
-  await producer.connect();
-  for (const value of [Buffer.from('before'), Buffer.alloc(4_800_000, 'x'), Buffer.from('after')])
-    await producer.send({ topic, messages: [{ value }] });
-  await producer.disconnect();
+  const topic = await topicWithLargeRecords('esm-oversized', [
+    Buffer.from('before'),
+    Buffer.alloc(4_800_000, 'x'),
+    Buffer.from('after'),
+  ]);
   const group = uniqueName('esm-oversized-group');
   const envelopes: FailureEnvelope[] = [];
   const invoked: number[] = [];
