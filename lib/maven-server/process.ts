@@ -134,6 +134,19 @@ export interface ProcessIdentity {
 }
 
 /**
+ * `/proc/<pid>/cmdline`, arguments joined by single spaces. It reads empty while the process is between
+ * two programs (during `execve`, e.g. a launcher script exec-ing the JVM), so an empty read is retried
+ * for a moment; it stays empty only for a zombie. https://man7.org/linux/man-pages/man5/proc_pid_cmdline.5.html
+ */
+async function procCommandLine(pid: number): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    const args = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').filter(Boolean);
+    if (args.length > 0 || attempt === 20) return args.join(' ');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
  * The identity of a running process, or undefined when it is gone (or cannot be inspected): from `/proc`
  * on Linux, from `ps` elsewhere (macOS).
  *
@@ -150,14 +163,14 @@ export async function processIdentity(pid: number): Promise<ProcessIdentity | un
     try {
       const [stat, cmdline] = await Promise.all([
         readFile(`/proc/${pid}/stat`, 'utf8'),
-        readFile(`/proc/${pid}/cmdline`, 'utf8'),
+        procCommandLine(pid),
       ]);
       // Field 22 is the start time in clock ticks since boot; field 2, the command name in parentheses,
       // may itself hold spaces and parentheses, so count from the last ')'.
       // https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html
       const startTime = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
       if (!startTime) return undefined;
-      return { startTime, commandLine: cmdline.split('\0').filter(Boolean).join(' ') };
+      return { startTime, commandLine: cmdline };
     } catch {
       return undefined;
     }
