@@ -12,26 +12,8 @@ import {
 } from '../schema-registry/decoder.ts';
 
 // Types named by this entry's signatures, so that a user can name them too.
-export type {
-  KafkaEventHeader,
-  KafkaEventRecord,
-  KafkaSchemaMetadata,
-} from '../kafka-event/types.ts';
-export type {
-  KafkaBatchError,
-  KafkaPoisonRecordError,
-  KafkaRecordDecodeError,
-  RecordPosition,
-} from '../middleware/errors.ts';
-export type { KafkaDecoder } from '../middleware/options.ts';
-export type { KafkaHeader, KafkaRecord } from '../middleware/record.ts';
-export type { SchemaRegistryDecoderOptions } from '../schema-registry/decoder.ts';
-export type {
-  RegisteredSchema,
-  SchemaRegistryClient,
-  SchemaRegistryStats,
-} from '../schema-registry/registry.ts';
-export type { RegistryFraming } from '../schema-registry/wire.ts';
+export type * from '../schema-registry/entry-types.ts';
+
 /**
  * Options of {@link jsonSchemaDecoder}.
  *

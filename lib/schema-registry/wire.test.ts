@@ -40,6 +40,10 @@ describe('readFrame', () => {
     expect(zlib).toEqual(plain);
   });
 
+  it('points unframed bytes at the decoder option that reads them', () => {
+    expect(readFrame(Buffer.from([0xd2, 0x0f]))).toMatch(/framing: 'none'/);
+  });
+
   it('names what is wrong without quoting the bytes', () => {
     const secret = Buffer.from('SECRET');
     const cases = [

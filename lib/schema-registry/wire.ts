@@ -85,7 +85,9 @@ export function readFrame(bytes: Buffer, framing: RegistryFraming = 'registry'):
       : framing === 'glue'
         ? 'AWS Glue header byte 3'
         : 'Confluent magic byte 0 or AWS Glue header byte 3';
-  return `does not start with the ${expected}: not framed by a schema registry serializer`;
+  // Raw bytes from a producer without a registry serializer: the decoder has to be told, since an unframed
+  // message may well start with byte 0 or 3 itself.
+  return `does not start with the ${expected}: not framed by a schema registry serializer (for unframed bytes, set the decoder option framing: 'none')`;
 }
 
 // A topic's records name one schema id after another: its text is made once, not once per record.
