@@ -291,6 +291,13 @@ describe('planReplay against an open transaction, compared with kafka-consumer-g
     expect(inside.target).toBe(await kafkaToolPlan('--to-datetime', at.replace(/Z$/, '+00:00')));
   });
 
+  it('a time without a zone is UTC, as Kafka’s tool reads it (its documented format, YYYY-MM-DDTHH:mm:SS.sss)', async () => {
+    const zoneless = new Date(BASE_TIME + 11_000).toISOString().replace(/Z$/, '');
+    const inside = await ours({ kind: 'timestamp', timestamp: zoneless });
+    expect(inside).toMatchObject({ target: 6, warnings: [] });
+    expect(inside.target).toBe(await kafkaToolPlan('--to-datetime', zoneless));
+  });
+
   it('an instant before the epoch plans to the earliest offset with a warning', async () => {
     const before = await ours({ kind: 'timestamp', timestamp: '0000-01-01T00:00:00Z' });
     expect(before).toMatchObject({

@@ -77,7 +77,12 @@ describe('parseReplayRequest', () => {
   });
 
   it('checks time formats up front', () => {
-    expect(issues({ group: 'g', toDatetime: '2026-11-29T10:00:00' })[0]).toMatch(/toDatetime: .*with a zone/);
+    expect(issues({ group: 'g', toDatetime: '2026-11-29 10:00:00' })[0]).toMatch(
+      /toDatetime: .*is not ISO 8601/,
+    );
+    expect(parseReplayRequest({ group: 'g', toDatetime: '2026-11-29T10:00:00.000' })).toMatchObject({
+      toDatetime: '2026-11-29T10:00:00.000',
+    });
     expect(issues({ group: 'g', byDuration: '1h' })).toEqual([
       'byDuration: duration "1h" is not ISO 8601 like PT1H30M, P1DT12H or PT0.5S (days, hours, minutes, seconds)',
     ]);

@@ -85,7 +85,7 @@ export const ReplayRequestSchema = v.pipe(
       v.union([
         v.pipe(
           v.string(),
-          parsed(parseTimestamp, 'must be ISO 8601 with a zone (2026-11-29T10:00:00Z) or epoch ms'),
+          parsed(parseTimestamp, 'must be ISO 8601 (2026-11-29T10:00:00Z; no zone is UTC) or epoch ms'),
         ),
         offset,
       ]),

@@ -34,11 +34,27 @@ describe('parseTimestamp', () => {
   it('reads ISO 8601 with a zone, or epoch ms', () => {
     expect(parseTimestamp('2026-11-29T10:00:00Z')).toBe(Date.UTC(2026, 10, 29, 10));
     expect(parseTimestamp('2026-11-29T11:00:00.000+01:00')).toBe(Date.UTC(2026, 10, 29, 10));
+    // Every zone form kafka-consumer-groups accepts (Kafka's own Utils test: .SSSZ, .SSSX, .SSSXX, .SSSXXX).
+    for (const zoned of [
+      '2026-11-29T18:00:00.000+0800',
+      '2026-11-29T18:00:00.000+08',
+      '2026-11-29T05:00:00.000-05:00',
+    ])
+      expect(parseTimestamp(zoned), zoned).toBe(Date.UTC(2026, 10, 29, 10));
     expect(parseTimestamp('1795946400000')).toBe(1_795_946_400_000);
     expect(parseTimestamp(0)).toBe(0);
   });
-  it('refuses a time without a zone, and garbage', () => {
-    expect(() => parseTimestamp('2026-11-29T10:00:00')).toThrow(/with a zone/);
+  it('reads a time without a zone as UTC, as kafka-consumer-groups does', () => {
+    expect(parseTimestamp('2020-11-10T16:51:38.198')).toBe(Date.UTC(2020, 10, 10, 16, 51, 38, 198));
+    expect(parseTimestamp('2026-11-29T10:00')).toBe(Date.UTC(2026, 10, 29, 10));
+  });
+  it('reads a fraction as ISO 8601 does, to the millisecond', () => {
+    expect(parseTimestamp('2026-11-29T10:00:00.1Z')).toBe(Date.UTC(2026, 10, 29, 10, 0, 0, 100));
+    expect(parseTimestamp('2026-11-29T10:00:00.123456789Z')).toBe(Date.UTC(2026, 10, 29, 10, 0, 0, 123));
+  });
+  it('refuses garbage', () => {
+    expect(() => parseTimestamp('2026-11-29 10:00:00')).toThrow(/is not ISO 8601/);
+    expect(() => parseTimestamp('2026-11-29T10:00:00+8')).toThrow(ReplayInputError);
     expect(() => parseTimestamp('yesterday')).toThrow(ReplayInputError);
     expect(() => parseTimestamp('2026-13-45T10:00:00Z')).toThrow(ReplayInputError);
     expect(() => parseTimestamp(-5)).toThrow(ReplayInputError);

@@ -39,7 +39,7 @@ export function parseDuration(duration: string | number): number {
     return duration;
   }
   const text = duration.trim();
-  const match = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d{1,3})?)S)?)?$/i.exec(text);
+  const match = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d{1,9})?)S)?)?$/i.exec(text);
   const [, days, hours, minutes, seconds] = match ?? [];
   if (!match || (days ?? hours ?? minutes ?? seconds) === undefined || /T$/i.test(text)) {
     throw new ReplayInputError(
@@ -54,20 +54,25 @@ export function parseDuration(duration: string | number): number {
   return ms;
 }
 
-// Kafka's tool parses times with java.time, whose zone offsets stop at ±18:00.
+// Zone: Z, ±HH, ±HHMM or ±HH:MM, as kafka-consumer-groups reads them; none means UTC (below).
 const ISO_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):?(\d{2}))$/i;
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2})(?::?(\d{2}))?)?$/i;
 
 /**
- * Parses a timestamp: ISO 8601 with an explicit zone (`Z` or `+01:00`; a zone-less time would mean
- * different instants on a laptop and in a Lambda) or epoch milliseconds. Strict: a day the month does
- * not have (`2026-02-30`), hour 24, minute or second 60, an offset past ±18:00 are refused rather than
- * rolled over. An instant before the epoch (`0000-01-01T00:00:00Z`) is returned as is (negative); the
- * plan clamps it to the earliest offset with a warning.
+ * Parses a timestamp: ISO 8601 or epoch milliseconds. A time without a zone is UTC, as
+ * `kafka-consumer-groups --to-datetime` reads it (its documented format is `YYYY-MM-DDTHH:mm:SS.sss`;
+ * Kafka's `Utils.getDateTime` appends `Z` to a zone-less time), so a plan made on a laptop in any time
+ * zone and one made in a Lambda function agree. Strict: a day the month does not have (`2026-02-30`),
+ * hour 24, minute or second 60, an offset past ±18:00 (java.time's limit) are refused rather than
+ * rolled over. A fraction is read as ISO 8601 says (`.1` is 100 ms; Kafka 3.9's tool reads it as 1 ms, so
+ * give three digits, as its format does, for both to agree), to the millisecond. An instant
+ * before the epoch (`0000-01-01T00:00:00Z`) is returned as is (negative); the plan clamps it to the
+ * earliest offset with a warning.
  *
  * @example
  * ```ts
  * parseTimestamp('2026-11-29T10:00:00Z'); // 1795946400000
+ * parseTimestamp('2026-11-29T10:00:00.000'); // the same instant: no zone is UTC
  * ```
  */
 export function parseTimestamp(timestamp: string | number): number {
@@ -84,11 +89,23 @@ export function parseTimestamp(timestamp: string | number): number {
   const match = ISO_TIME.exec(text);
   if (!match) {
     throw new ReplayInputError(
-      `timestamp "${clip(timestamp)}" is not ISO 8601 with a zone (e.g. 2026-11-29T10:00:00Z or 2026-11-29T11:00:00+01:00) nor epoch milliseconds`,
+      `timestamp "${clip(timestamp)}" is not ISO 8601 (e.g. 2026-11-29T10:00:00Z, 2026-11-29T11:00:00.000+01:00, or 2026-11-29T10:00:00.000 for UTC) nor epoch milliseconds`,
     );
   }
-  const [, year, month, day, hour, minute, second = '0', fraction = '', zulu, sign, zoneHours, zoneMinutes] =
-    match;
+  const [
+    ,
+    year,
+    month,
+    day,
+    hour,
+    minute,
+    second = '0',
+    fraction = '',
+    ,
+    sign,
+    zoneHours,
+    zoneMinutes = '00',
+  ] = match;
   const [y, mo, d, h, mi, se] = [year, month, day, hour, minute, second].map(Number) as [
     number,
     number,
@@ -105,7 +122,7 @@ export function parseTimestamp(timestamp: string | number): number {
   if (mi > 59) throw invalid(`minute ${minute} is not 00..59`);
   if (se > 59) throw invalid(`second ${second} is not 00..59`);
   let offsetMinutes = 0;
-  if (!zulu) {
+  if (sign !== undefined) {
     const zh = Number(zoneHours);
     const zm = Number(zoneMinutes);
     if (zm > 59 || zh * 60 + zm > 18 * 60)

@@ -149,11 +149,9 @@ describe('kafka-lambda replay --brokers', () => {
     const twoTargets = await runOnGroup(G, topic, '--to-earliest', '--to-latest');
     expect(twoTargets.code).toBe(2);
     expect(twoTargets.stderr).toContain('give exactly one of --to-offset, --to-datetime');
-    const badTime = await runOnGroup(G, topic, '--to-datetime', '2026-11-29T10:00');
+    const badTime = await runOnGroup(G, topic, '--to-datetime', '2026-11-29 10:00');
     expect(badTime.code).toBe(2);
-    expect(badTime.stderr).toContain(
-      '  - --to-datetime: timestamp "2026-11-29T10:00" is not ISO 8601 with a zone',
-    );
+    expect(badTime.stderr).toContain('  - --to-datetime: timestamp "2026-11-29 10:00" is not ISO 8601');
     for (const [flag, value, problem] of [
       ['--to-datetime', '2026-02-30T00:00:00Z', '2026-02 has no day 30'],
       ['--to-datetime', '2026-04-31T00:00:00Z', '2026-04 has no day 31'],

@@ -91,7 +91,10 @@ export function registerReplayCommand(program: Command): void {
     )
     .option('--topic <topic[:p,p]>', 'topic, optionally a partition subset (required with --group)')
     .option('--to-offset <n>', 'the same offset on every partition', integerOption(0))
-    .option('--to-datetime <time>', 'first record at or after this time (ISO 8601 with zone, or epoch ms)')
+    .option(
+      '--to-datetime <time>',
+      'first record at or after this time (ISO 8601, UTC unless it has a zone, as kafka-consumer-groups reads it; or epoch ms)',
+    )
     .option('--by-duration <duration>', 'first record at or after now minus this (ISO 8601, e.g. PT1H30M)')
     .option('--to-earliest', 'first retained record')
     .option('--to-latest', 'log end (skip everything not yet read)')
