@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
 import { BASE_TIME, seedTopic } from '../../test/support/seed-topic.ts';
+import { runKafkaTool } from '../broker/broker.ts';
 import { connectReplayKafka, type ReplayKafka } from './connection.ts';
 import {
   NoCommittedOffsetError,
@@ -33,6 +34,33 @@ beforeAll(async () => {
 afterAll(async () => {
   await kafka?.disconnect();
 });
+
+/**
+ * NEW-OFFSET per partition in `kafka-consumer-groups --reset-offsets … --dry-run` (Kafka's own tool, from
+ * the broker's jars), by partition number.
+ */
+async function kafkaToolPlans(group: string, onTopic: string, target: string[]): Promise<number[]> {
+  const result = await runKafkaTool('org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', [
+    '--bootstrap-server',
+    testBrokers().join(','),
+    '--group',
+    group,
+    '--topic',
+    onTopic,
+    '--reset-offsets',
+    ...target,
+    '--dry-run',
+  ]);
+  if (result.code !== 0) throw new Error(`ConsumerGroupCommand failed (${result.code}): ${result.stderr}`);
+  // Rows of GROUP TOPIC PARTITION NEW-OFFSET (the tool pads its columns; lines may wrap).
+  const cells = result.stdout.trim().split(/\s+/);
+  const offsets: number[] = [];
+  cells.forEach((cell, i) => {
+    if (cell === group && cells[i + 1] === onTopic) offsets[Number(cells[i + 2])] = Number(cells[i + 3]);
+  });
+  if (offsets.length === 0) throw new Error(`no plan row in: ${result.stdout} ${result.stderr}`);
+  return offsets;
+}
 
 const plan = (request: Partial<PlanRequest> & Pick<PlanRequest, 'target'>) =>
   planReplay({ kafka, groupId, topic, ...request });
@@ -207,6 +235,28 @@ describe('planReplay on a real broker', () => {
     expect(result.partitions[1]).toMatchObject({ committed: 4, committedMetadata: metadata });
     expect(result.partitions[0]).toMatchObject({ committed: null, committedMetadata: null });
   });
+
+  it('plans what kafka-consumer-groups --reset-offsets --dry-run plans, for every kind of target', async () => {
+    const at = (seconds: number) => new Date(BASE_TIME + seconds * 1000).toISOString();
+    const cases: [string[], PlanRequest['target']][] = [
+      [['--to-earliest'], { kind: 'earliest' }],
+      [['--to-latest'], { kind: 'latest' }],
+      [['--to-offset', '1'], { kind: 'offset', offset: 1 }],
+      [['--to-offset', '5'], { kind: 'offset', offset: 5 }],
+      [['--to-offset', '50'], { kind: 'offset', offset: 50 }],
+      [['--shift-by', '-8'], { kind: 'shift', by: -8 }],
+      [['--shift-by', '2'], { kind: 'shift', by: 2 }],
+      [['--to-datetime', at(4.5)], { kind: 'timestamp', timestamp: at(4.5) }],
+      [['--to-datetime', at(-3600)], { kind: 'timestamp', timestamp: at(-3600) }],
+      [['--to-datetime', at(3000)], { kind: 'timestamp', timestamp: at(3000) }],
+      [['--by-duration', 'PT2H'], { kind: 'duration', duration: 'PT2H' }],
+      [['--by-duration', 'PT30M'], { kind: 'duration', duration: 'PT30M' }],
+    ];
+    for (const [flags, target] of cases) {
+      const ours = (await plan({ target })).partitions.map((p) => p.target);
+      expect(ours, flags.join(' ')).toEqual(await kafkaToolPlans(groupId, topic, flags));
+    }
+  }, 180_000);
 });
 
 describe('planReplay against an open transaction, compared with kafka-consumer-groups --dry-run', () => {
@@ -244,28 +294,7 @@ describe('planReplay against an open transaction, compared with kafka-consumer-g
     await abort?.();
   });
 
-  /** NEW-OFFSET of partition 0 in `kafka-consumer-groups --reset-offsets … --dry-run`. */
-  async function kafkaToolPlan(...target: string[]): Promise<number> {
-    const { runKafkaTool } = await import('../broker/broker.ts');
-    const result = await runKafkaTool('org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', [
-      '--bootstrap-server',
-      testBrokers().join(','),
-      '--group',
-      txGroup,
-      '--topic',
-      txTopic,
-      '--reset-offsets',
-      ...target,
-      '--dry-run',
-    ]);
-    if (result.code !== 0) throw new Error(`ConsumerGroupCommand failed (${result.code}): ${result.stderr}`);
-    // GROUP TOPIC PARTITION NEW-OFFSET (the tool pads its columns; lines may wrap)
-    const cells = result.stdout.trim().split(/\s+/);
-    const at = cells.findIndex((cell, i) => cell === txGroup && cells[i + 1] === txTopic);
-    if (at === -1 || cells[at + 2] !== '0')
-      throw new Error(`no plan row in: ${result.stdout} ${result.stderr}`);
-    return Number(cells[at + 3]);
-  }
+  const kafkaToolPlan = async (...target: string[]) => (await kafkaToolPlans(txGroup, txTopic, target))[0];
   const ours = async (target: PlanRequest['target']) =>
     (await planReplay({ kafka, groupId: txGroup, topic: txTopic, target })).partitions[0]!;
 
