@@ -17,6 +17,7 @@ import {
 } from '../../../test/support/kafka.ts';
 import { runCli } from '../../../test/support/run-cli.ts';
 import { seedTopic } from '../../../test/support/seed-topic.ts';
+import { runKafkaTool } from '../../broker/broker.ts';
 import { describeGroup } from '../../replay/group.ts';
 import { connectReplayKafka, type ReplayKafka, type ReplayOutcome } from '../../replay/index.ts';
 import { pollUntil } from '../../replay/wait.ts';
@@ -142,6 +143,35 @@ describe('kafka-lambda replay --brokers', () => {
     const applied = await runOnGroup(G, topic, '--from-file', planFile, '--execute');
     expect(applied.code).toBe(0);
     expect(await current(G)).toEqual([4, 8, 6]);
+  });
+
+  it('plan files go both ways with kafka-consumer-groups: the same --export text, each applies the other’s', async () => {
+    const G = await group();
+    const kafkaTool = (...args: string[]) =>
+      runKafkaTool('org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', [
+        '--bootstrap-server',
+        testBrokers().join(','),
+        '--group',
+        G,
+        '--reset-offsets',
+        ...args,
+      ]);
+    const ours = await runOnGroup(G, `${topic}:0,2`, '--shift-by', '-3', '--export');
+    const theirs = await kafkaTool('--topic', `${topic}:0,2`, '--shift-by', '-3', '--dry-run', '--export');
+    expect(theirs.code).toBe(0);
+    expect(ours.stdout.trim()).toBe(theirs.stdout.trim());
+
+    const folder = await mkdtemp(join(tmpdir(), 'replay-'));
+    await writeFile(join(folder, 'ours.csv'), ours.stdout);
+    expect(await kafkaTool('--from-file', join(folder, 'ours.csv'), '--execute')).toMatchObject({ code: 0 });
+    expect(await current(G)).toEqual([4, 8, 6]);
+
+    const earliest = await kafkaTool('--topic', topic, '--to-earliest', '--dry-run', '--export');
+    await writeFile(join(folder, 'theirs.csv'), earliest.stdout);
+    expect(await runOnGroup(G, topic, '--from-file', join(folder, 'theirs.csv'), '--execute')).toMatchObject({
+      code: 0,
+    });
+    expect(await current(G)).toEqual([0, 0, 0]);
   });
 
   it('exit codes: 2 for an invalid request, 3 for a refusal', async () => {
