@@ -232,9 +232,10 @@ export function resolveMappingSettings(settings: EventSourceMappingSettings): Re
   const destination =
     settings.onFailure === undefined ? undefined : parseDestination(settings.onFailure, settings.topic);
 
-  const infinite = LAMBDA_LIMITS.maximumRetryAttempts.infinite;
+  const { infinite, infiniteWithDestination } = LAMBDA_LIMITS.maximumRetryAttempts;
   const retries = settings.maximumRetryAttempts ?? infinite;
-  const retryLimit = retries === infinite ? (destination ? 10 : Number.POSITIVE_INFINITY) : retries;
+  const unbounded = destination ? infiniteWithDestination : Number.POSITIVE_INFINITY;
+  const retryLimit = retries === infinite ? unbounded : retries;
 
   const age = settings.maximumRecordAgeInSeconds ?? LAMBDA_LIMITS.maximumRecordAgeSeconds.infinite;
   const eventSource = settings.eventSource ?? 'msk';

@@ -22,8 +22,11 @@ export const LAMBDA_LIMITS = {
   batchSize: { min: 1, max: 10_000, default: 100 },
   /** `MaximumBatchingWindowInSeconds`: 0–300 whole seconds; unset, Kafka triggers wait 500 ms. */
   batchingWindowSeconds: { min: 0, max: 300, defaultMs: 500 },
-  /** `MaximumRetryAttempts`: −1 (until the record expires) or 0–10,000. */
-  maximumRetryAttempts: { infinite: -1, min: 0, max: 10_000 },
+  /**
+   * `MaximumRetryAttempts`: −1 (until the record expires) or 0–10,000. With an on-failure destination,
+   * −1 means 10 (https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html).
+   */
+  maximumRetryAttempts: { infinite: -1, min: 0, max: 10_000, infiniteWithDestination: 10 },
   /** `MaximumRecordAgeInSeconds`: −1 (never) or 60–604,800 (7 days). */
   maximumRecordAgeSeconds: { infinite: -1, min: 60, max: 604_800 },
   /** The function's timeout a Kafka trigger accepts: above 0, at most 14 minutes; Lambda's default is 3 s. */
