@@ -534,3 +534,46 @@ it('sends a record too large for any event to the destination (MaximumPayloadSiz
   await offsets.disconnect();
   expect(committed?.partitions).toEqual([expect.objectContaining({ partition: 0, offset: '3' })]);
 });
+
+describe('invocations at once', () => {
+  /** The most invocations of one run that were in the handler at the same time. */
+  async function peakConcurrency(
+    provisionedPollerConfig?: LocalEventSourceMappingOptions['provisionedPollerConfig'],
+  ): Promise<{ peak: number; delivered: number }> {
+    const { topic, group } = await seededTopic(kafka, 'esm-pollers', 12, 6);
+    let running = 0;
+    let peak = 0;
+    let delivered = 0;
+    const esm = mapping({
+      topic,
+      consumerGroupId: group,
+      batchSize: 1,
+      ...(provisionedPollerConfig ? { provisionedPollerConfig } : {}),
+      function: {
+        handler: async (event: KafkaEvent) => {
+          peak = Math.max(peak, ++running);
+          // Long enough for every partition's first batch to start before any ends, even on a busy machine.
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          running--;
+          delivered += eventRecords(event).length;
+        },
+      },
+    });
+    await esm.start();
+    await esm.idle();
+    await esm.stop();
+    return { peak, delivered };
+  }
+
+  it('on demand: one per partition at the most, and every partition at once when all have records', async () => {
+    expect(await peakConcurrency()).toEqual({ peak: 12, delivered: 72 });
+  });
+
+  it('provisioned: 5 per poller at the most (maximumPollers 1: 5 of the 12 partitions at once)', async () => {
+    expect(await peakConcurrency({ minimumPollers: 1, maximumPollers: 1 })).toEqual({
+      peak: 5,
+      delivered: 72,
+    });
+    expect(await peakConcurrency({ maximumPollers: 2 })).toEqual({ peak: 10, delivered: 72 });
+  });
+});

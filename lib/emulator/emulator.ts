@@ -286,6 +286,8 @@ class TriggerEmulator implements LocalEventSourceMapping {
   readonly #overhead: number;
   readonly #partitions = new Map<number, PartitionState>();
   readonly #inFlight = new Set<Promise<void>>();
+  /** Batches being carried to their end: each is one invocation at a time (see #processBatch). */
+  #batchesInFlight = 0;
   #consumer: Consumer | undefined;
   readonly #commits: CommitCoalescer;
   readonly #destination: DestinationSender | undefined;
@@ -467,8 +469,9 @@ class TriggerEmulator implements LocalEventSourceMapping {
     }
     if (paused.length > 0) this.#consumer?.resume([{ topic: this.topic, partitions: paused }]);
     for (const partition of assigned) this.#partition(partition);
-    // At most one batch per partition is in flight: the function may run that many times at once.
-    this.#invoker.prepare(assigned.length);
+    // At most one batch per partition is in flight, and no more than the pollers run: the function may
+    // run that many times at once.
+    this.#invoker.prepare(Math.min(assigned.length, this.#settings.maxConcurrentInvocations));
   }
 
   async #onFetched({ batch }: EachBatchPayload): Promise<void> {
@@ -526,6 +529,8 @@ class TriggerEmulator implements LocalEventSourceMapping {
   #schedule(): void {
     if (this.#state !== 'running') return;
     for (;;) {
+      // Provisioned pollers run 5 invocations each at the most; a finished batch schedules again.
+      if (this.#batchesInFlight >= this.#settings.maxConcurrentInvocations) return;
       const all = [...this.#partitions.values()];
       const start = this.#rotation++ % Math.max(all.length, 1);
       const free = [...all.slice(start), ...all.slice(0, start)].filter(
@@ -571,7 +576,18 @@ class TriggerEmulator implements LocalEventSourceMapping {
         this.#track(this.#oversized(taken.oversized));
         continue;
       }
-      this.#track(this.#processBatch(taken.parts));
+      this.#track(this.#processCounted(taken.parts));
+    }
+  }
+
+  /** {@link #processBatch}, counted against the invocations the pollers may run at once. */
+  async #processCounted(batch: BatchPart[]): Promise<void> {
+    this.#batchesInFlight++;
+    try {
+      await this.#processBatch(batch);
+    } finally {
+      this.#batchesInFlight--;
+      queueMicrotask(() => this.#schedule());
     }
   }
 

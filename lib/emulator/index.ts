@@ -67,4 +67,9 @@ export { describeEvent, formatProgress, type ProgressSample } from './progress.t
 export type { BatchOutcome } from './response.ts';
 export type { Redelivery } from './retry-policy.ts';
 export type { SchemaRegistryConfig } from './schema-registry.ts';
-export type { EventSourceMappingSettings, FailureCallback, StartingPosition } from './settings.ts';
+export type {
+  EventSourceMappingSettings,
+  FailureCallback,
+  ProvisionedPollerConfig,
+  StartingPosition,
+} from './settings.ts';

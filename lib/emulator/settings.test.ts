@@ -25,6 +25,7 @@ describe('resolveMappingSettings', () => {
       maximumRecordAgeMs: Number.POSITIVE_INFINITY,
       bisectBatchOnFunctionError: false,
       eventSource: 'msk',
+      maxConcurrentInvocations: Number.POSITIVE_INFINITY,
     });
     expect(resolved.consumerGroupId).toMatch(/^[0-9a-f-]{36}$/);
     expect(resolved.destination).toBeUndefined();
@@ -128,5 +129,40 @@ describe('resolveMappingSettings', () => {
     expect(() => resolveMappingSettings({ topic: 't', maximumRetryAttempts: -2 })).toThrow(
       /^maximumRetryAttempts: must be an integer −1 or 0–10000, got -2$/,
     );
+  });
+
+  it('provisioned mode: 5 invocations per poller at once, with the API reference’s ranges and defaults', () => {
+    const concurrency = (provisionedPollerConfig: object) =>
+      resolveMappingSettings({ topic: 't', provisionedPollerConfig }).maxConcurrentInvocations;
+    expect(concurrency({ minimumPollers: 1, maximumPollers: 3 })).toBe(15);
+    expect(concurrency({})).toBe(1_000); // MaximumPollers defaults to 200
+    expect(concurrency({ minimumPollers: 200, maximumPollers: 2_000, pollerGroupName: 'shared' })).toBe(
+      10_000,
+    );
+    const refused = (provisionedPollerConfig: unknown) => {
+      try {
+        resolveMappingSettings({ topic: 't', provisionedPollerConfig } as never);
+      } catch (error) {
+        if (error instanceof InvalidMappingSettingError) return error.message;
+        throw error;
+      }
+      return undefined;
+    };
+    expect(refused({ minimumPollers: 0 })).toBe(
+      'provisionedPollerConfig.minimumPollers: must be an integer 1–200, got 0',
+    );
+    expect(refused({ maximumPollers: 2_001 })).toBe(
+      'provisionedPollerConfig.maximumPollers: must be an integer 1–2000, got 2001',
+    );
+    expect(refused({ minimumPollers: 4, maximumPollers: 3 })).toBe(
+      'provisionedPollerConfig: maximumPollers (3) must be at least minimumPollers (4)',
+    );
+    expect(refused({ minimumPollers: 1, maximumPoller: 3 })).toMatch(
+      /did you mean "provisionedPollerConfig.maximumPollers"\?$/,
+    );
+    expect(refused({ pollerGroupName: '' })).toBe(
+      'provisionedPollerConfig.pollerGroupName: must be a non-empty string',
+    );
+    expect(refused(3)).toMatch(/^provisionedPollerConfig: must be an object/);
   });
 });

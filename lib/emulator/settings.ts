@@ -87,6 +87,32 @@ export interface EventSourceMappingSettings {
    * `DESERIALIZATION_ERROR`. Filters then apply to the deserialized value.
    */
   schemaRegistry?: SchemaRegistryConfig;
+  /**
+   * Lambda's provisioned mode (`ProvisionedPollerConfig`), which the deployed stack uses. Each poller runs
+   * at most 5 invocations at once, so the mapping runs at most 5 × `maximumPollers` at once (and never
+   * more than one per partition). Lambda scales between the two bounds on its own schedule, which AWS
+   * does not document: locally the mapping may use the most Lambda could reach. Without it (on-demand
+   * mode, whose starting number of pollers AWS does not document either) one invocation per partition
+   * may run at once.
+   */
+  provisionedPollerConfig?: ProvisionedPollerConfig;
+}
+
+/**
+ * Lambda's `ProvisionedPollerConfig` for a Kafka trigger, with the names CloudFormation and the CDK use.
+ *
+ * @example
+ * ```ts
+ * const pollers: ProvisionedPollerConfig = { minimumPollers: 1, maximumPollers: 3 }; // the stack's
+ * ```
+ */
+export interface ProvisionedPollerConfig {
+  /** 1–200; default 1. */
+  minimumPollers?: number;
+  /** 1–2,000, at least `minimumPollers`; default 200. */
+  maximumPollers?: number;
+  /** Pollers shared with other mappings of this name (`PollerGroupName`): checked, no effect locally. */
+  pollerGroupName?: string;
 }
 
 /**
@@ -116,6 +142,8 @@ export interface ResolvedMappingSettings {
   /** Set when `filterCriteria` has filters: whether a record's value is delivered. */
   filter?: RecordFilter;
   schemaRegistry?: SchemaRegistryConfig;
+  /** Invocations that may run at once: 5 per provisioned poller at the most, `Infinity` on demand. */
+  maxConcurrentInvocations: number;
 }
 
 const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
@@ -139,6 +167,19 @@ function integerIn(range: { min: number; max: number; infinite?: number }): Gene
     (issue) => `must be an integer ${infinite}${range.min}–${range.max}, got ${String(issue.input)}`,
   );
 }
+
+const POLLERS = LAMBDA_LIMITS.provisionedPollers;
+const POLLER_OPTIONS = defineOptions<ProvisionedPollerConfig>(
+  {
+    minimumPollers: integerIn(POLLERS.minimumPollers),
+    maximumPollers: integerIn(POLLERS.maximumPollers),
+    pollerGroupName: custom(
+      (value) => value === undefined || (typeof value === 'string' && value !== ''),
+      'must be a non-empty string',
+    ),
+  },
+  'provisionedPollerConfig',
+);
 
 const optionalBoolean = custom<boolean | undefined>(
   (value) => value === undefined || typeof value === 'boolean',
@@ -180,6 +221,10 @@ const TRIGGER_OPTIONS = defineOptions<LocalEventSourceMappingOptions>({
   // Compiled below, with the filter grammar's own errors.
   filterCriteria: unchecked,
   schemaRegistry: unchecked,
+  provisionedPollerConfig: custom(
+    (value) => value === undefined || (typeof value === 'object' && value !== null && !Array.isArray(value)),
+    'must be an object: { minimumPollers, maximumPollers, pollerGroupName }',
+  ),
   // The emulator's own options: used (and checked) by createLocalEventSourceMapping.
   brokers: unchecked,
   kafka: unchecked,
@@ -238,6 +283,7 @@ export function resolveMappingSettings(settings: EventSourceMappingSettings): Re
   const retryLimit = retries === infinite ? unbounded : retries;
 
   const age = settings.maximumRecordAgeInSeconds ?? LAMBDA_LIMITS.maximumRecordAgeSeconds.infinite;
+  const maxConcurrentInvocations = concurrencyOf(settings.provisionedPollerConfig);
   const eventSource = settings.eventSource ?? 'msk';
   return {
     topic: settings.topic,
@@ -260,5 +306,24 @@ export function resolveMappingSettings(settings: EventSourceMappingSettings): Re
     ...(settings.schemaRegistry === undefined
       ? {}
       : { schemaRegistry: resolveSchemaRegistry(settings.schemaRegistry) }),
+    maxConcurrentInvocations,
   };
+}
+
+/** The invocations a mapping in this poller mode may run at once (see `provisionedPollerConfig`). */
+function concurrencyOf(config: ProvisionedPollerConfig | undefined): number {
+  if (config === undefined) return Number.POSITIVE_INFINITY;
+  POLLER_OPTIONS.check(config, (problem) =>
+    problem.key === undefined
+      ? new InvalidMappingSettingError('provisionedPollerConfig', problem.message)
+      : new InvalidMappingSettingError(`provisionedPollerConfig.${problem.key}`, problem.message),
+  );
+  const minimum = config.minimumPollers ?? POLLERS.minimumPollers.default;
+  const maximum = config.maximumPollers ?? POLLERS.maximumPollers.default;
+  if (maximum < minimum)
+    throw new InvalidMappingSettingError(
+      'provisionedPollerConfig',
+      `maximumPollers (${maximum}) must be at least minimumPollers (${minimum})`,
+    );
+  return maximum * POLLERS.invocationsPerPoller;
 }

@@ -29,6 +29,17 @@ export const LAMBDA_LIMITS = {
   maximumRetryAttempts: { infinite: -1, min: 0, max: 10_000, infiniteWithDestination: 10 },
   /** `MaximumRecordAgeInSeconds`: −1 (never) or 60–604,800 (7 days). */
   maximumRecordAgeSeconds: { infinite: -1, min: 60, max: 604_800 },
+  /**
+   * `ProvisionedPollerConfig` of a Kafka trigger: `MinimumPollers` 1–200 (default 1), `MaximumPollers`
+   * 1–2,000 (default 200); each poller runs at most 5 invocations at once
+   * (https://docs.aws.amazon.com/lambda/latest/api/API_ProvisionedPollerConfig.html,
+   * https://docs.aws.amazon.com/lambda/latest/dg/kafka-scaling-modes.html).
+   */
+  provisionedPollers: {
+    minimumPollers: { min: 1, max: 200, default: 1 },
+    maximumPollers: { min: 1, max: 2_000, default: 200 },
+    invocationsPerPoller: 5,
+  },
   /** The function's timeout a Kafka trigger accepts: above 0, at most 14 minutes; Lambda's default is 3 s. */
   kafkaFunctionTimeoutSeconds: { max: 840, default: 3 },
   /** The init phase (loading the handler's module) before Lambda gives up and retries it. */

@@ -69,6 +69,11 @@ describe('kafka-lambda dev', () => {
     [['--batch-size', '0'], /--batch-size.*must be an integer from 1 to 10000/],
     [['--on-failure', 'arn:aws:sqs:us-east-1:1:q'], /onFailure: expected kafka:\/\/<topic>/],
     [['--window', '0.2'], /maximumBatchingWindowInSeconds: must be an integer/],
+    [['--max-pollers', '0'], /--max-pollers.*must be an integer from 1 to 2000/],
+    [
+      ['--min-pollers', '4', '--max-pollers', '3'],
+      /provisionedPollerConfig: maximumPollers \(3\) must be at least minimumPollers \(4\)/,
+    ],
   ])('refuses %j with exit code 2', async (args, message) => {
     const topic = uniqueName('dev-usage');
     await createTopic(kafka, topic, 1);

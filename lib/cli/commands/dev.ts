@@ -38,6 +38,8 @@ interface DevOptions extends ClusterOptions {
   startingTimestamp?: number;
   reportBatchItemFailures: boolean;
   retries?: number;
+  minPollers?: number;
+  maxPollers?: number;
   maxRecordAge?: number;
   bisect: boolean;
   onFailure?: string;
@@ -206,6 +208,16 @@ export function registerDevCommand(program: Command): void {
     )
     .option('--bisect', 'BisectBatchOnFunctionError', false)
     .option(
+      '--min-pollers <n>',
+      'provisioned mode: ProvisionedPollerConfig MinimumPollers, 1–200 (default 1 with --max-pollers)',
+      integerOption(1, 200),
+    )
+    .option(
+      '--max-pollers <n>',
+      'provisioned mode: MaximumPollers, 1–2000 (default 200); each poller runs 5 invocations at once at most',
+      integerOption(1, 2_000),
+    )
+    .option(
       '--on-failure <destination>',
       'on-failure destination: kafka://<topic>, or an SQS queue ARN (sent to a local SQS server)',
     )
@@ -339,6 +351,14 @@ export function registerDevCommand(program: Command): void {
           ...(options.retries === undefined ? {} : { maximumRetryAttempts: options.retries }),
           ...(options.maxRecordAge === undefined ? {} : { maximumRecordAgeInSeconds: options.maxRecordAge }),
           bisectBatchOnFunctionError: options.bisect,
+          ...(options.minPollers === undefined && options.maxPollers === undefined
+            ? {}
+            : {
+                provisionedPollerConfig: {
+                  ...(options.minPollers === undefined ? {} : { minimumPollers: options.minPollers }),
+                  ...(options.maxPollers === undefined ? {} : { maximumPollers: options.maxPollers }),
+                },
+              }),
           ...(options.onFailure ? { onFailure: options.onFailure } : {}),
           ...(sqs ? { destinations: { sqsEndpoint: sqs.endpoint } } : {}),
           eventSource: options.selfManaged ? 'self-managed' : 'msk',
