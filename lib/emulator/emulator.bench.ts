@@ -83,7 +83,11 @@ async function plainConsumer(): Promise<void> {
  * One run through the trigger emulator. In-process: a handler function; sandbox: the same no-op as a
  * module, in worker-thread environments. Resolves to the number of environments the run started.
  */
-async function emulator(batchSize: number, mode: 'in-process' | 'sandbox'): Promise<number> {
+async function emulator(
+  batchSize: number,
+  mode: 'in-process' | 'sandbox',
+  maximumPollers?: number,
+): Promise<number> {
   let seen = 0;
   let environments = 0;
   let done: () => void = () => {};
@@ -101,6 +105,7 @@ async function emulator(batchSize: number, mode: 'in-process' | 'sandbox'): Prom
     batchSize,
     maximumBatchingWindowInSeconds: 0,
     reportBatchItemFailures: true,
+    ...(maximumPollers === undefined ? {} : { provisionedPollerConfig: { maximumPollers } }),
     ...(mode === 'sandbox'
       ? {
           function: {
@@ -154,6 +159,11 @@ const tasks: { name: string; mode?: 'in-process' | 'sandbox'; run: () => Promise
     run: () => emulator(100, 'sandbox'),
   },
   { name: 'emulator sandbox, batchSize 1,000', mode: 'sandbox', run: () => emulator(1_000, 'sandbox') },
+  {
+    name: 'emulator sandbox, batchSize 100, 1 provisioned poller (5 at once)',
+    mode: 'sandbox',
+    run: () => emulator(100, 'sandbox', 1),
+  },
 ];
 const ROUNDS = 5;
 /** Per task, one entry per round: its time (ms) and the environments the run started. */

@@ -22,6 +22,12 @@ import type { TypeScriptReply, TypeScriptRequest } from './sandbox-protocol.ts';
 export interface TypeScriptChannel {
   port: MessagePort;
   signal: Int32Array;
+  /**
+   * What this process had stripped when the environment started, `[url, source, js]`: a module whose
+   * source is unchanged loads without asking (environments that boot together do not each wait for
+   * this process to answer, which a busy emulator does late).
+   */
+  known: [url: string, source: string, js: string][];
 }
 
 /**
@@ -34,13 +40,16 @@ export interface TypeScriptChannel {
 export const ENVIRONMENT_BOOTSTRAP = `'use strict';
 const { registerHooks } = require('node:module');
 const { receiveMessageOnPort, workerData } = require('node:worker_threads');
-const { port, signal } = workerData.typeScript;
+const { port, signal, known } = workerData.typeScript;
+const stripped = new Map(known.map(([url, source, js]) => [url, { source, js }]));
 const decoder = new TextDecoder();
 registerHooks({
   load(url, context, nextLoad) {
     const loaded = nextLoad(url, context);
     if (loaded.format !== 'module-typescript' || url.includes('/node_modules/')) return loaded;
     const source = typeof loaded.source === 'string' ? loaded.source : decoder.decode(loaded.source);
+    const same = stripped.get(url);
+    if (same !== undefined && same.source === source) return { format: 'module', source: same.js, shortCircuit: true };
     Atomics.store(signal, 0, 0);
     port.postMessage({ url, source });
     Atomics.wait(signal, 0, 0);
@@ -107,5 +116,7 @@ export function openTypeScriptChannel(): { channel: TypeScriptChannel; close: ()
     Atomics.notify(signal, 0);
   });
   port1.unref();
-  return { channel: { port: port2, signal }, close: () => port1.close() };
+  const known: TypeScriptChannel['known'] = [];
+  for (const [url, { source, js }] of stripped) if (js !== null) known.push([url, source, js]);
+  return { channel: { port: port2, signal, known }, close: () => port1.close() };
 }

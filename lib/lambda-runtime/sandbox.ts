@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
@@ -147,6 +148,8 @@ type InitOutcome =
  */
 /** The most environments {@link Sandbox.prepare} boots ahead of need (one per partition, up to this). */
 const MAX_ENVIRONMENTS_BOOTED_AHEAD = 16;
+/** Environments booted ahead of need at the same time: one per core. */
+const BOOTS_AT_ONCE = Math.max(1, availableParallelism());
 
 const fromSources = import.meta.url.endsWith('.ts');
 const workerModule = new URL(`./sandbox-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
@@ -168,6 +171,8 @@ class Environment {
   readonly #closeTypeScript: () => void;
   /** Resolves once the runtime is up and waits for its init phase (or the environment ended before). */
   readonly booted: Promise<void>;
+  /** Whether {@link booted} has resolved. */
+  hasBooted = false;
   #settleBoot: () => void = () => {};
   readonly #ready: Promise<InitOutcome>;
   #settleInit: (outcome: InitOutcome) => void = () => {};
@@ -186,7 +191,10 @@ class Environment {
 
   constructor(data: RuntimeData, env: NodeJS.ProcessEnv, onOutput: SandboxOptions['onOutput']) {
     this.booted = new Promise((resolve) => {
-      this.#settleBoot = resolve;
+      this.#settleBoot = () => {
+        this.hasBooted = true;
+        resolve();
+      };
     });
     this.#ready = new Promise((resolve) => {
       this.#settleInit = resolve;
@@ -398,10 +406,19 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   let started = 0;
   let closed = false;
 
-  /** Boots spares until the environments and spares cover the concurrency announced by prepare(). */
+  /**
+   * Boots spares until the environments and spares cover the concurrency announced by prepare(), a few at
+   * a time: threads booting together share the cores, so sixteen at once would each be ready only when
+   * all are, and the first invocation would wait for the sixteenth boot.
+   */
   const fill = () => {
-    while (!closed && all.size + spares.length < concurrency)
-      spares.push(new Environment(data, env, onOutput));
+    let booting = spares.filter((spare) => !spare.hasBooted).length;
+    while (!closed && all.size + spares.length < concurrency && booting < BOOTS_AT_ONCE) {
+      const spare = new Environment(data, env, onOutput);
+      spares.push(spare);
+      booting++;
+      void spare.booted.then(fill);
+    }
   };
   /** A new environment, about to start its init phase: a booted spare if there is one, else a new boot. */
   const spawn = () => {
@@ -503,7 +520,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       // so a topic with hundreds of partitions does not hold hundreds of idle threads (~13 MB each).
       concurrency = Math.min(wanted, MAX_ENVIRONMENTS_BOOTED_AHEAD);
       fill();
-      await Promise.all(spares.map((spare) => spare.booted));
+      // Each spare that is up starts the next: wait until no spare is left booting.
+      for (let booting = spares; booting.length > 0; booting = spares.filter((spare) => !spare.hasBooted))
+        await Promise.all(booting.map((spare) => spare.booted));
     },
 
     async close() {
