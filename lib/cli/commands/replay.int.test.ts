@@ -159,7 +159,10 @@ describe('kafka-lambda replay --brokers', () => {
     const ours = await runOnGroup(G, `${topic}:0,2`, '--shift-by', '-3', '--export');
     const theirs = await kafkaTool('--topic', `${topic}:0,2`, '--shift-by', '-3', '--dry-run', '--export');
     expect(theirs.code).toBe(0);
-    expect(ours.stdout.trim()).toBe(theirs.stdout.trim());
+    // The same lines; Kafka's tool writes them in its map's order, this one by partition.
+    const lines = (text: string) => text.trim().split('\n').toSorted();
+    expect(lines(ours.stdout)).toEqual(lines(theirs.stdout));
+    expect(lines(ours.stdout)).toEqual([`${topic},0,4`, `${topic},2,6`]);
 
     const folder = await mkdtemp(join(tmpdir(), 'replay-'));
     await writeFile(join(folder, 'ours.csv'), ours.stdout);
