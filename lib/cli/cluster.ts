@@ -7,6 +7,7 @@ import { backgroundBrokerStatus, type EmbeddedBroker, startBroker } from '../bro
 import { KAFKA_AUTH_TYPES, type KafkaAuth, type KafkaAuthType } from '../replay/index.ts';
 import { kafkaClientConfig } from '../replay/kafka-config.ts';
 import { CliError } from './errors.ts';
+import { USAGE_EXIT_CODE } from './usage.ts';
 
 /**
  * The connection flags `dev`, `produce`, `consume` and `replay` share.
@@ -275,6 +276,32 @@ function apiVersionsRequest(): Buffer {
   const size = Buffer.alloc(4);
   size.writeInt32BE(body.length);
   return Buffer.concat([size, body]);
+}
+
+/**
+ * {@link resolveCluster} then {@link probeCluster}, for a command that works on a cluster it is given (no
+ * broker of its own): a flag it cannot use is a usage error, a cluster it cannot reach exit code 1.
+ *
+ * @example
+ * ```ts
+ * const cluster = await reachCluster(options, 'consume');
+ * if ('exitCode' in cluster) return fail(cluster.exitCode, cluster.message);
+ * ```
+ * @returns the cluster, or the exit code and the message to print.
+ */
+export async function reachCluster(
+  options: ClusterOptions,
+  command: string,
+): Promise<ResolvedCluster | { exitCode: number; message: string }> {
+  try {
+    const cluster = await resolveCluster(options, { command });
+    await probeCluster(cluster);
+    return cluster;
+  } catch (error) {
+    if (error instanceof ClusterOptionsError) return { exitCode: USAGE_EXIT_CODE, message: error.message };
+    if (error instanceof ClusterConnectError) return { exitCode: 1, message: error.message };
+    throw error;
+  }
 }
 
 /**

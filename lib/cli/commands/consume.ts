@@ -2,15 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Command, Option } from 'commander';
 import { type Consumer, Kafka, type KafkaMessage } from 'kafkajs';
 import type { KafkaEventRecord } from '../../emulator/index.ts';
-import {
-  addClusterOptions,
-  ClusterConnectError,
-  type ClusterOptions,
-  ClusterOptionsError,
-  probeCluster,
-  type ResolvedCluster,
-  resolveCluster,
-} from '../cluster.ts';
+import { addClusterOptions, type ClusterOptions, reachCluster } from '../cluster.ts';
 import { type FailedRecords, recogniseFailureEnvelope } from '../dead-letter.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 
@@ -268,15 +260,8 @@ async function consume(options: ConsumeOptions): Promise<number> {
   if (options.offset !== undefined && options.partition === undefined) {
     return fail(USAGE_EXIT_CODE, '--offset needs --partition');
   }
-  let cluster: ResolvedCluster;
-  try {
-    cluster = await resolveCluster(options, { command: 'consume' });
-    await probeCluster(cluster);
-  } catch (error) {
-    if (error instanceof ClusterOptionsError) return fail(USAGE_EXIT_CODE, error.message);
-    if (error instanceof ClusterConnectError) return fail(1, error.message);
-    throw error;
-  }
+  const cluster = await reachCluster(options, 'consume');
+  if ('exitCode' in cluster) return fail(cluster.exitCode, cluster.message);
   const kafka = new Kafka(cluster.kafkaConfig('kafka-lambda-consume'));
   const ranges = await partitionRanges(kafka, options);
   if (typeof ranges === 'string') return fail(USAGE_EXIT_CODE, ranges);

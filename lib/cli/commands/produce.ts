@@ -3,15 +3,7 @@ import { createInterface } from 'node:readline';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type IHeaders, Kafka, type Message } from 'kafkajs';
 import { partitionForKey } from '../../testing/partitioner.ts';
-import {
-  addClusterOptions,
-  ClusterConnectError,
-  type ClusterOptions,
-  ClusterOptionsError,
-  probeCluster,
-  type ResolvedCluster,
-  resolveCluster,
-} from '../cluster.ts';
+import { addClusterOptions, type ClusterOptions, reachCluster } from '../cluster.ts';
 import { CliError } from '../errors.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 import { expandTemplate } from './event.ts';
@@ -243,15 +235,8 @@ async function produce(options: ProduceOptions): Promise<number> {
     if (error instanceof SchemaRegistrationError) return fail(1, error.message);
     throw error;
   }
-  let cluster: ResolvedCluster;
-  try {
-    cluster = await resolveCluster(options, { command: 'produce' });
-    await probeCluster(cluster);
-  } catch (error) {
-    if (error instanceof ClusterOptionsError) return fail(USAGE_EXIT_CODE, error.message);
-    if (error instanceof ClusterConnectError) return fail(1, error.message);
-    throw error;
-  }
+  const cluster = await reachCluster(options, 'produce');
+  if ('exitCode' in cluster) return fail(cluster.exitCode, cluster.message);
   const kafka = new Kafka(cluster.kafkaConfig('kafka-lambda-produce'));
   const { partitionCount, created } = await ensureTopic(kafka, options.topic, options.partitions);
   if (created) {
