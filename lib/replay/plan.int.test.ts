@@ -251,12 +251,38 @@ describe('planReplay on a real broker', () => {
       [['--to-datetime', at(3000)], { kind: 'timestamp', timestamp: at(3000) }],
       [['--by-duration', 'PT2H'], { kind: 'duration', duration: 'PT2H' }],
       [['--by-duration', 'PT30M'], { kind: 'duration', duration: 'PT30M' }],
+      [['--to-current'], { kind: 'current' }],
     ];
     for (const [flags, target] of cases) {
       const ours = (await plan({ target })).partitions.map((p) => p.target);
       expect(ours, flags.join(' ')).toEqual(await kafkaToolPlans(groupId, topic, flags));
     }
   }, 180_000);
+
+  it('--to-current pins every partition as Kafka’s tool does: the committed offset, the log end where none', async () => {
+    // Partition 0's committed offset was deleted from the log (it starts at 3); partition 2 has none.
+    const group = uniqueName('replay-plan-current');
+    await kafka.commitOffsets({
+      groupId: group,
+      topic,
+      offsets: [
+        { partition: 0, offset: 1, metadata: '' },
+        { partition: 1, offset: 4, metadata: '' },
+      ],
+    });
+    const ours = await plan({ groupId: group, target: { kind: 'current' } });
+    expect(ours.partitions.map((p) => p.target)).toEqual(
+      await kafkaToolPlans(group, topic, ['--to-current']),
+    );
+    // Kept as is, as Kafka's tool keeps it (nothing re-delivered or skipped: the log starts at 3).
+    expect(
+      ours.partitions.map((p) => [p.target, p.redeliver, p.skip, p.warnings.map((w) => w.code)]),
+    ).toEqual([
+      [1, 0, 0, ['COMMITTED_BELOW_LOW']],
+      [4, 0, 0, []],
+      [10, 0, 0, ['NO_COMMITTED_OFFSET']],
+    ]);
+  }, 60_000);
 });
 
 describe('planReplay against an open transaction, compared with kafka-consumer-groups --dry-run', () => {

@@ -86,6 +86,9 @@ export async function planReplay({
       case 'shift':
         requested = committedOffset! + target.by;
         break;
+      case 'current':
+        requested = committedOffset ?? high;
+        break;
       case 'timestamp':
       case 'duration': {
         if (timestamp! < 0) {
@@ -108,13 +111,16 @@ export async function planReplay({
       }
     }
     let offset = requested;
-    if (requested < low) {
+    // --to-current keeps a committed offset as it is, even one deleted from the log, as Kafka's tool does
+    // (COMMITTED_BELOW_LOW below says so); every other target is kept within the log.
+    const clamps = target.kind !== 'current';
+    if (clamps && requested < low) {
       offset = low;
       warnings.push({
         code: 'CLAMPED_TO_LOW',
         message: `${requested} is before the first retained record; clamped to ${low}`,
       });
-    } else if (requested > high) {
+    } else if (clamps && requested > high) {
       offset = high;
       warnings.push({
         code: 'CLAMPED_TO_HIGH',
@@ -142,7 +148,7 @@ export async function planReplay({
       high,
       requested,
       target: offset,
-      redeliver: position === null ? 0 : Math.max(0, Math.min(position, high) - offset),
+      redeliver: position === null ? 0 : Math.max(0, Math.min(position, high) - Math.max(offset, low)),
       skip: position === null ? 0 : Math.max(0, offset - Math.min(position, high)),
       warnings,
     };

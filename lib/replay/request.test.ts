@@ -71,7 +71,7 @@ describe('parseReplayRequest', () => {
 
   it('wants exactly one target', () => {
     expect(issues({ group: 'g', toEarliest: true, toOffset: 3 })).toEqual([
-      'give exactly one target: toOffset, toOffsets, toDatetime, byDuration, toEarliest, toLatest, shiftBy, fromFile',
+      'give exactly one target: toOffset, toOffsets, toDatetime, byDuration, toEarliest, toLatest, toCurrent, shiftBy, fromFile',
     ]);
     expect(issues({ group: 'g' })[0]).toMatch(/^give exactly one target/);
   });

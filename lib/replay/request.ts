@@ -45,6 +45,7 @@ export const TARGET_FIELDS = [
   'byDuration',
   'toEarliest',
   'toLatest',
+  'toCurrent',
   'shiftBy',
   'fromFile',
 ] as const;
@@ -95,6 +96,7 @@ export const ReplayRequestSchema = v.pipe(
     ),
     toEarliest: v.optional(v.literal(true)),
     toLatest: v.optional(v.literal(true)),
+    toCurrent: v.optional(v.literal(true)),
     shiftBy: v.optional(v.pipe(v.number(), v.integer('must be an integer'))),
     /** Plan file content: `topic,partition,offset` lines, as `kafka-consumer-groups --export` writes. */
     fromFile: v.optional(
@@ -216,6 +218,7 @@ export function requestTarget(
     return { target: { kind: 'duration', duration: request.byDuration }, ...partitions };
   if (request.toEarliest) return { target: { kind: 'earliest' }, ...partitions };
   if (request.toLatest) return { target: { kind: 'latest' }, ...partitions };
+  if (request.toCurrent) return { target: { kind: 'current' }, ...partitions };
   if (request.shiftBy !== undefined) return { target: { kind: 'shift', by: request.shiftBy }, ...partitions };
   const entries = parsePlanFile(request.fromFile ?? '');
   const others = [...new Set(entries.filter((e) => e.topic !== topic).map((e) => e.topic))];

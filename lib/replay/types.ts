@@ -7,7 +7,9 @@
  * - `duration`: the first record at or after now minus this duration (`--by-duration`; ISO 8601 like
  *   `PT1H30M` or milliseconds);
  * - `earliest` / `latest`: the low / high watermark (`--to-earliest` / `--to-latest`);
- * - `shift`: the committed offset plus `by` (negative re-delivers, positive skips; `--shift-by`).
+ * - `shift`: the committed offset plus `by` (negative re-delivers, positive skips; `--shift-by`);
+ * - `current`: the committed offset as it is, and the log end where the group has none (`--to-current`:
+ *   it pins a group's position on every partition, as Kafka's tool does).
  *
  * @example
  * ```ts
@@ -21,7 +23,8 @@ export type ReplayTarget =
   | { kind: 'duration'; duration: string | number }
   | { kind: 'earliest' }
   | { kind: 'latest' }
-  | { kind: 'shift'; by: number };
+  | { kind: 'shift'; by: number }
+  | { kind: 'current' };
 
 /**
  * Something worth knowing about one partition's plan; `code` is stable for scripts.

@@ -133,6 +133,18 @@ describe('kafka-lambda replay --brokers', () => {
     ]);
   });
 
+  it('--to-current plans each partition at its committed offset', async () => {
+    const G = await group([7, 8, 9]);
+    const result = await runOnGroup(G, `${topic}:0,2`, '--to-current', '--json');
+    expect(result.code).toBe(0);
+    const outcome = JSON.parse(result.stdout) as ReplayOutcome;
+    if (!outcome.ok) throw new Error(result.stdout);
+    expect(outcome.plan.partitions.map((p) => [p.partition, p.target, p.redeliver, p.skip])).toEqual([
+      [0, 7, 0, 0],
+      [2, 9, 0, 0],
+    ]);
+  });
+
   it('--export writes a plan file that --from-file applies', async () => {
     const G = await group();
     const exported = await runOnGroup(G, `${topic}:0,2`, '--shift-by', '-3', '--export');

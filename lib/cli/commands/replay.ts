@@ -33,6 +33,7 @@ interface ReplayOptions extends ClusterOptions {
   byDuration?: string;
   toEarliest?: boolean;
   toLatest?: boolean;
+  toCurrent?: boolean;
   shiftBy?: number;
   fromFile?: string;
   execute?: boolean;
@@ -98,6 +99,7 @@ export function registerReplayCommand(program: Command): void {
     .option('--by-duration <duration>', 'first record at or after now minus this (ISO 8601, e.g. PT1H30M)')
     .option('--to-earliest', 'first retained record')
     .option('--to-latest', 'log end (skip everything not yet read)')
+    .option('--to-current', 'committed offset as it is; log end where the group has none')
     .option(
       '--shift-by <n>',
       'committed offset plus n (negative re-delivers)',
@@ -142,6 +144,7 @@ const TARGET_FLAGS = {
   byDuration: '--by-duration',
   toEarliest: '--to-earliest',
   toLatest: '--to-latest',
+  toCurrent: '--to-current',
   shiftBy: '--shift-by',
   fromFile: '--from-file',
 } as const;
@@ -170,6 +173,7 @@ async function requestFromFlags(options: ReplayOptions): Promise<Record<string, 
     byDuration: options.byDuration,
     toEarliest: options.toEarliest,
     toLatest: options.toLatest,
+    toCurrent: options.toCurrent,
     shiftBy: options.shiftBy,
     fromFile,
     execute: options.execute === true,
