@@ -34,6 +34,30 @@ function mapping(options: Omit<LocalEventSourceMappingOptions, 'brokers'>) {
   });
 }
 
+/**
+ * Runs a mapping until it is idle, with a handler that records the offsets it is given and a callback
+ * on-failure destination that records its envelopes.
+ */
+async function offsetsAndEnvelopes(
+  options: Omit<LocalEventSourceMappingOptions, 'brokers' | 'function' | 'onFailure'>,
+): Promise<{ invoked: number[]; envelopes: FailureEnvelope[] }> {
+  const envelopes: FailureEnvelope[] = [];
+  const invoked: number[] = [];
+  const esm = mapping({
+    ...options,
+    onFailure: (envelope) => {
+      envelopes.push(envelope);
+    },
+    function: {
+      handler: async (event: KafkaEvent) => void invoked.push(...eventRecords(event).map((r) => r.offset)),
+    },
+  });
+  await esm.start();
+  await esm.idle();
+  await esm.stop();
+  return { invoked, envelopes };
+}
+
 async function readTopic(topic: string, count: number) {
   const consumer = kafka.consumer({ groupId: uniqueName('reader') });
   await consumer.connect();
@@ -318,22 +342,11 @@ describe('emulator', () => {
       ],
     });
     await producer.disconnect();
-    const envelopes: FailureEnvelope[] = [];
-    const invoked: number[] = [];
-    const esm = mapping({
+    const { invoked, envelopes } = await offsetsAndEnvelopes({
       topic,
       consumerGroupId: uniqueName('esm-age-group'),
       maximumRecordAgeInSeconds: 60,
-      onFailure: (envelope) => {
-        envelopes.push(envelope);
-      },
-      function: {
-        handler: async (event: KafkaEvent) => void invoked.push(...eventRecords(event).map((r) => r.offset)),
-      },
     });
-    await esm.start();
-    await esm.idle();
-    await esm.stop();
     expect(invoked).toEqual([2]);
     expect(
       envelopes.map((e) => [
@@ -509,21 +522,7 @@ it('sends a record too large for any event to the destination (MaximumPayloadSiz
     Buffer.from('after'),
   ]);
   const group = uniqueName('esm-oversized-group');
-  const envelopes: FailureEnvelope[] = [];
-  const invoked: number[] = [];
-  const esm = mapping({
-    topic,
-    consumerGroupId: group,
-    onFailure: (envelope) => {
-      envelopes.push(envelope);
-    },
-    function: {
-      handler: async (event: KafkaEvent) => void invoked.push(...eventRecords(event).map((r) => r.offset)),
-    },
-  });
-  await esm.start();
-  await esm.idle();
-  await esm.stop();
+  const { invoked, envelopes } = await offsetsAndEnvelopes({ topic, consumerGroupId: group });
   expect(invoked).toEqual([0, 2]);
   expect(envelopes.map((e) => [e.KafkaBatchInfo.recordInfo.offset, e.requestContext.condition])).toEqual([
     ['1', 'MaximumPayloadSizeExceeded'],

@@ -586,8 +586,10 @@ class TriggerEmulator implements LocalEventSourceMapping {
     try {
       await this.#processBatch(batch);
     } finally {
+      const wasFull = this.#batchesInFlight >= this.#settings.maxConcurrentInvocations;
       this.#batchesInFlight--;
-      queueMicrotask(() => this.#schedule());
+      // The batch's #release looked for the next batches while it still counted: a full mapping looks again.
+      if (wasFull) queueMicrotask(() => this.#schedule());
     }
   }
 
