@@ -11,12 +11,18 @@ import type { KafkaDecoder } from '../middleware/options.ts';
 import {
   createSchemaRegistryDecoder,
   type PayloadReader,
+  type PayloadStart,
   type SchemaRegistryDecoderOptions,
 } from '../schema-registry/decoder.ts';
-import { readConfluentMessageIndexes, readGlueMessageIndex } from '../schema-registry/wire.ts';
+import {
+  type ConfluentMessageIndexEncoding,
+  readConfluentMessageIndexes,
+  readGlueMessageIndex,
+} from '../schema-registry/wire.ts';
 
 // Types named by this entry's signatures, so that a user can name them too.
 export type * from '../schema-registry/entry-types.ts';
+export type { ConfluentMessageIndexEncoding } from '../schema-registry/wire.ts';
 
 /**
  * A protobufjs message class (static code) or reflected `Type`: anything with `decode(bytes)`.
@@ -39,10 +45,16 @@ export interface ProtobufjsMessageType<TMessage> {
  * const options: ProtobufCommonOptions<Order> = { eventRecordFormat: 'SOURCE' };
  * ```
  */
-export type ProtobufCommonOptions<TOutput> = Omit<
-  SchemaRegistryDecoderOptions<TOutput>,
-  'registry' | 'cacheSize'
->;
+export interface ProtobufCommonOptions<TOutput>
+  extends Omit<SchemaRegistryDecoderOptions<TOutput>, 'registry' | 'cacheSize'> {
+  /**
+   * How Confluent-framed records write their message indexes: `'zigzag'` (default), as every current
+   * Confluent serializer does, or `'unsigned'` for producers on Confluent's .NET serializer up to 1.5
+   * or set to its deprecated format (its deserializer's `UseDeprecatedFormat`). Read as told, never
+   * guessed: a record that does not fit is poison, and its error names this option.
+   */
+  confluentMessageIndexes?: ConfluentMessageIndexEncoding;
+}
 
 /**
  * A decoder for Protobuf keys or values, for the `key` or `value` option of `kafkaBatch`: with a
@@ -78,6 +90,11 @@ export function protobufDecoder(
   },
 ): KafkaDecoder<unknown> {
   const { type, fromBinary } = options;
+  const indexEncoding = options.confluentMessageIndexes ?? 'zigzag';
+  if (indexEncoding !== 'zigzag' && indexEncoding !== 'unsigned')
+    throw new TypeError(
+      `confluentMessageIndexes must be 'zigzag' or 'unsigned', not ${String(options.confluentMessageIndexes)}`,
+    );
   let local: PayloadReader;
   if (typeof fromBinary === 'function') {
     const descriptor = type as DescMessage;
@@ -94,8 +111,10 @@ export function protobufDecoder(
     const messageType = type as ProtobufjsMessageType<unknown>;
     local = (payload) => messageType.decode(payload);
   }
+  const start: PayloadStart = (payload, registry, framingRemoved) =>
+    messageStart(payload, registry, framingRemoved, indexEncoding);
   return createSchemaRegistryDecoder(
-    { format: 'PROTOBUF', label: 'Protobuf', local, compile: undefined, start: messageStart },
+    { format: 'PROTOBUF', label: 'Protobuf', local, compile: undefined, start },
     { ...options, registry: undefined },
   );
 }
@@ -107,12 +126,19 @@ function messageStart(
   payload: Buffer,
   registry: 'confluent' | 'glue',
   framingRemoved: boolean,
+  indexEncoding: ConfluentMessageIndexEncoding,
 ): number | string {
   const first = payload[0];
   if (framingRemoved && !(first !== undefined && first < FIRST_TAG_BYTE)) return 0;
   // Index [0] (the file's first message), by far the most common: one 0 byte in both framings.
   if (first === 0) return 1;
-  const read =
-    registry === 'confluent' ? readConfluentMessageIndexes(payload) : readGlueMessageIndex(payload);
-  return typeof read === 'string' ? read : read.offset;
+  if (registry === 'glue') {
+    const read = readGlueMessageIndex(payload);
+    return typeof read === 'string' ? read : read.offset;
+  }
+  const read = readConfluentMessageIndexes(payload, indexEncoding);
+  if (typeof read !== 'string') return read.offset;
+  return indexEncoding === 'zigzag'
+    ? `${read} (a producer on Confluent's .NET serializer up to 1.5, or set to its deprecated format, writes them unsigned: set the decoder option confluentMessageIndexes: 'unsigned')`
+    : read;
 }

@@ -224,6 +224,44 @@ describe('protobufDecoder', () => {
     expect(Ping.toObject(decode(decoder, glue) as protobuf.Message)).toEqual({ id: 'p' });
   });
 
+  it("reads unsigned message indexes (Confluent .NET's deprecated format) only when told to", () => {
+    // [1, 0] without zigzag: count 2, then 1 and 0; framed, and as SOURCE leaves it.
+    const deprecated = Buffer.concat([Buffer.from([2, 1, 0]), ping]);
+    const told = protobufDecoder({
+      type: Ping,
+      eventRecordFormat: 'SOURCE',
+      confluentMessageIndexes: 'unsigned',
+    });
+    expect(Ping.toObject(decode(told, confluent(3, deprecated)) as protobuf.Message)).toEqual({ id: 'p' });
+    const source = { dataFormat: 'PROTOBUF', schemaId: '3' };
+    expect(Ping.toObject(decode(told, deprecated, source) as protobuf.Message)).toEqual({ id: 'p' });
+    // The [0] shorthand and the zigzag-free [0] (count 1, index 0) both read.
+    for (const prefix of [[0], [1, 0]])
+      expect(
+        Ping.toObject(decode(told, Buffer.concat([Buffer.from(prefix), ping]), source) as protobuf.Message),
+      ).toEqual({ id: 'p' });
+
+    const strict = protobufDecoder({ type: Ping, eventRecordFormat: 'SOURCE' });
+    for (const [bytes, metadata] of [
+      [confluent(3, deprecated), undefined],
+      [deprecated, source],
+    ] as const) {
+      const error = (() => {
+        try {
+          decode(strict, bytes, metadata);
+        } catch (thrown) {
+          return thrown;
+        }
+      })();
+      expect(error).toBeInstanceOf(KafkaSchemaRegistryDecodeError);
+      expect((error as KafkaSchemaRegistryDecodeError).reason).toBe('DESERIALIZATION_ERROR');
+      expect((error as Error).message).toContain("confluentMessageIndexes: 'unsigned'");
+    }
+    expect(() => protobufDecoder({ type: Ping, confluentMessageIndexes: 'varint' as never })).toThrow(
+      /confluentMessageIndexes must be 'zigzag' or 'unsigned', not varint/,
+    );
+  });
+
   it('accepts a @bufbuild/protobuf-style descriptor with its fromBinary', () => {
     const descriptor = { kind: 'message', typeName: 'Ping' } as unknown as DescMessage;
     const decoder = protobufDecoder({

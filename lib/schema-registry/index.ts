@@ -36,6 +36,7 @@ export {
 } from './registry.ts';
 // Wire-format readers, for code that reads framed records outside kafkaBatch (a dead-letter tool).
 export {
+  type ConfluentMessageIndexEncoding,
   type RegistryFrame,
   type RegistryFraming,
   readConfluentMessageIndexes,

@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { readConfluentMessageIndexes, readFrame, readGlueMessageIndex } from './wire.ts';
 
 /** Confluent's encoding of a message-index array (zigzag varints; `[0]` as a single 0), from its spec. */
-function confluentIndexes(indexes: number[]): Buffer {
+function confluentIndexes(indexes: number[], zigzag = true): Buffer {
   if (indexes.length === 1 && indexes[0] === 0) return Buffer.from([0]);
   const bytes: number[] = [];
   const varint = (n: number) => {
-    let z = n * 2; // zigzag of a non-negative number
+    let z = zigzag ? n * 2 : n; // zigzag of a non-negative number
     while (z >= 0x80) {
       bytes.push((z % 0x80) | 0x80);
       z = Math.floor(z / 0x80);
@@ -76,6 +76,26 @@ describe('readConfluentMessageIndexes', () => {
         },
       ),
     );
+  });
+
+  it("reads the unsigned varints of Confluent .NET's deprecated format when told to", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat({ max: 100_000 }), { minLength: 1, maxLength: 6 }),
+        fc.uint8Array({ maxLength: 20 }),
+        (indexes, message) => {
+          const prefix = confluentIndexes(indexes, false);
+          const read = readConfluentMessageIndexes(Buffer.concat([prefix, message]), 'unsigned');
+          expect(read).toEqual({ indexes, offset: prefix.length });
+        },
+      ),
+    );
+    // [1, 0] as that format writes it: count 2, then 1 and 0. Read as zigzag, index 1 is -1.
+    expect(readConfluentMessageIndexes(Buffer.from([2, 1, 0, 8]), 'unsigned')).toEqual({
+      indexes: [1, 0],
+      offset: 3,
+    });
+    expect(typeof readConfluentMessageIndexes(Buffer.from([2, 1, 0, 8]))).toBe('string');
   });
 
   it('refuses a truncated or impossible array', () => {

@@ -108,27 +108,46 @@ function formatUuid(bytes: Buffer): string {
 }
 
 /**
+ * How a Confluent-framed Protobuf record's message indexes are written: `'zigzag'` by every current
+ * Confluent serializer, `'unsigned'` by Confluent's .NET serializer up to 1.5 (and later ones set to
+ * its deprecated format).
+ *
+ * @example
+ * ```ts
+ * const encoding: ConfluentMessageIndexEncoding = 'unsigned';
+ * ```
+ */
+export type ConfluentMessageIndexEncoding = 'zigzag' | 'unsigned';
+
+/**
  * Confluent's Protobuf message-index array, read exactly as its serializer writes it: a zigzag
  * varint count, then that many zigzag varint indexes (the path of the message type in the .proto
  * file); a single `0` byte stands for `[0]`, the file's first message
  * (https://docs.confluent.io/platform/current/schema-registry/fundamentals/serdes-develop/index.html#wire-format).
+ * `'unsigned'` reads the count and the indexes as plain varints instead, as Confluent's .NET serializer
+ * wrote them up to 1.5 (its deserializer's `UseDeprecatedFormat`), `0` still standing for `[0]`.
  * Returns the indexes and the offset where the message starts, or why the array is malformed.
  *
  * @example
  * ```ts
  * readConfluentMessageIndexes(Buffer.from([0, 0x08, 0x01])); // { indexes: [0], offset: 1 }
+ * readConfluentMessageIndexes(Buffer.from([2, 1, 0, 0x08]), 'unsigned'); // { indexes: [1, 0], offset: 3 }
  * ```
  */
-export function readConfluentMessageIndexes(payload: Buffer): { indexes: number[]; offset: number } | string {
+export function readConfluentMessageIndexes(
+  payload: Buffer,
+  encoding: ConfluentMessageIndexEncoding = 'zigzag',
+): { indexes: number[]; offset: number } | string {
   const cursor = { offset: 0 };
-  const count = readZigZagVarint(payload, cursor);
+  const readIndex = encoding === 'zigzag' ? readZigZagVarint : readVarint;
+  const count = readIndex(payload, cursor);
   if (count === undefined || count < 0) return 'has a malformed Protobuf message-index array';
   if (count === 0) return { indexes: [0], offset: cursor.offset };
   // Each index takes at least one byte: a count beyond the bytes left cannot be honest.
   if (count > payload.length - cursor.offset) return 'has a malformed Protobuf message-index array';
   const indexes: number[] = [];
   for (let i = 0; i < count; i++) {
-    const index = readZigZagVarint(payload, cursor);
+    const index = readIndex(payload, cursor);
     if (index === undefined || index < 0) return 'has a malformed Protobuf message-index array';
     indexes.push(index);
   }
