@@ -73,3 +73,4 @@ export type {
   ProvisionedPollerConfig,
   StartingPosition,
 } from './settings.ts';
+export { provisionedOnlySettings } from './settings.ts';

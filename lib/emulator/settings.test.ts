@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LocalEventSourceMappingOptions } from './emulator.ts';
 import { InvalidMappingSettingError } from './errors.ts';
-import { resolveMappingSettings } from './settings.ts';
+import { provisionedOnlySettings, resolveMappingSettings } from './settings.ts';
 
 function settingOf(fn: () => unknown): string | undefined {
   try {
@@ -164,5 +164,52 @@ describe('resolveMappingSettings', () => {
       'provisionedPollerConfig.pollerGroupName: must be a non-empty string',
     );
     expect(refused(3)).toMatch(/^provisionedPollerConfig: must be an object/);
+  });
+});
+
+describe('provisionedOnlySettings', () => {
+  const topic = 'orders';
+  it('names, by their API names, what AWS offers only in provisioned mode when no pollers are set', () => {
+    expect(
+      provisionedOnlySettings({
+        topic,
+        reportBatchItemFailures: true,
+        maximumRetryAttempts: 3,
+        maximumRecordAgeInSeconds: 60,
+        bisectBatchOnFunctionError: true,
+        onFailure: 'kafka://orders-dlq',
+        schemaRegistry: { SchemaRegistryURI: 'http://127.0.0.1:1', EventRecordFormat: 'JSON' },
+      }),
+    ).toEqual([
+      'FunctionResponseTypes (ReportBatchItemFailures)',
+      'MaximumRetryAttempts',
+      'MaximumRecordAgeInSeconds',
+      'BisectBatchOnFunctionError',
+      'DestinationConfig.OnFailure (a Kafka topic)',
+      'SchemaRegistryConfig',
+    ]);
+  });
+
+  it('is empty in provisioned mode, for the defaults, and for what on-demand mode offers', () => {
+    expect(
+      provisionedOnlySettings({
+        topic,
+        reportBatchItemFailures: true,
+        bisectBatchOnFunctionError: true,
+        provisionedPollerConfig: { maximumPollers: 2 },
+      }),
+    ).toEqual([]);
+    expect(
+      provisionedOnlySettings({
+        topic,
+        reportBatchItemFailures: false,
+        maximumRetryAttempts: -1,
+        maximumRecordAgeInSeconds: -1,
+        bisectBatchOnFunctionError: false,
+        // SQS, SNS and S3 destinations predate provisioned mode.
+        onFailure: 'arn:aws:sqs:us-east-1:111122223333:orders-dlq',
+        filterCriteria: { Filters: [{ Pattern: '{"value":{"type":["order"]}}' }] },
+      }),
+    ).toEqual([]);
   });
 });

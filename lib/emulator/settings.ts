@@ -310,6 +310,42 @@ export function resolveMappingSettings(settings: EventSourceMappingSettings): Re
   };
 }
 
+/**
+ * The settings given that AWS offers only in provisioned mode (the Kafka pages of the Lambda guide:
+ * error handling controls, Kafka on-failure destinations and schema registries are set "in provisioned
+ * mode"; https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html), by their API
+ * names, when `provisionedPollerConfig` is not set. The emulator runs them either way; a mapping
+ * deployed with them needs `ProvisionedPollerConfig`, as the stack's consumer construct sets.
+ *
+ * @example
+ * ```ts
+ * provisionedOnlySettings({ topic: 'orders', bisectBatchOnFunctionError: true }); // ['BisectBatchOnFunctionError']
+ * ```
+ */
+export function provisionedOnlySettings(settings: EventSourceMappingSettings): string[] {
+  if (settings.provisionedPollerConfig !== undefined) return [];
+  const infinite = LAMBDA_LIMITS.maximumRetryAttempts.infinite;
+  const given: [boolean, string][] = [
+    [settings.reportBatchItemFailures === true, 'FunctionResponseTypes (ReportBatchItemFailures)'],
+    [
+      settings.maximumRetryAttempts !== undefined && settings.maximumRetryAttempts !== infinite,
+      'MaximumRetryAttempts',
+    ],
+    [
+      settings.maximumRecordAgeInSeconds !== undefined &&
+        settings.maximumRecordAgeInSeconds !== LAMBDA_LIMITS.maximumRecordAgeSeconds.infinite,
+      'MaximumRecordAgeInSeconds',
+    ],
+    [settings.bisectBatchOnFunctionError === true, 'BisectBatchOnFunctionError'],
+    [
+      typeof settings.onFailure === 'string' && settings.onFailure.startsWith('kafka://'),
+      'DestinationConfig.OnFailure (a Kafka topic)',
+    ],
+    [settings.schemaRegistry !== undefined, 'SchemaRegistryConfig'],
+  ];
+  return given.filter(([set]) => set).map(([, name]) => name);
+}
+
 /** The invocations a mapping in this poller mode may run at once (see `provisionedPollerConfig`). */
 function concurrencyOf(config: ProvisionedPollerConfig | undefined): number {
   if (config === undefined) return Number.POSITIVE_INFINITY;

@@ -56,6 +56,9 @@ describe('kafka-lambda dev', () => {
     );
     expect(run.code).toBe(0);
     expect(run.stderr).toContain(`dev: ${handler} ← topic ${topic} (group kafka-lambda-dev-${topic})`);
+    expect(run.stderr).toContain(
+      'dev: note: AWS offers FunctionResponseTypes (ReportBatchItemFailures), MaximumRetryAttempts, DestinationConfig.OnFailure (a Kafka topic) only in provisioned mode',
+    );
     expect(run.stderr).toContain(`partial failure: 4 of 4 records reported (attempt 1; ${topic}-1@0..3)`);
     expect(run.stderr).toContain(`retry 1 (partial) of 4 records from ${topic}-1@0`);
     expect(run.stderr).toContain(`${topic}-1@0 → on-failure destination (RetryAttemptsExhausted)`);

@@ -7,10 +7,12 @@ import {
   formatProgress,
   InvalidMappingSettingError,
   type LocalEventSourceMapping,
+  type LocalEventSourceMappingOptions,
   type MappingEvent,
   type MappingFunction,
   type ProgressSample,
   parseDestination,
+  provisionedOnlySettings,
   type Redelivery,
   type StartingPosition,
 } from '../../emulator/index.ts';
@@ -336,7 +338,7 @@ export function registerDevCommand(program: Command): void {
           options.onFailure === undefined ? undefined : parseDestination(options.onFailure, options.topic);
         if (onFailure?.kind === 'sqs')
           sqs = await resolveSqsEndpoint(options.sqsEndpoint, onFailure.queueName);
-        trigger = createLocalEventSourceMapping({
+        const mapping: LocalEventSourceMappingOptions = {
           brokers: cluster.brokers,
           kafka: cluster.kafkaConfig('kafka-lambda-esm'),
           topic: options.topic,
@@ -375,7 +377,8 @@ export function registerDevCommand(program: Command): void {
             : {}),
           function: fn,
           onEvent: (event) => display.event(event),
-        });
+        };
+        trigger = createLocalEventSourceMapping(mapping);
         const destination = onFailure?.kind === 'kafka' ? onFailure.topic : undefined;
         // On a cluster dev does not own, a missing topic is a usage error rather than something to create.
         const created = await ensureTopics({
@@ -390,6 +393,11 @@ export function registerDevCommand(program: Command): void {
         process.stderr.write(
           `dev: ${handlerReference ?? `Invoke API ${options.invoke}`} ← topic ${options.topic} (group ${trigger.consumerGroupId}) on ${cluster.brokers.join(',')} (${cluster.origin})${created.length > 0 ? `; created ${created.join(', ')}` : ''}${sqs ? `; on-failure to SQS at ${sqs.endpoint} (${sqs.origin})` : ''}\n`,
         );
+        const provisionedOnly = provisionedOnlySettings(mapping);
+        if (provisionedOnly.length > 0)
+          process.stderr.write(
+            `dev: note: AWS offers ${provisionedOnly.join(', ')} only in provisioned mode; emulated as set, but the deployed mapping needs ProvisionedPollerConfig (--max-pollers emulates it)\n`,
+          );
         const stopped = new Promise<void>((resolve) => {
           stopOnSignal = () => {
             signals++;
