@@ -178,7 +178,11 @@ describe('provisionedOnlySettings', () => {
         maximumRecordAgeInSeconds: 60,
         bisectBatchOnFunctionError: true,
         onFailure: 'kafka://orders-dlq',
-        schemaRegistry: { SchemaRegistryURI: 'http://127.0.0.1:1', EventRecordFormat: 'JSON' },
+        schemaRegistry: {
+          SchemaRegistryURI: 'http://127.0.0.1:1',
+          EventRecordFormat: 'JSON',
+          SchemaValidationConfigs: [{ Attribute: 'VALUE' }],
+        },
       }),
     ).toEqual([
       'FunctionResponseTypes (ReportBatchItemFailures)',
