@@ -406,6 +406,33 @@ describe('configurations refused at synth time', () => {
     expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).not.toThrow();
   });
 
+  it('warns when provisioned pollers are turned off under settings AWS offers only with them', () => {
+    const warningOf = (mappingProps: Partial<lambda.EventSourceMappingProps>) => {
+      const stack = newStack();
+      new KafkaConsumerFunction(stack, 'C', { ...base, mappingProps });
+      return Annotations.fromStack(stack).findWarning(
+        '*',
+        Match.stringLikeRegexp('provisioned pollers are off'),
+      );
+    };
+    expect(warningOf({})).toEqual([]);
+    const off = warningOf({ provisionedPollerConfig: undefined });
+    expect(off).toHaveLength(1);
+    expect(String(off[0]!.entry.data)).toMatch(
+      /AWS offers FunctionResponseTypes, MaximumRetryAttempts, MaximumRecordAgeInSeconds, BisectBatchOnFunctionError, MetricsConfig only in provisioned mode/,
+    );
+    expect(
+      warningOf({
+        provisionedPollerConfig: undefined,
+        reportBatchItemFailures: undefined,
+        retryAttempts: undefined,
+        maxRecordAge: undefined,
+        bisectBatchOnError: undefined,
+        metricsConfig: undefined,
+      }),
+    ).toEqual([]);
+  });
+
   it('keeps the metrics mappingProps asks for, without the EventCount-only warning', () => {
     const stack = newStack('il-central-1');
     new KafkaConsumerFunction(stack, 'C', {

@@ -323,7 +323,7 @@ export class KafkaConsumerFunction extends Construct {
           'a failed delivery to the on-failure destination goes unnoticed',
       );
     }
-    this.eventSourceMapping = new lambda.EventSourceMapping(this, 'Trigger', {
+    const mapping: lambda.EventSourceMappingProps = {
       target: this.function,
       ...this.sourceOptions(),
       kafkaTopic: topic,
@@ -351,7 +351,15 @@ export class KafkaConsumerFunction extends Construct {
           : [lambda.MetricType.EVENT_COUNT, lambda.MetricType.ERROR_COUNT, lambda.MetricType.KAFKA_METRICS],
       },
       ...props.mappingProps,
-    });
+    };
+    const provisionedOnly = provisionedOnlyProperties(mapping);
+    if (provisionedOnly.length > 0)
+      Annotations.of(this).addWarningV2(
+        'kafka-lambda:provisionedOnlyWithoutPollers',
+        `provisioned pollers are off, but AWS offers ${provisionedOnly.join(', ')} only in provisioned mode: ` +
+          'the deployment may be refused. Keep provisionedPollers, or set these to undefined in mappingProps',
+      );
+    this.eventSourceMapping = new lambda.EventSourceMapping(this, 'Trigger', mapping);
     this.mappingUuid = this.eventSourceMapping.eventSourceMappingId;
     this.mappingArn = this.eventSourceMapping.eventSourceMappingArn;
 
@@ -465,6 +473,26 @@ export class KafkaConsumerFunction extends Construct {
       acknowledgeNetworkInterfaceWildcards(role);
     }
   }
+}
+
+/**
+ * The mapping properties in effect that AWS offers for Kafka only in provisioned mode (error handling
+ * controls, a Kafka on-failure topic, metrics;
+ * https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html), by their
+ * CloudFormation names, when the mapping has no provisioned pollers. A schema registry is refused
+ * outright (see `registryProperty`).
+ */
+function provisionedOnlyProperties(mapping: lambda.EventSourceMappingProps): string[] {
+  if (mapping.provisionedPollerConfig !== undefined) return [];
+  const given: [boolean, string][] = [
+    [mapping.reportBatchItemFailures === true, 'FunctionResponseTypes'],
+    [mapping.retryAttempts !== undefined && mapping.retryAttempts !== -1, 'MaximumRetryAttempts'],
+    [mapping.maxRecordAge !== undefined, 'MaximumRecordAgeInSeconds'],
+    [mapping.bisectBatchOnError === true, 'BisectBatchOnFunctionError'],
+    [mapping.onFailure instanceof KafkaDlq, 'DestinationConfig.OnFailure (a Kafka topic)'],
+    [mapping.metricsConfig !== undefined, 'MetricsConfig'],
+  ];
+  return given.filter(([set]) => set).map(([, name]) => name);
 }
 
 /**
