@@ -34,5 +34,10 @@ describe('decoder types', () => {
         expectTypeOf(record.data).toEqualTypeOf<Ping | null>();
       },
     });
+    expectTypeOf(protobufDecoder({ type: Ping, confluentMessageIndexes: 'unsigned' })).toEqualTypeOf(
+      protobufDecoder({ type: Ping }),
+    );
+    // @ts-expect-error: the message indexes are zigzag or unsigned varints, nothing else
+    protobufDecoder({ type: Ping, confluentMessageIndexes: 'varint' });
   });
 });
