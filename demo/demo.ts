@@ -210,6 +210,8 @@ export async function runDemo(brokers: string[], out: DemoOutput = stdout): Prom
         reportBatchItemFailures: true,
         maximumRetryAttempts: 2,
         onFailure: `kafka://${deadLetterTopic}`,
+        // Provisioned mode, as the stack deploys the trigger: AWS offers the settings above only there.
+        provisionedPollerConfig: { minimumPollers: 1, maximumPollers: 3 },
         function: { handler, functionName: 'orders', timeoutSeconds: 10 },
         onEvent: log,
       });
