@@ -178,6 +178,13 @@ describe('splitAged', () => {
     expect(commitAfterSend).toEqual([{ partition: 1, offset: 9 }]);
   });
 
+  it("never ages a record without a timestamp (Kafka's NO_TIMESTAMP, -1)", () => {
+    const parts: BatchPart[] = [{ partition: 0, records: [record(0, 1, -1), record(0, 2, 100)], end: 3 }];
+    const { aged, kept } = splitAged(parts, 200);
+    expect(aged.map((r) => r.offset)).toEqual([2]);
+    expect(offsetsOf(kept)).toEqual([[0, [1], 3]]);
+  });
+
   it('leaves the parts as they are when nothing is aged', () => {
     const parts = [part(0, [1, 2])];
     expect(splitAged(parts, 0)).toEqual({ aged: [], kept: parts, commitAfterSend: [] });

@@ -197,12 +197,16 @@ export function splitAged(
   parts: readonly BatchPart[],
   oldest: number,
 ): { aged: PendingRecord[]; kept: BatchPart[]; commitAfterSend: PartitionOffset[] } {
-  const aged = parts.flatMap((part) => part.records.filter((r) => r.timestamp < oldest));
+  // A record without a timestamp (Kafka's NO_TIMESTAMP, -1) has no age: AWS does not say how the
+  // trigger treats it, and reading -1 as a time would send it to the destination (or drop it, without
+  // one) on its first failure. Keeping it leaves it to the retries, which lose nothing.
+  const isAged = (record: PendingRecord) => record.timestamp >= 0 && record.timestamp < oldest;
+  const aged = parts.flatMap((part) => part.records.filter(isAged));
   if (aged.length === 0) return { aged, kept: [...parts], commitAfterSend: [] };
   const kept: BatchPart[] = [];
   const commitAfterSend: PartitionOffset[] = [];
   for (const part of parts) {
-    const records = part.records.filter((r) => r.timestamp >= oldest);
+    const records = part.records.filter((record) => !isAged(record));
     if (records.length === 0) commitAfterSend.push({ partition: part.partition, offset: part.end });
     else kept.push({ ...part, records });
   }

@@ -84,7 +84,10 @@ describe('positions, timestamps and header values', () => {
       readTimestamp('7'),
       readTimestamp(''),
       readTimestamp(Object.create(null)),
-    ]).toEqual([5, 7, Number.NaN, Number.NaN]);
+      readTimestamp(0),
+      readTimestamp(-1),
+      readTimestamp('-1'),
+    ]).toEqual([5, 7, Number.NaN, Number.NaN, 0, Number.NaN, Number.NaN]);
   });
 
   it('decodes signed and unsigned header bytes, and base64 text; nothing else', () => {

@@ -60,17 +60,26 @@ export function positionProblem(value: unknown): string {
 
 /**
  * A record's `timestamp` as epoch milliseconds: a number, or a numeric string; `NaN` for anything
- * else (never throws, whatever the event holds: `Number()` throws on a null-prototype object).
+ * else (never throws, whatever the event holds: `Number()` throws on a null-prototype object) and for
+ * a negative time. Kafka writes `-1` (`RecordBatch.NO_TIMESTAMP`) for a record without a timestamp,
+ * and its Java producer refuses any other negative one (`ProducerRecord`: "Timestamp should always be
+ * non-negative or null"): read as a time, it would make the record 56 years old.
  *
  * @example
  * ```ts
  * readTimestamp(1764400000000); // 1764400000000
+ * readTimestamp(-1); // NaN (Kafka's NO_TIMESTAMP)
  * readTimestamp(undefined); // NaN
  * ```
  */
 export function readTimestamp(value: unknown): number {
-  if (typeof value === 'number') return value;
-  return typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+  const time =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && value.trim() !== ''
+        ? Number(value)
+        : Number.NaN;
+  return time >= 0 ? time : Number.NaN;
 }
 
 // Base64 with padding, as Lambda writes keys and values: the length is a multiple of 4 and `=` appears

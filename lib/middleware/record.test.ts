@@ -37,6 +37,11 @@ describe('KafkaRecord', () => {
     expect(record.keySchemaMetadata).toBeUndefined();
   });
 
+  it("reads Kafka's NO_TIMESTAMP (-1) as no timestamp, not as 1969", () => {
+    expect(build({ timestamp: -1, timestampType: 'NO_TIMESTAMP_TYPE' }).timestamp.getTime()).toBeNaN();
+    expect(build({ timestamp: 0 }).timestamp).toEqual(new Date(0));
+  });
+
   it('keeps an absent key, a null key and an empty key distinct', () => {
     expect(build({}).key).toBeUndefined();
     expect(build({ key: null }).key).toBeNull();

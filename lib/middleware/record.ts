@@ -68,7 +68,7 @@ export class KafkaRecord<TValue = unknown, TKey = string | null> {
     return this.#raw;
   }
 
-  /** The record's timestamp (an invalid Date if the event had none). */
+  /** The record's timestamp; an invalid Date if the event had none (or Kafka's `-1`, NO_TIMESTAMP). */
   get timestamp(): Date {
     this.#timestamp ??= new Date(readTimestamp(this.#raw.timestamp));
     return this.#timestamp;
