@@ -144,6 +144,37 @@ const documented: Array<{ name: string; pattern: unknown; matches: unknown[]; re
     matches: [{ state: 'running' }],
     rejects: [{ state: 'INITIALIZING' }, { state: 'Stopped' }],
   },
+  // `exists` looks for a leaf (Lambda: "exists works only on leaf nodes"); EventBridge's
+  // content-filtering guide: `"c-count": [{ "exists": false }]` matches `"c-count": { "c1": 100 }`.
+  {
+    name: 'Does not exist: an object is not a leaf',
+    pattern: { detail: { 'c-count': [{ exists: false }] } },
+    matches: [
+      { detail: { state: ['pending'], 'c-count': { c1: 100 } } },
+      { detail: { state: ['pending'] } },
+      { other: 1 },
+      { detail: 'text' },
+    ],
+    rejects: [{ detail: { 'c-count': 5 } }, { detail: { 'c-count': null } }, { detail: { 'c-count': [7] } }],
+  },
+  {
+    name: 'Exists in lists: a list holds leaves only through its elements',
+    pattern: { tags: [{ exists: true }] },
+    matches: [{ tags: ['a'] }, { tags: [['a']] }, { tags: null }],
+    rejects: [{ tags: [] }, { tags: [{ name: 'a' }] }, { tags: [[]] }],
+  },
+  {
+    name: 'Does not exist in lists: an empty list or a list of objects has no leaf',
+    pattern: { tags: [{ exists: false }] },
+    matches: [{ tags: [] }, { tags: [{ name: 'a' }] }],
+    rejects: [{ tags: ['a'] }, { tags: [null] }],
+  },
+  {
+    name: 'Lists inside lists are flattened',
+    pattern: { a: ['x'], items: { sku: ['X9'] } },
+    matches: [{ a: [['y'], ['x']], items: [[{ sku: 'A1' }], [{ sku: 'X9' }]] }],
+    rejects: [{ a: [['y']], items: [[{ sku: 'X9' }]] }],
+  },
 ];
 
 describe('compileFilterCriteria: the documented comparison operators', () => {
@@ -244,6 +275,34 @@ describe('compileFilterCriteria: invalid criteria are refused with the filter na
       message: /"exists" takes true or false/,
     },
     { name: 'empty pattern', pattern: '{"value":{}}', message: /"value": is empty/ },
+    // What EventBridge's rule compiler (aws/event-ruler, JsonRuleCompiler) refuses, and its guide
+    // leaves out: anything-but of mixed types, null or booleans; an empty anything-but prefix; a
+    // numeric range not written lower bound first, or with "=".
+    {
+      name: 'anything-but of strings and numbers',
+      pattern: '{"value":{"a":[{"anything-but":["a",1]}]}}',
+      message: /"anything-but" takes strings or numbers \(not both/,
+    },
+    {
+      name: 'anything-but null',
+      pattern: '{"value":{"a":[{"anything-but":null}]}}',
+      message: /"anything-but" takes strings or numbers/,
+    },
+    {
+      name: 'anything-but a boolean in a list',
+      pattern: '{"value":{"a":[{"anything-but":[true]}]}}',
+      message: /"anything-but" takes strings or numbers/,
+    },
+    {
+      name: 'anything-but an empty prefix',
+      pattern: '{"value":{"a":[{"anything-but":{"prefix":""}}]}}',
+      message: /"anything-but" prefix must not be empty/,
+    },
+    ...['["<=",20,">",10]', '[">",10,">",5]', '["=",5,"<",10]', '[">",1,"<",2,"<",3]'].map((range) => ({
+      name: `numeric ${range}`,
+      pattern: `{"value":{"a":[{"numeric":${range}}]}}`,
+      message: /a range \[">" or ">=", low, "<" or "<=", high\]/,
+    })),
     {
       name: 'one-branch $or',
       pattern: '{"value":{"$or":[{"a":["1"]}]}}',

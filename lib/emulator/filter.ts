@@ -111,6 +111,11 @@ function compileText(value: unknown, path: string, operator: string): { text: st
 
 const NUMERIC_OPERATORS: ReadonlySet<string> = new Set(['=', '<', '<=', '>', '>=']);
 
+/**
+ * `[op, n]`, or a range `[">" | ">=", low, "<" | "<=", high]`: lower bound first, `=` alone, as
+ * EventBridge's rule compiler (aws/event-ruler, `JsonRuleCompiler`), whose syntax Lambda filters use,
+ * accepts them.
+ */
 function compileNumeric(value: unknown, path: string): Rule {
   const items = Array.isArray(value) ? value : [];
   const bounds: Array<{ op: NumericOperator; limit: number }> = [];
@@ -120,9 +125,14 @@ function compileNumeric(value: unknown, path: string): Rule {
     if (typeof op !== 'string' || !NUMERIC_OPERATORS.has(op) || !(limit instanceof JsonNumber)) break;
     bounds.push({ op: op as NumericOperator, limit: limit.value });
   }
-  if (bounds.length === 0 || bounds.length * 2 !== items.length || bounds.length > 2) {
+  const [first, second] = bounds;
+  const isRange =
+    bounds.length === 2 &&
+    (first!.op === '>' || first!.op === '>=') &&
+    (second!.op === '<' || second!.op === '<=');
+  if (first === undefined || bounds.length * 2 !== items.length || (bounds.length > 1 && !isRange)) {
     throw new PatternError(
-      `${describe(path)}: "numeric" takes [operator, number] or [operator, number, operator, number] with operators =, <, <=, >, >=`,
+      `${describe(path)}: "numeric" takes [operator, number] (operators =, <, <=, >, >=) or a range [">" or ">=", low, "<" or "<=", high]`,
     );
   }
   return { kind: 'numeric', bounds };
@@ -133,10 +143,10 @@ function compileAnythingBut(value: unknown, path: string): Rule {
     const keys = Object.keys(value);
     const operator = keys[0];
     if (keys.length === 1 && (operator === 'prefix' || operator === 'suffix')) {
-      return {
-        kind: 'anything-but',
-        excluded: [{ kind: operator, ...compileText(value[operator], path, operator) }],
-      };
+      const excluded = compileText(value[operator], path, operator);
+      if (excluded.text === '')
+        throw new PatternError(`${describe(path)}: "anything-but" ${operator} must not be empty`);
+      return { kind: 'anything-but', excluded: [{ kind: operator, ...excluded }] };
     }
     if (keys.length === 1 && operator === 'equals-ignore-case') {
       const texts = Array.isArray(value[operator]) ? (value[operator] as unknown[]) : [value[operator]];
@@ -151,9 +161,17 @@ function compileAnythingBut(value: unknown, path: string): Rule {
       `${describe(path)}: "anything-but" takes a value, a list of values, or { "prefix" | "suffix" | "equals-ignore-case": … }`,
     );
   }
+  // Strings or numbers, not both, never null or a boolean (EventBridge's content-filtering guide;
+  // event-ruler refuses the rest).
   const literals = Array.isArray(value) ? value : [value];
   if (literals.length === 0)
     throw new PatternError(`${describe(path)}: "anything-but" needs at least one value`);
+  const allStrings = literals.every((literal) => typeof literal === 'string');
+  if (!allStrings && !literals.every((literal) => literal instanceof JsonNumber)) {
+    throw new PatternError(
+      `${describe(path)}: "anything-but" takes strings or numbers (not both, never null or a boolean), got ${JSON.stringify(value)}`,
+    );
+  }
   return {
     kind: 'anything-but',
     excluded: literals.map((literal) => ({ kind: 'equals', literal: compileLiteral(literal, path) })),
@@ -265,30 +283,63 @@ function leafMatches(rule: Rule, value: Leaf): boolean {
   }
 }
 
-/** A field's rules (ORed). A list in the record matches when any of its elements does. */
-function rulesMatch(rules: Rule[], present: boolean, value: Json | undefined): boolean {
-  return rules.some((rule) => {
-    // `exists` works on leaf nodes only: an object is not a leaf.
-    if (rule.kind === 'exists') return rule.exists ? present && !isObject(value) : !present;
-    if (!present || value === undefined || isObject(value)) return false;
-    const leaves = Array.isArray(value) ? value : [value];
-    return leaves.some((leaf) => !Array.isArray(leaf) && !isObject(leaf) && leafMatches(rule, leaf));
-  });
+/**
+ * The leaf values a field holds: itself when it is a leaf, the leaves of a list (lists inside lists
+ * flattened, as EventBridge flattens them), none for an object or an absent field.
+ */
+function leavesOf(value: Json | undefined): Leaf[] {
+  if (value === undefined || isObject(value)) return [];
+  if (!Array.isArray(value)) return [value];
+  return (value.flat(Number.POSITIVE_INFINITY) as Json[]).filter((leaf): leaf is Leaf => !isObject(leaf));
 }
 
+/**
+ * A field's rules (ORed) against its leaves: a list matches when any of its elements does. `exists`
+ * looks for a leaf, not a key: "exists works only on leaf nodes" (Lambda's event-filtering guide), so
+ * `exists: false` also matches an object, an empty list or a list of objects (EventBridge's
+ * content-filtering guide: `"c-count": [{ "exists": false }]` matches `"c-count": { "c1": 100 }`).
+ */
+function rulesMatch(rules: Rule[], value: Json | undefined): boolean {
+  const leaves = leavesOf(value);
+  return rules.some((rule) =>
+    rule.kind === 'exists'
+      ? rule.exists === leaves.length > 0
+      : leaves.some((leaf) => leafMatches(rule, leaf)),
+  );
+}
+
+/**
+ * A nested pattern against a field. Objects in a list are tried one by one (fields of different
+ * elements never combine). A field without an object (absent, a leaf, an empty list or a list of
+ * leaves) has none of the nested fields, so only rules that ask for absence (`exists: false`) can match.
+ */
 function nodeMatches(node: PatternNode, value: Json | undefined): boolean {
-  if (Array.isArray(value)) return value.some((element) => nodeMatches(node, element));
-  if (!isObject(value)) return false;
-  const record = value as Record<string, Json>;
+  if (Array.isArray(value)) {
+    const objects = (value.flat(Number.POSITIVE_INFINITY) as Json[]).filter(isObject);
+    if (objects.length > 0) return objects.some((element) => nodeMatches(node, element));
+  }
+  const record = isObject(value) ? (value as Record<string, Json>) : undefined;
   for (const { key, match } of node.fields) {
-    const present = Object.hasOwn(record, key);
-    const field = present ? record[key] : undefined;
-    const ok = Array.isArray(match)
-      ? rulesMatch(match, present, field)
-      : present && nodeMatches(match, field);
+    const field = record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+    const ok = Array.isArray(match) ? rulesMatch(match, field) : nodeMatches(match, field);
     if (!ok) return false;
   }
   return node.or.every((alternatives) => alternatives.some((alternative) => nodeMatches(alternative, value)));
+}
+
+/**
+ * A whole filter against the record's view. Kafka's guide: a value whose format does not match the
+ * pattern's (a nested pattern on a plain-string value, a tombstone or a value that is not UTF-8) does
+ * not match, so a nested pattern on `value` needs a JSON object or list there.
+ */
+function recordMatches(node: PatternNode, view: { value?: Json }): boolean {
+  const value = view.value;
+  const isJson = value !== undefined && (isObject(value) || Array.isArray(value));
+  for (const { match } of node.fields) {
+    const ok = Array.isArray(match) ? rulesMatch(match, value) : isJson && nodeMatches(match, value);
+    if (!ok) return false;
+  }
+  return node.or.every((alternatives) => alternatives.some((alternative) => recordMatches(alternative, view)));
 }
 
 /** The record fields a pattern filters on: its keys, and those of its top-level `$or` alternatives. */
@@ -389,6 +440,6 @@ export function compileFilterCriteria(criteria: FilterCriteria): RecordFilter {
   if (nodes.length === 0) return () => true;
   return (value) => {
     const view = filterView(value);
-    return view !== undefined && nodes.some((node) => nodeMatches(node, view as Json));
+    return view !== undefined && nodes.some((node) => recordMatches(node, view));
   };
 }
