@@ -290,7 +290,14 @@ function leafMatches(rule: Rule, value: Leaf): boolean {
 function leavesOf(value: Json | undefined): Leaf[] {
   if (value === undefined || isObject(value)) return [];
   if (!Array.isArray(value)) return [value];
-  return (value.flat(Number.POSITIVE_INFINITY) as Json[]).filter((leaf): leaf is Leaf => !isObject(leaf));
+  return flatten(value).filter((leaf): leaf is Leaf => !isObject(leaf));
+}
+
+/** A list's elements, lists inside it flattened. */
+function flatten(list: Json[]): Json[] {
+  return list.some(Array.isArray)
+    ? list.flatMap((element) => (Array.isArray(element) ? flatten(element) : [element]))
+    : list;
 }
 
 /**
@@ -315,7 +322,7 @@ function rulesMatch(rules: Rule[], value: Json | undefined): boolean {
  */
 function nodeMatches(node: PatternNode, value: Json | undefined): boolean {
   if (Array.isArray(value)) {
-    const objects = (value.flat(Number.POSITIVE_INFINITY) as Json[]).filter(isObject);
+    const objects = flatten(value).filter(isObject);
     if (objects.length > 0) return objects.some((element) => nodeMatches(node, element));
   }
   const record = isObject(value) ? (value as Record<string, Json>) : undefined;
@@ -339,7 +346,9 @@ function recordMatches(node: PatternNode, view: { value?: Json }): boolean {
     const ok = Array.isArray(match) ? rulesMatch(match, value) : isJson && nodeMatches(match, value);
     if (!ok) return false;
   }
-  return node.or.every((alternatives) => alternatives.some((alternative) => recordMatches(alternative, view)));
+  return node.or.every((alternatives) =>
+    alternatives.some((alternative) => recordMatches(alternative, view)),
+  );
 }
 
 /** The record fields a pattern filters on: its keys, and those of its top-level `$or` alternatives. */

@@ -34,6 +34,7 @@ export type {
   KafkaBatchCommonOptions,
   KafkaBatchContext,
   KafkaBatchOptions,
+  KafkaBatchSource,
   KafkaDecoder,
   KafkaOrdering,
   KafkaPartitionHandler,

@@ -27,6 +27,18 @@ describe('kafkaBatch types', () => {
     });
   });
 
+  it("types the batch context's source: the trigger kind narrowed, the ARN optional, the brokers a list", () => {
+    kafkaBatch({
+      onRecord: (_record, { source }) => {
+        expectTypeOf(source.eventSource).toEqualTypeOf<
+          'aws:kafka' | 'SelfManagedKafka' | 'aws:SelfManagedKafka'
+        >();
+        expectTypeOf(source.eventSourceArn).toEqualTypeOf<string | undefined>();
+        expectTypeOf(source.bootstrapServers).toEqualTypeOf<readonly string[]>();
+      },
+    });
+  });
+
   it('infers schema outputs, not inputs, from zod (value and key)', () => {
     kafkaBatch({
       key: z.string().transform(Number),

@@ -849,6 +849,43 @@ describe('kafkaBatch: deadline', () => {
     expect(seen.has('req-1')).toBe(true);
   });
 
+  it('tells every handler where the records come from: the trigger kind, the MSK cluster, the brokers', async () => {
+    const sources: unknown[] = [];
+    const options = {
+      logger: captureLogger().logger,
+      onRecord: (_r: unknown, { source }: { source: unknown }) => void sources.push(source),
+    };
+    const records = [{ partition: 0, value: { n: 1 } }];
+    await run(options, {
+      ...kafkaEvent({
+        topic: 'order-events',
+        records,
+        eventSourceArn: 'arn:aws:kafka:eu-west-1:111122223333:cluster/orders/abc',
+        bootstrapServers: 'b-1.orders:9098, b-2.orders:9098',
+      }),
+    });
+    await run(
+      options,
+      kafkaEvent({
+        topic: 'order-events',
+        records,
+        eventSource: 'SelfManagedKafka',
+        bootstrapServers: 'kafka:9092',
+      }),
+    );
+    const { bootstrapServers: _none, ...withoutServers } = kafkaEvent({ topic: 'order-events', records });
+    await run(options, withoutServers as KafkaEvent);
+    expect(sources).toEqual([
+      {
+        eventSource: 'aws:kafka',
+        eventSourceArn: 'arn:aws:kafka:eu-west-1:111122223333:cluster/orders/abc',
+        bootstrapServers: ['b-1.orders:9098', 'b-2.orders:9098'],
+      },
+      { eventSource: 'SelfManagedKafka', eventSourceArn: undefined, bootstrapServers: ['kafka:9092'] },
+      expect.objectContaining({ eventSource: 'aws:kafka', bootstrapServers: [] }),
+    ]);
+  });
+
   it('runs without a deadline when the context has no remaining time', async () => {
     const { logger } = captureLogger();
     const handler = middy().use(kafkaBatch({ logger, onRecord: () => sleep(1) }));

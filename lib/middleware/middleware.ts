@@ -9,6 +9,7 @@ import {
   isKafkaDecoder,
   KAFKA_BATCH_OPTIONS,
   type KafkaBatchOptions,
+  type KafkaBatchSource,
   type KafkaDecoder,
   type KafkaPartitionHandler,
   type KafkaRecordHandler,
@@ -67,10 +68,29 @@ export function kafkaBatch<TValue = unknown, TKey = string | null>(
           field: path,
           problem: message,
         });
-      const processing = new BatchProcessing(config, event, request.context);
+      const processing = new BatchProcessing(config, event, request.context, batchSource(request.event));
       await processing.execute();
       request.response = processing.finish();
     },
+  };
+}
+
+/** The event's trigger fields, read after `parseKafkaEvent` accepted its `eventSource`. */
+function batchSource(event: KafkaEvent): KafkaBatchSource {
+  const { eventSourceArn, bootstrapServers } = event as {
+    eventSourceArn?: unknown;
+    bootstrapServers?: unknown;
+  };
+  return {
+    eventSource: event.eventSource,
+    eventSourceArn: typeof eventSourceArn === 'string' ? eventSourceArn : undefined,
+    bootstrapServers:
+      typeof bootstrapServers === 'string'
+        ? bootstrapServers
+            .split(',')
+            .map((server) => server.trim())
+            .filter((server) => server !== '')
+        : [],
   };
 }
 

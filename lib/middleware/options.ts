@@ -1,6 +1,10 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { custom } from 'valibot';
-import type { LambdaContext as Context } from '../kafka-event/types.ts';
+import type {
+  LambdaContext as Context,
+  MskEventSource,
+  SelfManagedEventSource,
+} from '../kafka-event/types.ts';
 import { defineOptions, type OptionsSpec, unchecked } from '../options/options.ts';
 import type { KafkaPoisonRecordError } from './errors.ts';
 import type { KafkaBatchLogger, KafkaBatchMetrics } from './log.ts';
@@ -28,8 +32,27 @@ import type { KafkaRecord } from './record.ts';
 export type KafkaOrdering = 'partition' | 'key' | 'none';
 
 /**
+ * Where an invocation's records come from, as its event says: the kind of trigger, the MSK cluster and
+ * the brokers. For a function that more than one trigger invokes (clusters, environments).
+ *
+ * @example
+ * ```ts
+ * onRecord: (record, { source }) => archive.put(source.eventSourceArn ?? 'self-managed', record.raw),
+ * ```
+ */
+export interface KafkaBatchSource {
+  /** `'aws:kafka'` for Amazon MSK; `'SelfManagedKafka'` (or `'aws:SelfManagedKafka'`) otherwise. */
+  readonly eventSource: MskEventSource | SelfManagedEventSource;
+  /** The MSK cluster's ARN (its VPC connection's, cross-account); `undefined` for self-managed Kafka. */
+  readonly eventSourceArn: string | undefined;
+  /** The event's comma-separated `bootstrapServers`, one `host:port` each; empty when it has none. */
+  readonly bootstrapServers: readonly string[];
+}
+
+/**
  * What a handler gets besides its record(s): an `AbortSignal` that fires at the invocation's deadline
- * (pass it to fetch and AWS SDK calls), and the Lambda context. One object per invocation.
+ * (pass it to fetch and AWS SDK calls), the Lambda context, and where the records come from. One
+ * object per invocation.
  *
  * @example
  * ```ts
@@ -37,8 +60,12 @@ export type KafkaOrdering = 'partition' | 'key' | 'none';
  * ```
  */
 export interface KafkaBatchContext {
+  /** Aborted at the invocation's deadline (less `timeoutReserveMs`). */
   readonly signal: AbortSignal;
+  /** The Lambda context of the invocation. */
   readonly context: Context;
+  /** Where the records come from. */
+  readonly source: KafkaBatchSource;
 }
 
 /**

@@ -38,7 +38,11 @@ function batchProcessing(
     metrics: undefined,
   };
   const event = parseKafkaEvent(kafkaEvent({ topic: 't', partitions: 3, records }));
-  return new BatchProcessing(config, event, createLambdaContext({ timeoutMs }));
+  return new BatchProcessing(config, event, createLambdaContext({ timeoutMs }), {
+    eventSource: 'aws:kafka',
+    eventSourceArn: undefined,
+    bootstrapServers: [],
+  });
 }
 
 describe('BatchProcessing: a worker failing unexpectedly', () => {

@@ -11,6 +11,7 @@ import { describeError, type KafkaBatchLogger, type KafkaBatchMetrics } from './
 import { addBatchMetrics } from './metrics.ts';
 import type {
   KafkaBatchContext,
+  KafkaBatchSource,
   KafkaDecoder,
   KafkaOrdering,
   KafkaPartitionHandler,
@@ -122,7 +123,7 @@ export class BatchProcessing {
   /** Set when a worker failed unexpectedly (a bug of the middleware): `execute()` rethrows it. */
   #failure: { error: unknown } | undefined;
 
-  constructor(config: BatchConfig, event: ParsedKafkaEvent, context: Context) {
+  constructor(config: BatchConfig, event: ParsedKafkaEvent, context: Context, source: KafkaBatchSource) {
     this.#config = config;
     this.#recordCount = event.recordCount;
     this.#oldestTimestamp = event.oldestTimestamp;
@@ -139,7 +140,7 @@ export class BatchProcessing {
     this.#deadline = Number.isFinite(remaining)
       ? this.#startedAt + remaining - config.timeoutReserveMs
       : Number.POSITIVE_INFINITY;
-    this.#batch = { signal: this.#abort.signal, context };
+    this.#batch = { signal: this.#abort.signal, context, source };
     this.#readsKey = config.keyDecoder !== undefined || config.keySchema !== undefined;
     this.#readsValue = config.valueDecoder !== undefined || config.valueSchema !== undefined;
     this.#valueDecoderAlone = this.#readsKey ? undefined : config.valueDecoder;
