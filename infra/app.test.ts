@@ -269,6 +269,15 @@ describe('the default app (MSK Serverless)', () => {
     application.hasOutput('ConsumerLogGroupName', { Value: { Ref: Match.stringLikeRegexp('^OrdersLogs') } });
   });
 
+  it('outputs what a client inside the VPC needs: the cluster, the VPC, its private subnets, the client group', () => {
+    cluster.hasOutput('ClusterArn', { Value: Match.anyValue() });
+    cluster.hasOutput('VpcId', { Value: { Ref: Match.stringLikeRegexp('^Vpc') } });
+    cluster.hasOutput('PrivateSubnetIds', { Value: Match.anyValue() });
+    cluster.hasOutput('ClientSecurityGroupId', {
+      Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ClientSecurityGroup'), 'GroupId'] },
+    });
+  });
+
   it('passes cdk-nag AwsSolutions on every stack', () => {
     for (const stack of [built.cluster!, built.application]) {
       expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);

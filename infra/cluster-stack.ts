@@ -137,7 +137,9 @@ export class KafkaClusterStack extends Stack {
         securityGroups: [this.clientSecurityGroup],
       },
     };
+    // What CloudShell's "Create VPC environment" asks for (the README's deploy steps): VPC, subnet, group.
     new CfnOutput(this, 'ClusterArn', { value: this.clusterArn });
+    new CfnOutput(this, 'VpcId', { value: this.vpc.vpcId });
     new CfnOutput(this, 'ClientSecurityGroupId', { value: this.clientSecurityGroup.securityGroupId });
     new CfnOutput(this, 'PrivateSubnetIds', { value: subnetIds.join(',') });
   }

@@ -150,6 +150,13 @@ describe('kafka-lambda replay --brokers', () => {
     const exported = await runOnGroup(G, `${topic}:0,2`, '--shift-by', '-3', '--export');
     expect(exported.code).toBe(0);
     expect(exported.stdout).toBe(`${topic},0,4\n${topic},2,6\n`);
+    expect(exported.stderr).toBe('');
+    // A note the table would show goes to stderr, never into the plan file.
+    const clamped = await runOnGroup(G, `${topic}:0`, '--shift-by', '-100', '--export');
+    expect(clamped.stdout).toBe(`${topic},0,0\n`);
+    expect(clamped.stderr).toMatch(
+      /^\[replay\] note: partition 0: -93 is before the first retained record; clamped to 0\n$/,
+    );
     const planFile = join(await mkdtemp(join(tmpdir(), 'replay-')), 'plan.csv');
     await writeFile(planFile, exported.stdout);
     const applied = await runOnGroup(G, topic, '--from-file', planFile, '--execute');

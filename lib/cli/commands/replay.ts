@@ -311,7 +311,12 @@ function print(outcome: ReplayOutcome, options: ReplayOptions): void {
     return;
   }
   if (options.export && outcome.ok) {
-    for (const p of outcome.plan.partitions) console.log(`${outcome.plan.topic},${p.partition},${p.target}`);
+    // stdout is the plan file; what the table's NOTES would say (a target clamped to the log, …) goes
+    // to stderr, so a reviewed file never hides it.
+    for (const p of outcome.plan.partitions) {
+      console.log(`${outcome.plan.topic},${p.partition},${p.target}`);
+      for (const warning of p.warnings) progress(`note: partition ${p.partition}: ${warning.message}`);
+    }
     return;
   }
   if (!outcome.ok) {
