@@ -123,7 +123,7 @@ describe('the default app (MSK Serverless)', () => {
     application.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: {
-          NODE_OPTIONS: '--enable-source-maps',
+          NODE_OPTIONS: '--enable-source-maps --disable-warning=TimeoutNegativeWarning',
           REPLAY_MAPPING_UUID: { Ref: mappingId },
           REPLAY_CONSUMER_GROUP_ID: 'orders-consumer',
           REPLAY_ALLOWED_TOPICS: 'orders',

@@ -209,7 +209,7 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: {
-          NODE_OPTIONS: '--enable-source-maps',
+          NODE_OPTIONS: '--enable-source-maps --disable-warning=TimeoutNegativeWarning',
           REPLAY_MAPPING_UUID: { Ref: mappingId },
           REPLAY_CONSUMER_GROUP_ID: 'orders-tuned',
           REPLAY_ALLOWED_TOPICS: 'orders,orders-retry',
@@ -269,7 +269,7 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: {
-          NODE_OPTIONS: '--enable-source-maps',
+          NODE_OPTIONS: '--enable-source-maps --disable-warning=TimeoutNegativeWarning',
           REPLAY_MAPPING_UUID: Match.anyValue(),
           REPLAY_CONSUMER_GROUP_ID: 'clicks-consumer',
           REPLAY_ALLOWED_TOPICS: 'clicks',
