@@ -36,7 +36,7 @@ it('dev runs the handler in the sandbox: cold starts shown, a stuck handler ende
     expect(run.stderr).toMatch(/cold start: environment 1, init [\d.]+ ms/);
     expect(run.stderr).toContain('environment 1 ended: Sandbox.Timedout');
     expect(run.stderr).toMatch(/cold start: environment 2, init [\d.]+ ms/);
-    expect(run.stderr).toContain(`committed offsets: ${topic}-0=3`);
+    expect(run.stderr).toContain(`offsets committed by this run: ${topic}-0=3`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -69,6 +69,6 @@ describe('kafka-lambda dev --schema-registry', () => {
     const received = [...run.stdout.matchAll(/"orderId":"(o-\d)"/g)].map((match) => match[1]);
     expect(received).toEqual(['o-1', 'o-3']);
     expect(run.stderr).toContain(`${topic}-0@2 → on-failure destination (SCHEMA_NOT_FOUND)`);
-    expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(`committed offsets: ${topic}-0=4`);
+    expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(`offsets committed by this run: ${topic}-0=4`);
   }, 300_000);
 });

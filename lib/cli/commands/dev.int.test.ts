@@ -65,7 +65,9 @@ describe('kafka-lambda dev', () => {
     expect(run.stderr).toMatch(
       /\d+ rec\/s · committed 12 · lag 0 · failed batches 2 · retries 1 · to destination 1/,
     );
-    expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(`committed offsets: ${topic}-0=8 ${topic}-1=4`);
+    expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(
+      `offsets committed by this run: ${topic}-0=8 ${topic}-1=4`,
+    );
   });
 
   it.each([

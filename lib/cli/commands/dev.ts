@@ -427,7 +427,7 @@ export function registerDevCommand(program: Command): void {
         const partitions = trigger?.stats().partitions ?? [];
         if (partitions.length > 0) {
           process.stderr.write(
-            `committed offsets: ${partitions.map((p) => `${options.topic}-${p.partition}=${p.committed ?? '-'}`).join(' ')}\n`,
+            `offsets committed by this run: ${partitions.map((p) => `${options.topic}-${p.partition}=${p.committed ?? '-'}`).join(' ')}\n`,
           );
         }
         await cluster.embedded?.stop();

@@ -62,7 +62,7 @@ describe('kafka-lambda dev with an SQS on-failure destination', () => {
     );
     expect(run.code).toBe(0);
     expect(run.stderr).toContain(`on-failure to SQS at ${sqs.endpoint} (--sqs-endpoint)`);
-    expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(`committed offsets: ${topic}-0=2`);
+    expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(`offsets committed by this run: ${topic}-0=2`);
 
     const client = new SQSClient({
       endpoint: sqs.endpoint,
