@@ -43,8 +43,20 @@ export class FolderNotEmptyError extends CliError {}
 
 /** Options of {@link scaffoldProject}. */
 export interface ScaffoldOptions {
-  /** The `kafka-lambda` dependency as package.json writes it. @default `^<this version>` */
+  /**
+   * The `kafka-lambda` dependency: a version range, a git URL, or a local tarball or folder (a path, or
+   * `file:` and a path, relative to where init runs: it is written relative to the new project, since
+   * npm reads a `file:` dependency from its package.json's folder). @default `^<this version>`
+   */
   packageSpec?: string;
+}
+
+/** `spec` as the new project's package.json must write it (see {@link ScaffoldOptions.packageSpec}). */
+function dependencySpec(spec: string, project: string): string {
+  if (spec.startsWith('file:')) return `file:${relative(project, resolve(spec.slice('file:'.length)))}`;
+  const isUrl = /^[a-z][a-z0-9+.-]*:/i.test(spec); // https:, git+ssh:, github:, npm:, …
+  const isPath = /^\.{0,2}\//.test(spec) || /\.(tgz|tar\.gz)$/.test(spec);
+  return !isUrl && isPath ? `file:${relative(project, resolve(spec))}` : spec;
 }
 
 function ownPackage(): OwnPackage {
@@ -102,7 +114,8 @@ export function scaffoldProject(folder: string, options: ScaffoldOptions = {}): 
       invoke: 'kafka-lambda invoke src/handler.ts --event events/orders.json',
     },
     dependencies: {
-      'kafka-lambda': options.packageSpec ?? `^${own.version}`,
+      'kafka-lambda':
+        options.packageSpec === undefined ? `^${own.version}` : dependencySpec(options.packageSpec, target),
       ...pinned(DEPENDENCIES, own),
     },
     devDependencies: pinned(DEV_DEPENDENCIES, own),
