@@ -3,7 +3,11 @@ import { appConfigFromContext, InvalidContextError } from './app-config.ts';
 
 const from = (context: Record<string, unknown>) => appConfigFromContext((key) => context[key]);
 const CLUSTER_ARN = 'arn:aws:kafka:eu-west-1:111122223333:cluster/orders/0f3c-1';
-const VPC = { vpcId: 'vpc-1', subnetIds: 'subnet-a, subnet-b', securityGroupIds: 'sg-1' };
+const VPC = {
+  vpcId: 'vpc-0a1b2c3d',
+  subnetIds: 'subnet-0a1b2c3d, subnet-0a1b2c3d4e5f60718',
+  securityGroupIds: 'sg-0a1b2c3d4e5f60718',
+};
 
 describe('appConfigFromContext', () => {
   it('defaults to a new MSK Serverless cluster and the orders consumer', () => {
@@ -43,7 +47,11 @@ describe('appConfigFromContext', () => {
       clusterArn: CLUSTER_ARN,
       auth: 'iam',
       secretArn: undefined,
-      network: { vpcId: 'vpc-1', subnetIds: ['subnet-a', 'subnet-b'], securityGroupIds: ['sg-1'] },
+      network: {
+        vpcId: 'vpc-0a1b2c3d',
+        subnetIds: ['subnet-0a1b2c3d', 'subnet-0a1b2c3d4e5f60718'],
+        securityGroupIds: ['sg-0a1b2c3d4e5f60718'],
+      },
     });
   });
 
@@ -66,7 +74,7 @@ describe('appConfigFromContext', () => {
     [{ cluster: 'existing', ...VPC }, 'clusterArn', /required with cluster=existing/],
     [{ cluster: 'existing', clusterArn: CLUSTER_ARN }, 'vpcId', /required with cluster=existing/],
     [
-      { cluster: 'existing', clusterArn: CLUSTER_ARN, vpcId: 'vpc-1', securityGroupIds: 'sg' },
+      { cluster: 'existing', clusterArn: CLUSTER_ARN, vpcId: VPC.vpcId, securityGroupIds: 'sg' },
       'subnetIds',
       /required/,
     ],
@@ -81,6 +89,21 @@ describe('appConfigFromContext', () => {
       { cluster: 'self-managed', bootstrapServers: 'b:9092', auth: 'none' },
       'auth',
       /unauthenticated public brokers/,
+    ],
+    [
+      { cluster: 'existing', clusterArn: CLUSTER_ARN, ...VPC, securityGroupIds: 'sg-0e3f' },
+      'securityGroupIds',
+      /"sg-0e3f" is not a security group id \(sg- and 8 or 17 hexadecimal digits/,
+    ],
+    [
+      { cluster: 'existing', clusterArn: CLUSTER_ARN, ...VPC, subnetIds: 'subnet-0a1b2c3d,subnet-x' },
+      'subnetIds',
+      /"subnet-x" is not a subnet id/,
+    ],
+    [
+      { cluster: 'existing', clusterArn: CLUSTER_ARN, ...VPC, vpcId: 'vpc-0a1b' },
+      'vpcId',
+      /"vpc-0a1b" is not a VPC id/,
     ],
     [{ natGateways: '0' }, 'natGateways', /integer ≥ 1, got "0"/],
     [{ offsetLagThreshold: 'lots' }, 'offsetLagThreshold', /integer ≥ 1/],

@@ -19,7 +19,7 @@ export class InvalidContextError extends KafkaLambdaCdkError {
  * An existing VPC, by ids (no lookup: synth stays offline).
  *
  * @example
- * const network: ImportedNetworkConfig = { vpcId: 'vpc-0a1b', subnetIds: ['subnet-0a1b'], securityGroupIds: ['sg-0a1b'] };
+ * const network: ImportedNetworkConfig = { vpcId: 'vpc-0a1b2c3d', subnetIds: ['subnet-0a1b2c3d'], securityGroupIds: ['sg-0a1b2c3d'] };
  */
 export interface ImportedNetworkConfig {
   readonly vpcId: string;
@@ -159,7 +159,26 @@ function network(lookup: Lookup, need: 'required' | 'optional'): ImportedNetwork
       'required with vpcId (comma-separated, admitted by the brokers)',
     );
   }
+  resourceIds('vpcId', [vpcId], 'vpc', 'a VPC id');
+  resourceIds('subnetIds', subnetIds, 'subnet', 'a subnet id');
+  resourceIds('securityGroupIds', securityGroupIds, 'sg', 'a security group id');
   return { vpcId, subnetIds, securityGroupIds };
+}
+
+/**
+ * EC2 ids are the prefix and 8 or 17 hexadecimal digits, as CloudFormation's resource schemas spell them
+ * (`AWS::EC2::SecurityGroup.Id`: `^sg-([a-fA-F0-9]{8}|[a-fA-F0-9]{17})$`): a typo fails at synth,
+ * not minutes into a deployment.
+ */
+function resourceIds(key: string, ids: readonly string[], prefix: string, what: string): void {
+  const pattern = new RegExp(`^${prefix}-([0-9a-f]{8}|[0-9a-f]{17})$`, 'i');
+  const bad = ids.find((id) => !pattern.test(id));
+  if (bad !== undefined) {
+    throw new InvalidContextError(
+      key,
+      `"${bad}" is not ${what} (${prefix}- and 8 or 17 hexadecimal digits, e.g. ${prefix}-0a1b2c3d4e5f60718)`,
+    );
+  }
 }
 
 function cluster(lookup: Lookup): ClusterConfig {
