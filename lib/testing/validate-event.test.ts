@@ -93,6 +93,17 @@ describe('validateKafkaEvent', () => {
     expect(validateKafkaEvent(event, { allowKeyMismatch: true })).toBe(event);
   });
 
+  it('quotes a records key in every path, even one that reads as a name', () => {
+    const event = valid();
+    event.records.mytopic0 = event.records['order-events-1']!;
+    delete event.records['order-events-1'];
+    (event.records.mytopic0[0] as { partition: unknown }).partition = '1';
+    expect(issuesOf(event).map((issue) => issue.path)).toEqual([
+      'records["mytopic0"][0].partition',
+      'records["mytopic0"]',
+    ]);
+  });
+
   it('rejects offsets that go down and records of another partition in an entry', () => {
     const event = valid();
     const run = event.records['order-events-1']!;

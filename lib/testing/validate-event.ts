@@ -229,11 +229,13 @@ function urlSafeWarnings(event: KafkaEvent): EventIssue[] {
   return warnings;
 }
 
+/** `records["orders-0"][2].offset`: a `records` key is always quoted, as the event checks write it. */
 function formatPath(path: readonly { key: unknown }[] | undefined): string {
   let out = '';
   for (const { key } of path ?? []) {
     if (typeof key === 'number') out += `[${key}]`;
-    else if (typeof key === 'string' && /^[A-Za-z_$][\w$]*$/.test(key)) out += out ? `.${key}` : key;
+    else if (typeof key === 'string' && out !== 'records' && /^[A-Za-z_$][\w$]*$/.test(key))
+      out += out ? `.${key}` : key;
     else out += `[${JSON.stringify(key)}]`;
   }
   return out;
