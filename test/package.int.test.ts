@@ -301,7 +301,9 @@ describe('a project outside the repository, installed from the tarball', () => {
       );
       const output = dev.stdout + dev.stderr;
       for (let i = 0; i < 6; i++) expect(output).toContain(`order o-${i}: ${i + 1} (${topic}-${i % 2}@`);
-      expect(dev.stderr.trimEnd().split('\n').at(-1)).toBe(`committed offsets: ${topic}-0=3 ${topic}-1=3`);
+      expect(dev.stderr.trimEnd().split('\n').at(-1)).toBe(
+        `offsets committed by this run: ${topic}-0=3 ${topic}-1=3`,
+      );
     },
     10 * MINUTE,
   );
