@@ -351,6 +351,19 @@ describe('configurations refused at synth time', () => {
       { ...base, filterCriteria: { Filters: [{ Pattern: '{ "partition": [0] }' }] } },
       /filter only on "value"/,
     ],
+    // Names Kafka takes but the trigger's API refuses (API_CreateEventSourceMapping).
+    [{ ...base, topic: 'o' }, /topic "o" is not a topic name a Kafka trigger accepts/],
+    [
+      { ...base, onFailure: { type: 'kafka', topic: '.orders-failed' } as const },
+      /onFailure.topic ".orders-failed" is not a topic name/,
+    ],
+    [
+      {
+        ...base,
+        provisionedPollers: { minimumPollers: 1, maximumPollers: 2, pollerGroupName: 'shop pollers' },
+      },
+      /pollerGroupName "shop pollers" is not a poller group name Lambda accepts/,
+    ],
     [
       { ...base, filterCriteria: { Filters: [{ Pattern: '{ "value": { "a": [{ "wildcard": "x*" }] } }' }] } },
       /"wildcard" is not a Lambda filter operator/,

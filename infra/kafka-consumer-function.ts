@@ -1,4 +1,4 @@
-import { Annotations, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -258,6 +258,8 @@ export class KafkaConsumerFunction extends Construct {
     }
     const onFailure = props.onFailure ?? { type: 'sqs' };
     const filters = filterProperty(props.filterCriteria);
+    assertTopicName('topic', topic);
+    if (onFailure.type === 'kafka') assertTopicName('onFailure.topic', onFailure.topic);
     if (onFailure.type === 'kafka' && onFailure.topic === topic) {
       throw new KafkaConsumerConfigError(`the failure topic must differ from the source topic "${topic}"`);
     }
@@ -265,7 +267,16 @@ export class KafkaConsumerFunction extends Construct {
     const region = Stack.of(this).region;
     if (onFailure.type === 'kafka') assertKafkaDestinationRegion(region);
     const pollers = props.provisionedPollers ?? { minimumPollers: 1, maximumPollers: 3 };
-    if (pollers.pollerGroupName !== undefined) assertPollerGroupRegion(region);
+    if (pollers.pollerGroupName !== undefined) {
+      assertPollerGroupRegion(region);
+      if (
+        !Token.isUnresolved(pollers.pollerGroupName) &&
+        !LAMBDA_LIMITS.names.pollerGroupName.test(pollers.pollerGroupName)
+      )
+        throw new KafkaConsumerConfigError(
+          `provisionedPollers.pollerGroupName "${pollers.pollerGroupName}" is not a poller group name Lambda accepts (at most 128 characters of a-z A-Z 0-9 - _)`,
+        );
+    }
     const registry = registryProperty(props);
     this.source = source;
     this.topic = topic;
@@ -521,6 +532,14 @@ function registryProperty(
     if (error instanceof SchemaRegistryConfigError) throw new KafkaConsumerConfigError(error.message);
     throw error;
   }
+}
+
+/** A topic name the trigger's API accepts (see `LAMBDA_LIMITS.names`), checked at synth time. */
+function assertTopicName(prop: string, topic: string): void {
+  if (Token.isUnresolved(topic) || LAMBDA_LIMITS.names.topic.test(topic)) return;
+  throw new KafkaConsumerConfigError(
+    `${prop} "${topic}" is not a topic name a Kafka trigger accepts (2–249 of a-z A-Z 0-9 . _ -, not starting with a dot)`,
+  );
 }
 
 /** The mapping's `filters` from Lambda's `FilterCriteria`, refused at synth time when Lambda would refuse it. */

@@ -1,5 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Kafka, Producer } from 'kafkajs';
+import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import type { KafkaEventRecord } from '../kafka-event/types.ts';
 import type { EventHeader } from './batch.ts';
 import {
@@ -71,7 +72,7 @@ const REGION = '(?:eusc-)?[a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\\d';
 const SQS_ARN = new RegExp(`^arn:${PARTITION}:sqs:(${REGION}):\\d{12}:([A-Za-z0-9_-]{1,80})$`);
 const SNS_ARN = new RegExp(`^arn:${PARTITION}:sns:${REGION}:\\d{12}:[A-Za-z0-9_-]{1,256}$`);
 const S3_ARN = new RegExp(`^arn:${PARTITION}:s3:::([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])$`);
-const KAFKA = /^kafka:\/\/([a-zA-Z0-9._-]{1,249})$/;
+const KAFKA = new RegExp(`^kafka://(${LAMBDA_LIMITS.names.topic.source.slice(1, -1)})$`);
 
 /**
  * Validates `onFailure`: `kafka://<topic>` (not the source topic), an SQS queue, SNS topic or S3

@@ -42,7 +42,7 @@ describe('resolveMappingSettings', () => {
 
   it('accepts the bounds of every range', () => {
     const resolved = resolveMappingSettings({
-      topic: 't',
+      topic: 'tx',
       batchSize: 10_000,
       maximumBatchingWindowInSeconds: 300,
       maximumRetryAttempts: 10_000,
@@ -55,52 +55,59 @@ describe('resolveMappingSettings', () => {
       maximumRecordAgeMs: 60_000,
     });
     expect(
-      resolveMappingSettings({ topic: 't', batchSize: 1, maximumRecordAgeInSeconds: 604_800 }).batchSize,
+      resolveMappingSettings({ topic: 'tx', batchSize: 1, maximumRecordAgeInSeconds: 604_800 }).batchSize,
     ).toBe(1);
   });
 
   it.each([
     ['topic', { topic: 'bad topic' }],
     ['topic', { topic: '' }],
-    ['consumerGroupId', { topic: 't', consumerGroupId: 'has space' }],
-    ['consumerGroupId', { topic: 't', consumerGroupId: 'x'.repeat(201) }],
-    ['batchSize', { topic: 't', batchSize: 0 }],
-    ['batchSize', { topic: 't', batchSize: 10_001 }],
-    ['batchSize', { topic: 't', batchSize: 1.5 }],
-    ['maximumBatchingWindowInSeconds', { topic: 't', maximumBatchingWindowInSeconds: 301 }],
-    ['maximumBatchingWindowInSeconds', { topic: 't', maximumBatchingWindowInSeconds: 0.2 }],
-    ['maximumRetryAttempts', { topic: 't', maximumRetryAttempts: -2 }],
-    ['maximumRetryAttempts', { topic: 't', maximumRetryAttempts: 10_001 }],
-    ['maximumRecordAgeInSeconds', { topic: 't', maximumRecordAgeInSeconds: 59 }],
-    ['maximumRecordAgeInSeconds', { topic: 't', maximumRecordAgeInSeconds: 604_801 }],
-    ['startingPosition', { topic: 't', startingPosition: 'EARLIEST' as 'LATEST' }],
-    ['startingPositionTimestamp', { topic: 't', startingPosition: 'AT_TIMESTAMP' as const }],
+    // Kafka takes these; the trigger's API does not (`Topics`: ^[^.]([a-zA-Z0-9\-_.]+)).
+    ['topic', { topic: 'a' }],
+    ['topic', { topic: '.orders' }],
+    ['onFailure', { topic: 'tx', onFailure: 'kafka://.orders-dlq' }],
+    ['onFailure', { topic: 'tx', onFailure: 'kafka://d' }],
+    ['consumerGroupId', { topic: 'tx', consumerGroupId: 'has space' }],
+    ['consumerGroupId', { topic: 'tx', consumerGroupId: 'x'.repeat(201) }],
+    ['batchSize', { topic: 'tx', batchSize: 0 }],
+    ['batchSize', { topic: 'tx', batchSize: 10_001 }],
+    ['batchSize', { topic: 'tx', batchSize: 1.5 }],
+    ['maximumBatchingWindowInSeconds', { topic: 'tx', maximumBatchingWindowInSeconds: 301 }],
+    ['maximumBatchingWindowInSeconds', { topic: 'tx', maximumBatchingWindowInSeconds: 0.2 }],
+    ['maximumRetryAttempts', { topic: 'tx', maximumRetryAttempts: -2 }],
+    ['maximumRetryAttempts', { topic: 'tx', maximumRetryAttempts: 10_001 }],
+    ['maximumRecordAgeInSeconds', { topic: 'tx', maximumRecordAgeInSeconds: 59 }],
+    ['maximumRecordAgeInSeconds', { topic: 'tx', maximumRecordAgeInSeconds: 604_801 }],
+    ['startingPosition', { topic: 'tx', startingPosition: 'EARLIEST' as 'LATEST' }],
+    ['startingPositionTimestamp', { topic: 'tx', startingPosition: 'AT_TIMESTAMP' as const }],
     [
       'startingPositionTimestamp',
       {
-        topic: 't',
+        topic: 'tx',
         startingPosition: 'AT_TIMESTAMP' as const,
         startingPositionTimestamp: Date.now() / 1000 + 3600,
       },
     ],
-    ['startingPositionTimestamp', { topic: 't', startingPositionTimestamp: 1 }],
-    ['onFailure', { topic: 't', onFailure: 'arn:aws:sqs:us-east-1:1:q' }],
-    ['onFailure', { topic: 't', onFailure: 'kafka://t' }],
-    ['eventSource', { topic: 't', eventSource: 'confluent' as 'msk' }],
-    ['reportBatchItemFailures', { topic: 't', reportBatchItemFailures: 'yes' as never }],
+    ['startingPositionTimestamp', { topic: 'tx', startingPositionTimestamp: 1 }],
+    ['onFailure', { topic: 'tx', onFailure: 'arn:aws:sqs:us-east-1:1:q' }],
+    ['onFailure', { topic: 'tx', onFailure: 'kafka://tx' }],
+    ['eventSource', { topic: 'tx', eventSource: 'confluent' as 'msk' }],
+    ['reportBatchItemFailures', { topic: 'tx', reportBatchItemFailures: 'yes' as never }],
   ])('rejects an invalid %s with a typed error', (setting, settings) => {
     expect(settingOf(() => resolveMappingSettings(settings))).toBe(setting);
   });
 
   it('refuses an unknown setting, naming it and the setting it misspells', () => {
-    expect(settingOf(() => resolveMappingSettings({ topic: 't', batchSzie: 10 } as never))).toBe('batchSzie');
-    expect(() => resolveMappingSettings({ topic: 't', batchSzie: 10 } as never)).toThrow(
+    expect(settingOf(() => resolveMappingSettings({ topic: 'tx', batchSzie: 10 } as never))).toBe(
+      'batchSzie',
+    );
+    expect(() => resolveMappingSettings({ topic: 'tx', batchSzie: 10 } as never)).toThrow(
       /^batchSzie: unknown option "batchSzie" — did you mean "batchSize"\?$/,
     );
-    expect(() => resolveMappingSettings({ topic: 't', maximumRetryAttempt: 3 } as never)).toThrow(
+    expect(() => resolveMappingSettings({ topic: 'tx', maximumRetryAttempt: 3 } as never)).toThrow(
       'did you mean "maximumRetryAttempts"?',
     );
-    expect(() => resolveMappingSettings({ topic: 't', brokerz: ['127.0.0.1:9092'] } as never)).toThrow(
+    expect(() => resolveMappingSettings({ topic: 'tx', brokerz: ['127.0.0.1:9092'] } as never)).toThrow(
       'did you mean "brokers"?',
     );
     expect(settingOf(() => resolveMappingSettings(null as never))).toBe('settings');
@@ -123,17 +130,17 @@ describe('resolveMappingSettings', () => {
   });
 
   it('names the setting in the message', () => {
-    expect(() => resolveMappingSettings({ topic: 't', batchSize: 0 })).toThrow(
+    expect(() => resolveMappingSettings({ topic: 'tx', batchSize: 0 })).toThrow(
       /^batchSize: must be an integer 1–10000, got 0$/,
     );
-    expect(() => resolveMappingSettings({ topic: 't', maximumRetryAttempts: -2 })).toThrow(
+    expect(() => resolveMappingSettings({ topic: 'tx', maximumRetryAttempts: -2 })).toThrow(
       /^maximumRetryAttempts: must be an integer −1 or 0–10000, got -2$/,
     );
   });
 
   it('provisioned mode: 5 invocations per poller at once, with the API reference’s ranges and defaults', () => {
     const concurrency = (provisionedPollerConfig: object) =>
-      resolveMappingSettings({ topic: 't', provisionedPollerConfig }).maxConcurrentInvocations;
+      resolveMappingSettings({ topic: 'tx', provisionedPollerConfig }).maxConcurrentInvocations;
     expect(concurrency({ minimumPollers: 1, maximumPollers: 3 })).toBe(15);
     expect(concurrency({})).toBe(1_000); // MaximumPollers defaults to 200
     expect(concurrency({ minimumPollers: 200, maximumPollers: 2_000, pollerGroupName: 'shared' })).toBe(
@@ -141,7 +148,7 @@ describe('resolveMappingSettings', () => {
     );
     const refused = (provisionedPollerConfig: unknown) => {
       try {
-        resolveMappingSettings({ topic: 't', provisionedPollerConfig } as never);
+        resolveMappingSettings({ topic: 'tx', provisionedPollerConfig } as never);
       } catch (error) {
         if (error instanceof InvalidMappingSettingError) return error.message;
         throw error;
@@ -160,9 +167,12 @@ describe('resolveMappingSettings', () => {
     expect(refused({ minimumPollers: 1, maximumPoller: 3 })).toMatch(
       /did you mean "provisionedPollerConfig.maximumPollers"\?$/,
     );
-    expect(refused({ pollerGroupName: '' })).toBe(
-      'provisionedPollerConfig.pollerGroupName: must be a non-empty string',
+    // API_ProvisionedPollerConfig: 0–128 characters of [a-zA-Z0-9-_].
+    expect(refused({ pollerGroupName: 'shared pollers' })).toBe(
+      'provisionedPollerConfig.pollerGroupName: must be at most 128 characters of a-z A-Z 0-9 - _',
     );
+    expect(refused({ pollerGroupName: 'x'.repeat(129) })).toMatch(/pollerGroupName: must be at most 128/);
+    expect(concurrency({ maximumPollers: 1, pollerGroupName: 'x'.repeat(128) })).toBe(5);
     expect(refused(3)).toMatch(/^provisionedPollerConfig: must be an object/);
   });
 });

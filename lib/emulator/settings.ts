@@ -146,7 +146,6 @@ export interface ResolvedMappingSettings {
   maxConcurrentInvocations: number;
 }
 
-const TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
 const GROUP = /^[a-zA-Z0-9\-/*:_+=.@]{1,200}$/;
 const STARTING_POSITIONS: readonly unknown[] = [
   'TRIM_HORIZON',
@@ -174,8 +173,9 @@ const POLLER_OPTIONS = defineOptions<ProvisionedPollerConfig>(
     minimumPollers: integerIn(POLLERS.minimumPollers),
     maximumPollers: integerIn(POLLERS.maximumPollers),
     pollerGroupName: custom(
-      (value) => value === undefined || (typeof value === 'string' && value !== ''),
-      'must be a non-empty string',
+      (value) =>
+        value === undefined || (typeof value === 'string' && LAMBDA_LIMITS.names.pollerGroupName.test(value)),
+      'must be at most 128 characters of a-z A-Z 0-9 - _',
     ),
   },
   'provisionedPollerConfig',
@@ -192,8 +192,9 @@ const optionalBoolean = custom<boolean | undefined>(
  */
 const TRIGGER_OPTIONS = defineOptions<LocalEventSourceMappingOptions>({
   topic: custom(
-    (value) => typeof value === 'string' && TOPIC.test(value),
-    (issue) => `not a valid Kafka topic name: ${JSON.stringify(issue.input)}`,
+    (value) => typeof value === 'string' && LAMBDA_LIMITS.names.topic.test(value),
+    (issue) =>
+      `not a topic name a Kafka trigger accepts (2–249 of a-z A-Z 0-9 . _ -, not starting with a dot): ${JSON.stringify(issue.input)}`,
   ),
   consumerGroupId: custom(
     (value) => value === undefined || (typeof value === 'string' && GROUP.test(value)),

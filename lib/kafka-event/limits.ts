@@ -44,4 +44,14 @@ export const LAMBDA_LIMITS = {
   kafkaFunctionTimeoutSeconds: { max: 840, default: 3 },
   /** The init phase (loading the handler's module) before Lambda gives up and retries it. */
   initTimeoutSeconds: 10,
+  /**
+   * Names the trigger's API accepts (https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html):
+   * a `Topics` entry (and a `kafka://` destination's topic) is 1–249 characters matching
+   * `^[^.]([a-zA-Z0-9\-_.]+)`, so at least two and no leading dot, within Kafka's own alphabet; a
+   * `PollerGroupName` is up to 128 characters of `[a-zA-Z0-9-_]`.
+   */
+  names: {
+    topic: /^[a-zA-Z0-9_-][a-zA-Z0-9._-]{1,248}$/,
+    pollerGroupName: /^[a-zA-Z0-9_-]{0,128}$/,
+  },
 } as const;
