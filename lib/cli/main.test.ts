@@ -23,6 +23,21 @@ describe('kafka-lambda usage errors', { timeout: 60_000 }, () => {
     expect(run.stderr).not.toContain('Options:');
   });
 
+  it.each([
+    [
+      ['--group', 'a', '--group', 'b', '--topic', 'orders'],
+      /one group per replay \(a trigger has one\): got "a" and "b"/,
+    ],
+    [
+      ['--group', 'a', '--topic', 'orders', '--topic', 'payments:0'],
+      /one topic per replay .*"orders" and "payments"/,
+    ],
+  ])('replay refuses a second group or topic instead of keeping the last: %j', async (args, message) => {
+    const run = await runCli(['replay', '--brokers', '127.0.0.1:9', ...args, '--to-earliest']);
+    expect(run.code).toBe(USAGE_EXIT_CODE);
+    expect(run.stderr).toMatch(message);
+  });
+
   it('--help lists every command', async () => {
     const run = await runCli(['--help']);
     expect(run.code).toBe(0);

@@ -10,6 +10,13 @@ describe('parseDuration', () => {
     expect(parseDuration('PT0.5S')).toBe(500);
     expect(parseDuration('p2d')).toBe(172_800_000);
     expect(parseDuration(250)).toBe(250);
+    // java.time's Duration.parse, which Kafka's tool calls, also takes a leading + and a decimal comma.
+    expect(parseDuration('+PT1H')).toBe(3_600_000);
+    expect(parseDuration('PT0,5S')).toBe(500);
+  });
+  it('refuses a negative duration (a time in the future), naming --to-latest', () => {
+    for (const negative of ['-PT1H', 'PT-1H', '-P1D'])
+      expect(() => parseDuration(negative), negative).toThrow(/is negative: .*use --to-latest/);
   });
   it('refuses anything else', () => {
     for (const bad of ['', 'P', 'PT', '1h', 'PT1X', 'P1W', '-PT1H', 'PT1H30']) {
@@ -43,6 +50,10 @@ describe('parseTimestamp', () => {
       expect(parseTimestamp(zoned), zoned).toBe(Date.UTC(2026, 10, 29, 10));
     expect(parseTimestamp('1795946400000')).toBe(1_795_946_400_000);
     expect(parseTimestamp(0)).toBe(0);
+  });
+  it('reads a ±HHMM zone with its minutes, as ISO 8601 says (Kafka 3.9 reads +0530 as +05:00)', () => {
+    expect(parseTimestamp('2026-11-29T10:00:00.000+0530')).toBe(Date.UTC(2026, 10, 29, 4, 30));
+    expect(parseTimestamp('2026-11-29T10:00:00.000+05:30')).toBe(Date.UTC(2026, 10, 29, 4, 30));
   });
   it('reads a time without a zone as UTC, as kafka-consumer-groups does', () => {
     expect(parseTimestamp('2020-11-10T16:51:38.198')).toBe(Date.UTC(2020, 10, 10, 16, 51, 38, 198));
@@ -109,8 +120,8 @@ describe('parsePlanFile', () => {
     );
     expect(() => parsePlanFile('# c\norders,0,-1')).toThrow('plan file line 2: the offset is negative (-1)');
     expect(() => parsePlanFile('orders,-3,1')).toThrow('plan file line 1: the partition is negative (-3)');
-    expect(() => parsePlanFile('orders,0,1,extra')).toThrow(
-      'plan file line 1 has 4 column(s) (an extra column); expected 3: topic,partition,offset',
+    expect(() => parsePlanFile('orders-fn,orders,0,1')).toThrow(
+      "plan file line 1 has 4 column(s) (an extra column); expected 3: topic,partition,offset (Kafka's tool writes group,topic,partition,offset when it exports several groups: export the one group)",
     );
     expect(() => parsePlanFile('orders,0')).toThrow('plan file line 1 has 2 column(s); expected 3');
     expect(() => parsePlanFile('orders,0,1\nord\u0000ers,1,2')).toThrow(
@@ -120,6 +131,9 @@ describe('parsePlanFile', () => {
     expect(() => parsePlanFile(`${'t'.repeat(250)},0,1`)).toThrow(/longer than Kafka's 249 characters/);
     expect(() => parsePlanFile('orders,0,99999999999999999999')).toThrow('the offset is too large');
     expect(() => parsePlanFile('\n# nothing\n')).toThrow(/no entries/);
+  });
+  it('reads quoted cells as a CSV reader does', () => {
+    expect(parsePlanFile('"orders","0","1041"\n')).toEqual([{ topic: 'orders', partition: 0, offset: 1041 }]);
   });
   it('bounds the entries', () => {
     const lines = (n: number) => Array.from({ length: n }, (_, i) => `orders,${i},1`).join('\n');
@@ -147,5 +161,8 @@ describe('parseTopicPartitions', () => {
   it('refuses malformed lists', () => {
     expect(() => parseTopicPartitions('orders:a')).toThrow(ReplayInputError);
     expect(() => parseTopicPartitions(':1')).toThrow(ReplayInputError);
+    expect(() => parseTopicPartitions('orders:1:2')).toThrow(
+      '"orders:1:2" is not "topic" or "topic:partition,partition,…"',
+    );
   });
 });

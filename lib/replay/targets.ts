@@ -22,9 +22,11 @@ export const MAX_TOPIC_LENGTH = 249;
 export const MAX_PLAN_ENTRIES = 10_000;
 
 /**
- * Parses a duration: ISO 8601 as Kafka's `--by-duration` takes it (`PnDTnHnMn.nS`, e.g. `PT1H30M`, `P1D`)
- * or a number of milliseconds. A duration longer than the time since the epoch is valid: its instant
- * is then before the epoch and plans to the earliest offset with a warning.
+ * Parses a duration: ISO 8601 as Kafka's `--by-duration` takes it (java.time's `Duration.parse`:
+ * `PnDTnHnMn.nS`, e.g. `PT1H30M`, `P1D`, a leading `+`, a decimal comma) or a number of milliseconds. A
+ * negative one (`-PT1H`: a time in the future, which Kafka's tool plans to the log end) is refused and
+ * names `--to-latest`. A duration longer than the time since the epoch is valid: its instant is then
+ * before the epoch and plans to the earliest offset with a warning.
  *
  * @example
  * ```ts
@@ -38,7 +40,11 @@ export function parseDuration(duration: string | number): number {
     }
     return duration;
   }
-  const text = duration.trim();
+  const text = duration.trim().replace(/^\+/, '').replace(',', '.');
+  if (/^-|[PTHMS]-/i.test(text))
+    throw new ReplayInputError(
+      `duration "${clip(duration)}" is negative: it names a time in the future; use --to-latest for the log end`,
+    );
   const match = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d{1,9})?)S)?)?$/i.exec(text);
   const [, days, hours, minutes, seconds] = match ?? [];
   if (!match || (days ?? hours ?? minutes ?? seconds) === undefined || /T$/i.test(text)) {
@@ -54,7 +60,8 @@ export function parseDuration(duration: string | number): number {
   return ms;
 }
 
-// Zone: Z, ±HH, ±HHMM or ±HH:MM, as kafka-consumer-groups reads them; none means UTC (below).
+// Zone: Z, ±HH, ±HHMM or ±HH:MM; none means UTC (below). Kafka 3.9's tool reads a ±HHMM zone by its
+// hours alone (its fallback pattern `X`): +0530 is +05:00 there, +05:30 here, as ISO 8601 says.
 const ISO_TIME =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2})(?::?(\d{2}))?)?$/i;
 
@@ -185,10 +192,11 @@ export function parsePlanFile(text: string): PlanFileEntry[] {
     if (entries.length === MAX_PLAN_ENTRIES) {
       throw new ReplayInputError(`plan file has more than ${MAX_PLAN_ENTRIES} entries (line ${index + 1})`);
     }
-    const cells = line.split(',').map((cell) => cell.trim());
+    // Kafka's tool reads the file with a CSV reader, which takes a quoted cell ("orders") as its text.
+    const cells = line.split(',').map((cell) => cell.trim().replace(/^"(.*)"$/, '$1'));
     if (cells.length !== 3) {
       throw new ReplayInputError(
-        `${at} has ${cells.length} column(s)${cells.length > 3 ? ' (an extra column)' : ''}; expected 3: topic,partition,offset`,
+        `${at} has ${cells.length} column(s)${cells.length > 3 ? ' (an extra column)' : ''}; expected 3: topic,partition,offset${cells.length === 4 ? " (Kafka's tool writes group,topic,partition,offset when it exports several groups: export the one group)" : ''}`,
       );
     }
     const [topic, partition, offset] = cells as [string, string, string];
@@ -247,7 +255,8 @@ export function parseTopicPartitions(spec: string): { topic: string; partitions?
   }
   const topic = spec.slice(0, colon).trim();
   const list = spec.slice(colon + 1).split(',');
-  if (topic === '' || list.some((p) => !/^\s*\d+\s*$/.test(p))) {
+  // A topic name never holds ':' (Kafka's alphabet is a-z A-Z 0-9 . _ -): `orders:1:2` is a typo.
+  if (topic === '' || topic.includes(':') || list.some((p) => !/^\s*\d+\s*$/.test(p))) {
     throw new ReplayInputError(`"${spec}" is not "topic" or "topic:partition,partition,…"`);
   }
   return { topic, partitions: [...new Set(list.map(Number))].sort((a, b) => a - b) };

@@ -145,6 +145,13 @@ describe('kafka-lambda replay --brokers', () => {
     ]);
   });
 
+  it('--topic given twice adds up its partitions, as kafka-consumer-groups takes it', async () => {
+    const G = await group();
+    const exported = await runOnGroup(G, `${topic}:0`, '--topic', `${topic}:2`, '--to-earliest', '--export');
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toBe(`${topic},0,0\n${topic},2,0\n`);
+  });
+
   it('--export writes a plan file that --from-file applies', async () => {
     const G = await group();
     const exported = await runOnGroup(G, `${topic}:0,2`, '--shift-by', '-3', '--export');

@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import Table from 'cli-table3';
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import {
   describeReplayError,
   type KafkaConnection,
@@ -21,7 +21,7 @@ import {
 import { parseTopicPartitions } from '../../replay/targets.ts';
 import { beforeDeadline } from '../../replay/wait.ts';
 import { addAuthOptions, type ClusterOptions, ClusterOptionsError, resolveCluster } from '../cluster.ts';
-import { exitWithUsageCode, integerOption } from '../usage.ts';
+import { exitWithUsageCode, integerOption, invalidArgument } from '../usage.ts';
 
 interface ReplayOptions extends ClusterOptions {
   function?: string;
@@ -85,12 +85,20 @@ export function registerReplayCommand(program: Command): void {
     .exitOverride(exitWithUsageCode)
     .option('--function <name|arn>', 'run it in the deployed replay function (Lambda Invoke)')
     .option('--brokers <host:port,…>', 'run it from here against these bootstrap servers')
-    .option('--group <id>', 'consumer group (without --esm: any group, refused while it has members)')
+    .option(
+      '--group <id>',
+      'consumer group (without --esm: any group, refused while it has members)',
+      oneGroup,
+    )
     .option(
       '--esm <uuid>',
       'event source mapping: its group and topic; disabled and re-enabled around the change',
     )
-    .option('--topic <topic[:p,p]>', 'topic, optionally a partition subset (required with --group)')
+    .option(
+      '--topic <topic[:p,p]>',
+      'topic, optionally a partition subset (required with --group; repeat it for more partitions)',
+      oneTopic,
+    )
     .option('--to-offset <n>', 'the same offset on every partition', integerOption(0))
     .option(
       '--to-datetime <time>',
@@ -148,6 +156,40 @@ const TARGET_FLAGS = {
   shiftBy: '--shift-by',
   fromFile: '--from-file',
 } as const;
+
+/**
+ * `--group` given twice: Kafka's tool resets every group named; a replay moves one trigger's group, so a
+ * second, different one is refused rather than silently replacing the first.
+ */
+function oneGroup(value: string, previous: string | undefined): string {
+  if (previous !== undefined && previous !== value)
+    throw new InvalidArgumentError(
+      `one group per replay (a trigger has one): got "${previous}" and "${value}"`,
+    );
+  return value;
+}
+
+/**
+ * `--topic` given again, as Kafka's tool takes it (`--topic orders:0 --topic orders:1`): the partitions
+ * add up. A second topic is refused: a trigger reads one topic.
+ */
+function oneTopic(value: string, previous: string | undefined): string {
+  if (previous === undefined) return value;
+  let first: ReturnType<typeof parseTopicPartitions>;
+  let next: ReturnType<typeof parseTopicPartitions>;
+  try {
+    first = parseTopicPartitions(previous);
+    next = parseTopicPartitions(value);
+  } catch (error) {
+    throw invalidArgument(error instanceof Error ? error.message : String(error), error);
+  }
+  if (first.topic !== next.topic)
+    throw new InvalidArgumentError(
+      `one topic per replay (a trigger reads one): got "${first.topic}" and "${next.topic}"`,
+    );
+  if (first.partitions === undefined || next.partitions === undefined) return first.topic;
+  return `${first.topic}:${[...new Set([...first.partitions, ...next.partitions])].sort((a, b) => a - b).join(',')}`;
+}
 
 async function requestFromFlags(options: ReplayOptions): Promise<Record<string, unknown>> {
   const targets = Object.keys(TARGET_FLAGS).filter(
