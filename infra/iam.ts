@@ -1,7 +1,9 @@
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { IConstruct } from 'constructs';
 import { mskGroupArn, mskTopicArn } from './msk-arns.ts';
+import { acknowledgeSecretKeyWildcard } from './nag.ts';
 
 /**
  * The network-interface permissions Lambda uses, with the role of the function, to place ENIs in a VPC:
@@ -40,6 +42,55 @@ export function networkInterfaceStatements(scope: IConstruct): iam.PolicyStateme
       resources: ['*'],
     }),
   ];
+}
+
+/**
+ * `kms:Decrypt` for a secret whose key the app does not know (imported by ARN): an MSK SCRAM secret must
+ * be under a customer managed key (MSK guide, msk-password-limitations), and Lambda's guide asks for
+ * `kms:Decrypt` then (with-msk-permissions). Without the key's ARN the grant names every key of the
+ * account and Region, but only for Secrets Manager decrypting this one secret (`kms:ViaService` and
+ * Secrets Manager's encryption context `SecretARN`). A secret given with its `encryptionKey` needs none:
+ * `grantRead` grants decrypt on that key.
+ *
+ * @example
+ * const statement = secretKeyStatement(role, secret);
+ * if (statement) role.addToPrincipalPolicy(statement);
+ */
+export function secretKeyStatement(
+  scope: IConstruct,
+  secret: secretsmanager.ISecret,
+): iam.PolicyStatement | undefined {
+  if (secret.encryptionKey !== undefined) return undefined;
+  const stack = Stack.of(scope);
+  return new iam.PolicyStatement({
+    actions: ['kms:Decrypt'],
+    resources: [`arn:${stack.partition}:kms:${stack.region}:${stack.account}:key/*`],
+    conditions: {
+      StringEquals: {
+        'kms:ViaService': `secretsmanager.${stack.region}.amazonaws.com`,
+        'kms:EncryptionContext:SecretARN': secret.secretArn,
+      },
+    },
+  });
+}
+
+/**
+ * Lets `role` read `secrets`, decrypting them too when they are under a key the app does not know
+ * (see {@link secretKeyStatement}). Used for the trigger's role and the replay function's.
+ *
+ * @example
+ * grantSecretsRead(role, [source.auth.secret]);
+ */
+export function grantSecretsRead(role: iam.IRole, secrets: readonly secretsmanager.ISecret[]): void {
+  let wildcard = false;
+  for (const secret of secrets) {
+    secret.grantRead(role);
+    const statement = secretKeyStatement(role, secret);
+    if (statement === undefined) continue;
+    role.addToPrincipalPolicy(statement);
+    wildcard = true;
+  }
+  if (wildcard) acknowledgeSecretKeyWildcard(role);
 }
 
 /**

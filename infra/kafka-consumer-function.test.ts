@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -239,20 +240,57 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
       },
     });
     const statements = roleStatements(template, 'PrivateRole');
+    const read = ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'];
     expect(statements.map((statement) => statement.Sid ?? statement.Action)).toEqual([
       ['logs:CreateLogStream', 'logs:PutLogEvents'],
       ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
-      ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
-      ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+      read,
+      'kms:Decrypt',
+      read,
+      'kms:Decrypt',
       'ManageNetworkInterfaces',
       'DescribeNetwork',
     ]);
     expect(
+      statements.filter((s) => s.Action === read[0] || s.Action[0] === read[0]).map((s) => s.Resource),
+    ).toEqual([SECRET_ARN, CA_ARN]);
+    // Secrets imported by ARN name no key: decrypt only through Secrets Manager, only these secrets.
+    expect(
       statements
-        .slice(2, 4)
-        .map((statement) => statement.Resource)
-        .sort(),
-    ).toEqual([CA_ARN, SECRET_ARN]);
+        .filter((statement) => statement.Action === 'kms:Decrypt')
+        .map((statement) => statement.Condition?.StringEquals?.['kms:EncryptionContext:SecretARN']),
+    ).toEqual([SECRET_ARN, CA_ARN]);
+  });
+
+  it('grants decrypt on the key a secret is given with, and no key wildcard', () => {
+    const keyStack = newStack();
+    const key = new kms.Key(keyStack, 'Key', { enableKeyRotation: true });
+    const secret = secretsmanager.Secret.fromSecretAttributes(keyStack, 'Secret', {
+      secretCompleteArn: SECRET_ARN,
+      encryptionKey: key,
+    });
+    new KafkaConsumerFunction(keyStack, 'Keyed', {
+      entry: ENTRY,
+      source: {
+        kind: 'self-managed',
+        bootstrapServers: ['kafka.example.com:9096'],
+        auth: { type: 'basic', secret },
+      },
+      topic: 'clicks',
+      consumerGroupId: 'clicks-consumer',
+    });
+    const keyed = Template.fromStack(keyStack);
+    expect(JSON.stringify(keyed.toJSON())).not.toContain(':key/*');
+    keyed.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: 'kms:Decrypt',
+            Condition: { StringEquals: { 'kms:ViaService': Match.anyValue() } },
+          }),
+        ]),
+      },
+    });
   });
 
   it('keeps a consumer of public brokers and its replay function out of any VPC', () => {

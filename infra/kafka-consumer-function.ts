@@ -13,7 +13,7 @@ import { LAMBDA_LIMITS } from '../lib/kafka-event/limits.ts';
 import { defineOptions, nestedOptions, unchecked } from '../lib/options/options.ts';
 import { lambdaBundling } from './bundling.ts';
 import { KafkaLambdaCdkError } from './errors.ts';
-import { mskTriggerStatements, networkInterfaceStatements } from './iam.ts';
+import { grantSecretsRead, mskTriggerStatements, networkInterfaceStatements } from './iam.ts';
 import type { KafkaSource, MskSource, SelfManagedSource } from './kafka-source.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
 import {
@@ -474,10 +474,12 @@ export class KafkaConsumerFunction extends Construct {
         failureTopic: onFailure.type === 'kafka' ? onFailure.topic : undefined,
       });
       for (const statement of statements) role.addToPrincipalPolicy(statement);
-    } else {
-      source.rootCaCertificate?.grantRead(role);
     }
-    if ('secret' in source.auth) source.auth.secret.grantRead(role);
+    const secrets = [
+      ...('secret' in source.auth ? [source.auth.secret] : []),
+      ...(source.kind === 'self-managed' && source.rootCaCertificate ? [source.rootCaCertificate] : []),
+    ];
+    grantSecretsRead(role, secrets);
     // The pollers of an MSK trigger, or of a self-managed one in a VPC, run in ENIs Lambda creates with this role.
     if (source.kind === 'msk' || source.network !== undefined) {
       for (const statement of networkInterfaceStatements(this)) role.addToPrincipalPolicy(statement);

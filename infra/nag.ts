@@ -25,3 +25,20 @@ export function acknowledgeNetworkInterfaceWildcards(scope: IConstruct): void {
     },
   );
 }
+
+/**
+ * Acknowledges, with its reason, the key wildcard of {@link secretKeyStatement} for cdk-nag's
+ * AwsSolutions-IAM5 on the role (or policy) that carries it.
+ *
+ * @example
+ * acknowledgeSecretKeyWildcard(role);
+ */
+export function acknowledgeSecretKeyWildcard(scope: IConstruct): void {
+  const region = Stack.of(scope).region;
+  const regionInArn = Token.isUnresolved(region) ? '<AWS::Region>' : region;
+  Validations.of(scope).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:kms:${regionInArn}:<AWS::AccountId>:key/*]`,
+    reason:
+      'A secret imported by ARN names no key; the grant holds only for Secrets Manager decrypting that secret (kms:ViaService, kms:EncryptionContext:SecretARN).',
+  });
+}

@@ -7,7 +7,12 @@ import { Construct } from 'constructs';
 import { defineOptions, unchecked } from '../lib/options/options.ts';
 import { lambdaBundling } from './bundling.ts';
 import { KafkaLambdaCdkError } from './errors.ts';
-import { mappingControlStatement, mskReplayStatements, networkInterfaceStatements } from './iam.ts';
+import {
+  grantSecretsRead,
+  mappingControlStatement,
+  mskReplayStatements,
+  networkInterfaceStatements,
+} from './iam.ts';
 import { kafkaSourceOptions } from './kafka-consumer-function.ts';
 import { type KafkaSource, sourceSecret } from './kafka-source.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
@@ -151,8 +156,11 @@ export class KafkaReplayFunction extends Construct {
       });
       for (const statement of statements) role.addToPrincipalPolicy(statement);
     }
-    sourceSecret(source)?.grantRead(role);
-    if (source.kind === 'self-managed') source.rootCaCertificate?.grantRead(role);
+    const secret = sourceSecret(source);
+    grantSecretsRead(role, [
+      ...(secret ? [secret] : []),
+      ...(source.kind === 'self-managed' && source.rootCaCertificate ? [source.rootCaCertificate] : []),
+    ]);
     if (network) {
       for (const statement of networkInterfaceStatements(this)) role.addToPrincipalPolicy(statement);
       acknowledgeNetworkInterfaceWildcards(role);

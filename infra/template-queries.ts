@@ -12,6 +12,7 @@ export interface TemplateStatement {
   readonly Effect: string;
   readonly Action: string | string[];
   readonly Resource: unknown;
+  readonly Condition?: Record<string, Record<string, unknown>>;
 }
 
 interface PolicyResource {

@@ -79,6 +79,24 @@ describe('cluster variants', { timeout: 60_000 }, () => {
     expect(actions.filter((action) => action.startsWith('kafka-cluster:'))).toEqual([]);
     expect(actions).toContain('kafka:ListScramSecrets');
     expect(actions).toContain('secretsmanager:GetSecretValue');
+    // An MSK SCRAM secret is under a customer managed key the app is not told: both roles (trigger and
+    // replay) may decrypt it, but only through Secrets Manager and only for this secret.
+    const decrypt = allStatements(application).filter((statement) => statement.Action === 'kms:Decrypt');
+    expect(decrypt).toHaveLength(2);
+    for (const statement of decrypt) {
+      expect(statement).toMatchObject({
+        Effect: 'Allow',
+        Resource: { 'Fn::Join': ['', expect.arrayContaining([':kms:', ':key/*'])] },
+        Condition: {
+          StringEquals: {
+            'kms:ViaService': {
+              'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
+            },
+            'kms:EncryptionContext:SecretARN': SECRET_ARN,
+          },
+        },
+      });
+    }
   });
 
   it('cluster=self-managed: bootstrap servers with a secret, reachable without a VPC', () => {
