@@ -177,7 +177,7 @@ describe('the default app (MSK Serverless)', () => {
         Action: ['kafka-cluster:DescribeGroup', 'kafka-cluster:AlterGroup'],
         Resource: mskArnJoin(clusterArn, 'group', 'orders-consumer'),
       },
-      ...NETWORK_INTERFACE_STATEMENTS,
+      ...NETWORK_INTERFACE_STATEMENTS.trigger,
     ]);
   });
 
@@ -208,7 +208,7 @@ describe('the default app (MSK Serverless)', () => {
         Action: ['kafka-cluster:DescribeGroup', 'kafka-cluster:AlterGroup'],
         Resource: mskArnJoin(clusterArn, 'group', 'orders-consumer'),
       },
-      ...NETWORK_INTERFACE_STATEMENTS,
+      ...NETWORK_INTERFACE_STATEMENTS.function,
     ]);
   });
 

@@ -6,18 +6,25 @@ import { mskGroupArn, mskTopicArn } from './msk-arns.ts';
 import { acknowledgeSecretKeyWildcard } from './nag.ts';
 
 /**
- * The network-interface permissions Lambda uses, with the role of the function, to place ENIs in a VPC:
- * for a VPC-attached function, and for the pollers of a Kafka trigger (MSK, or self-managed in a VPC).
+ * The network-interface permissions Lambda uses, with the role of the function, to place ENIs in a VPC,
+ * as AWS's managed policies for each use list them:
+ * - `'trigger'`, the pollers of a Kafka trigger (MSK, or self-managed in a VPC): create, delete and
+ *   describe ENIs, describe subnets, VPCs and security groups (AWSLambdaMSKExecutionRole);
+ * - `'function'`, a VPC-attached function: create, delete, describe ENIs, describe subnets, and
+ *   assign/unassign private IPs (AWSLambdaVPCAccessExecutionRole).
  *
- * Create/Delete/Assign/Unassign are scoped to this account and region: the ENI ids do not exist before
- * Lambda creates them, and the Lambda guide asks for "all resource IDs" (`arn:…:ec2:<region>:<account>:*\/*`)
- * when no single id can be named. The Describe actions support no resource-level permissions at all, so
- * AWS requires `Resource: "*"` for them.
+ * The ENI actions are scoped to this account and region: the ENI ids do not exist before Lambda creates
+ * them, and the Lambda guide asks for "all resource IDs" (`arn:…:ec2:<region>:<account>:*\/*`) when no
+ * single id can be named. The Describe actions support no resource-level permissions at all, so AWS
+ * requires `Resource: "*"` for them.
  *
  * @example
- * for (const statement of networkInterfaceStatements(fn)) fn.addToRolePolicy(statement);
+ * for (const statement of networkInterfaceStatements(fn, 'function')) fn.addToRolePolicy(statement);
  */
-export function networkInterfaceStatements(scope: IConstruct): iam.PolicyStatement[] {
+export function networkInterfaceStatements(
+  scope: IConstruct,
+  use: 'trigger' | 'function',
+): iam.PolicyStatement[] {
   const stack = Stack.of(scope);
   return [
     new iam.PolicyStatement({
@@ -25,8 +32,7 @@ export function networkInterfaceStatements(scope: IConstruct): iam.PolicyStateme
       actions: [
         'ec2:CreateNetworkInterface',
         'ec2:DeleteNetworkInterface',
-        'ec2:AssignPrivateIpAddresses',
-        'ec2:UnassignPrivateIpAddresses',
+        ...(use === 'function' ? ['ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'] : []),
       ],
       resources: [`arn:${stack.partition}:ec2:${stack.region}:${stack.account}:*/*`],
     }),
@@ -35,8 +41,7 @@ export function networkInterfaceStatements(scope: IConstruct): iam.PolicyStateme
       actions: [
         'ec2:DescribeNetworkInterfaces',
         'ec2:DescribeSubnets',
-        'ec2:DescribeVpcs',
-        'ec2:DescribeSecurityGroups',
+        ...(use === 'trigger' ? ['ec2:DescribeVpcs', 'ec2:DescribeSecurityGroups'] : []),
       ],
       // AWS requires "*": EC2 Describe* actions have no resource-level permissions.
       resources: ['*'],

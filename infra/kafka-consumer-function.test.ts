@@ -172,7 +172,7 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
         Action: ['kafka-cluster:DescribeTopic', 'kafka-cluster:WriteData'],
         Resource: 'arn:aws:kafka:eu-west-1:111122223333:topic/shop/0f3c-uuid-1/orders-failed',
       },
-      ...NETWORK_INTERFACE_STATEMENTS,
+      ...NETWORK_INTERFACE_STATEMENTS.trigger,
     ]);
   });
 
@@ -205,7 +205,7 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
         Action: ['kafka-cluster:DescribeGroup', 'kafka-cluster:AlterGroup'],
         Resource: 'arn:aws:kafka:eu-west-1:111122223333:group/shop/0f3c-uuid-1/orders-tuned',
       },
-      ...NETWORK_INTERFACE_STATEMENTS,
+      ...NETWORK_INTERFACE_STATEMENTS.function,
     ]);
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {

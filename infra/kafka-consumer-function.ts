@@ -482,7 +482,8 @@ export class KafkaConsumerFunction extends Construct {
     grantSecretsRead(role, secrets);
     // The pollers of an MSK trigger, or of a self-managed one in a VPC, run in ENIs Lambda creates with this role.
     if (source.kind === 'msk' || source.network !== undefined) {
-      for (const statement of networkInterfaceStatements(this)) role.addToPrincipalPolicy(statement);
+      for (const statement of networkInterfaceStatements(this, 'trigger'))
+        role.addToPrincipalPolicy(statement);
       acknowledgeNetworkInterfaceWildcards(role);
     }
   }

@@ -8,7 +8,7 @@ import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
 function roleWithNetworkInterfaces(acknowledged: boolean): Stack {
   const stack = new Stack(new App(), 'S');
   const role = new iam.Role(stack, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
-  for (const statement of networkInterfaceStatements(stack)) role.addToPrincipalPolicy(statement);
+  for (const statement of networkInterfaceStatements(stack, 'trigger')) role.addToPrincipalPolicy(statement);
   if (acknowledged) acknowledgeNetworkInterfaceWildcards(role);
   return stack;
 }

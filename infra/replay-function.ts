@@ -162,7 +162,8 @@ export class KafkaReplayFunction extends Construct {
       ...(source.kind === 'self-managed' && source.rootCaCertificate ? [source.rootCaCertificate] : []),
     ]);
     if (network) {
-      for (const statement of networkInterfaceStatements(this)) role.addToPrincipalPolicy(statement);
+      for (const statement of networkInterfaceStatements(this, 'function'))
+        role.addToPrincipalPolicy(statement);
       acknowledgeNetworkInterfaceWildcards(role);
     }
   }

@@ -120,32 +120,50 @@ export const REGIONAL_EC2_ARN = {
 };
 
 /**
- * The two network-interface statements Lambda needs for ENIs (see infra/iam.ts).
+ * The two network-interface statements Lambda needs for ENIs, per use (see infra/iam.ts).
  *
  * @example
- * expect(roleStatements(template, 'ReplayRole')).toEqual(expect.arrayContaining(NETWORK_INTERFACE_STATEMENTS));
+ * expect(roleStatements(template, 'ReplayRole')).toEqual(expect.arrayContaining(NETWORK_INTERFACE_STATEMENTS.function));
  */
-export const NETWORK_INTERFACE_STATEMENTS: TemplateStatement[] = [
-  {
-    Sid: 'ManageNetworkInterfaces',
-    Effect: 'Allow',
-    Action: [
-      'ec2:CreateNetworkInterface',
-      'ec2:DeleteNetworkInterface',
-      'ec2:AssignPrivateIpAddresses',
-      'ec2:UnassignPrivateIpAddresses',
-    ],
-    Resource: REGIONAL_EC2_ARN,
-  },
-  {
-    Sid: 'DescribeNetwork',
-    Effect: 'Allow',
-    Action: [
-      'ec2:DescribeNetworkInterfaces',
-      'ec2:DescribeSubnets',
-      'ec2:DescribeVpcs',
-      'ec2:DescribeSecurityGroups',
-    ],
-    Resource: '*',
-  },
-];
+export const NETWORK_INTERFACE_STATEMENTS = {
+  /** A Kafka trigger's pollers (AWSLambdaMSKExecutionRole's ENI actions). */
+  trigger: [
+    {
+      Sid: 'ManageNetworkInterfaces',
+      Effect: 'Allow',
+      Action: ['ec2:CreateNetworkInterface', 'ec2:DeleteNetworkInterface'],
+      Resource: REGIONAL_EC2_ARN,
+    },
+    {
+      Sid: 'DescribeNetwork',
+      Effect: 'Allow',
+      Action: [
+        'ec2:DescribeNetworkInterfaces',
+        'ec2:DescribeSubnets',
+        'ec2:DescribeVpcs',
+        'ec2:DescribeSecurityGroups',
+      ],
+      Resource: '*',
+    },
+  ],
+  /** A VPC-attached function (AWSLambdaVPCAccessExecutionRole's ENI actions). */
+  function: [
+    {
+      Sid: 'ManageNetworkInterfaces',
+      Effect: 'Allow',
+      Action: [
+        'ec2:CreateNetworkInterface',
+        'ec2:DeleteNetworkInterface',
+        'ec2:AssignPrivateIpAddresses',
+        'ec2:UnassignPrivateIpAddresses',
+      ],
+      Resource: REGIONAL_EC2_ARN,
+    },
+    {
+      Sid: 'DescribeNetwork',
+      Effect: 'Allow',
+      Action: ['ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets'],
+      Resource: '*',
+    },
+  ],
+} satisfies Record<string, TemplateStatement[]>;
