@@ -82,6 +82,55 @@ describe('the emulator schema resolver', () => {
     },
   );
 
+  it('keeps every digit: an Avro long past 2^53, a JSON Schema number past 2^53; resolves well-known Protobuf imports', async () => {
+    const schemas: Record<string, RegisteredSchema> = {
+      '21': {
+        id: '21',
+        type: 'AVRO',
+        definition: JSON.stringify({ type: 'record', name: 'Id', fields: [{ name: 'id', type: 'long' }] }),
+      },
+      '22': { id: '22', type: 'JSON', definition: JSON.stringify({ type: 'object', required: ['id'] }) },
+      '23': {
+        id: '23',
+        type: 'PROTOBUF',
+        definition:
+          'syntax = "proto3"; package shop; import "google/protobuf/timestamp.proto"; message Paid { string order_id = 1; google.protobuf.Timestamp at = 2; }',
+      },
+    };
+    class Schemas extends CachingSchemaRegistry {
+      readonly registry = 'confluent';
+      protected async fetchSchema(id: string): Promise<RegisteredSchema> {
+        const schema = schemas[id];
+        if (schema === undefined) throw new SchemaNotFoundError(id);
+        return schema;
+      }
+    }
+    const framed = (id: number, body: Buffer) => {
+      const header = Buffer.alloc(5);
+      header.writeInt32BE(id, 1);
+      return Buffer.concat([header, body]);
+    };
+    const resolver = createSchemaResolver(config('JSON'), new Schemas());
+    const jsonOf = async (bytes: Buffer) => {
+      const outcome = await resolver.resolve(pending(bytes));
+      if (outcome.kind !== 'resolved') throw new Error(`failed: ${outcome.reason}`);
+      return Buffer.from(outcome.record.encoded.value!, 'base64').toString('utf8');
+    };
+    // Avro long: zigzag varint of 2^63 − 1 (9,223,372,036,854,775,807): ten bytes, the last 0x01.
+    const maxLong = Buffer.from([0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+    expect(await jsonOf(framed(21, maxLong))).toBe('{"id":9223372036854775807}');
+    expect(await jsonOf(framed(21, Buffer.from([0x0e])))).toBe('{"id":7}');
+    expect(await jsonOf(framed(22, Buffer.from('{"id":12345678901234567890}')))).toBe(
+      '{"id":12345678901234567890}',
+    );
+    // order_id "o-1", at { seconds: 5 }, after the message index [0].
+    const paid = Buffer.from([0x00, 0x0a, 0x03, 0x6f, 0x2d, 0x31, 0x12, 0x02, 0x08, 0x05]);
+    expect(JSON.parse(await jsonOf(framed(23, paid)))).toEqual({
+      order_id: 'o-1',
+      at: { seconds: '5', nanos: 0 },
+    });
+  });
+
   it('fails unknown schema ids with SCHEMA_NOT_FOUND and unframed or corrupt bytes with DESERIALIZATION_ERROR', async () => {
     const resolver = createSchemaResolver(config('JSON'), new InMemoryRegistry());
     const unknown = Buffer.from([0, 0, 0, 0, 99, 1, 2]);

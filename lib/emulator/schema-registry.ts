@@ -281,7 +281,9 @@ async function compileReader(schema: RegisteredSchema): Promise<Reader | undefin
 }
 
 function avroReader(library: typeof avsc, definition: string): Reader {
-  const type = library.Type.forSchema(JSON.parse(definition) as avsc.Schema);
+  // A long past 2^53 is a valid Avro long: read as a bigint (a number when it fits), never refused.
+  const registry = { long: exactLong(library) };
+  const type = library.Type.forSchema(JSON.parse(definition) as avsc.Schema, { registry });
   return (payload) => {
     try {
       return { json: JSON.stringify(type.fromBuffer(payload), jsonBytes), source: payload };
@@ -291,23 +293,57 @@ function avroReader(library: typeof avsc, definition: string): Reader {
   };
 }
 
-/** Avro `bytes`/`fixed` as base64 in JSON (Buffer's own JSON is an array of numbers). */
+/** Avro's `long` with all 64 bits: a number while it is a safe integer, a bigint past that. */
+function exactLong(library: typeof avsc): avsc.types.LongType {
+  return library.types.LongType.__with({
+    fromBuffer: (buffer: Buffer) => {
+      const value = buffer.readBigInt64LE();
+      return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+        ? Number(value)
+        : value;
+    },
+    toBuffer: (value: number | bigint) => {
+      const buffer = Buffer.alloc(8);
+      buffer.writeBigInt64LE(BigInt(value));
+      return buffer;
+    },
+    fromJSON: (value: number | bigint) => value,
+    toJSON: (value: number | bigint) => value,
+    isValid: (value: unknown) => typeof value === 'bigint' || Number.isSafeInteger(value),
+    compare: (a: number | bigint, b: number | bigint) => (a < b ? -1 : a > b ? 1 : 0),
+  });
+}
+
+/**
+ * Avro `bytes`/`fixed` as base64 in JSON (Buffer's own JSON is an array of numbers); a long past 2^53
+ * as the JSON number it is (`JSON.rawJSON`), not rounded.
+ */
 function jsonBytes(_key: string, value: unknown): unknown {
   const buffer = value as { type?: unknown; data?: unknown };
   if (buffer && buffer.type === 'Buffer' && Array.isArray(buffer.data))
     return Buffer.from(buffer.data as number[]).toString('base64');
-  return typeof value === 'bigint' ? value.toString() : value;
+  return typeof value === 'bigint' ? (JSON as RawJson).rawJSON(value.toString()) : value;
 }
+
+/** `JSON.rawJSON` (Node ≥ 21), not yet in TypeScript's lib. */
+type RawJson = JSON & { rawJSON(text: string): unknown };
 
 function protobufReader(library: typeof protobuf, definition: string): Reader {
   const parsed = library.parse(definition, { keepCase: true });
+  // Well-known types (google/protobuf/timestamp.proto, …) are built into Confluent's serializer and into
+  // protobufjs: an import of one resolves without the registry.
+  for (const file of parsed.imports ?? []) {
+    const common = library.common.get(file);
+    if (common?.nested) parsed.root.addJSON(common.nested);
+  }
   const scope = parsed.package ? parsed.root.lookup(parsed.package) : parsed.root;
   const messagesOf = (namespace: protobuf.Namespace): protobuf.Type[] =>
     namespace.nestedArray.filter((nested): nested is protobuf.Type => nested instanceof library.Type);
   const top = messagesOf(scope as protobuf.Namespace);
   return (payload) => {
-    // Confluent's serializer writes the message-index array (the message's path in the file) first;
-    // SOURCE hands over the message alone.
+    // Confluent's serializer writes the message-index array (the message's path in the file) first.
+    // SOURCE keeps it: AWS does not say, but events captured from Lambda (Powertools' fixtures) start
+    // with it, and every Powertools deserializer skips it there.
     const indexes = readConfluentMessageIndexes(payload);
     if (typeof indexes === 'string') return undefined;
     let candidates = top;
@@ -318,11 +354,10 @@ function protobufReader(library: typeof protobuf, definition: string): Reader {
       candidates = messagesOf(type);
     }
     if (type === undefined) return undefined;
-    const source = payload.subarray(indexes.offset);
     try {
-      const message = type.decode(source);
+      const message = type.decode(payload.subarray(indexes.offset));
       const object = type.toObject(message, { longs: String, enums: String, bytes: String, defaults: true });
-      return { json: JSON.stringify(object), source };
+      return { json: JSON.stringify(object), source: payload };
     } catch {
       return undefined;
     }
@@ -339,6 +374,7 @@ function jsonSchemaReader(Ajv: typeof import('ajv').Ajv, definition: string): Re
       return undefined;
     }
     if (!validate(data)) return undefined;
-    return { json: JSON.stringify(data), source: payload };
+    // The payload is JSON already: handed over as written, so a number past 2^53 keeps its digits.
+    return { json: payload.toString('utf8'), source: payload };
   };
 }

@@ -3,7 +3,8 @@
  * receives in each schema-registry wire situation
  * (https://docs.aws.amazon.com/lambda/latest/dg/services-consume-kafka-events.html):
  * - `json`: the trigger has a registry and `EventRecordFormat: JSON`: JSON text, with schema metadata;
- * - `source`: `EventRecordFormat: SOURCE`: the encoded bytes without framing, with schema metadata;
+ * - `source`: `EventRecordFormat: SOURCE`: the encoded bytes without framing (the magic byte and schema id;
+ *   a Protobuf message index stays, as in events captured from Lambda), with schema metadata;
  * - `confluent` / `glue`: no registry on the trigger: the producer serializer's framing, no metadata.
  * Used by `kafka-lambda event --value-avro|--value-proto|--value-json-schema` and the sample events.
  */
@@ -109,21 +110,25 @@ export function schemaEncoder(options: SchemaEncoderOptions): (value: unknown) =
     const { encoded, json, indexes } = codec(value);
     const metadata = { dataFormat: DATA_FORMATS[options.format], schemaId };
     if (wire === 'json') return { bytes: Buffer.from(json), schemaMetadata: metadata };
-    if (wire === 'source') return { bytes: encoded, schemaMetadata: metadata };
+    // Confluent writes the message's path as an array (`[0]` as a single zero), Glue one varint.
+    const glue = wire === 'glue' || (wire === 'source' && schemaId.includes('-'));
+    const messageIndex = Buffer.from(
+      indexes === undefined
+        ? []
+        : glue
+          ? varint(indexes[0]!)
+          : indexes.length === 1 && indexes[0] === 0
+            ? [0]
+            : [zigzag(indexes.length), ...indexes.map(zigzag)].flat(),
+    );
+    if (wire === 'source') return { bytes: Buffer.concat([messageIndex, encoded]), schemaMetadata: metadata };
     if (wire === 'confluent') {
       const header = Buffer.alloc(5);
       header.writeInt32BE(Number(schemaId), 1);
-      const messageIndexes =
-        indexes === undefined
-          ? []
-          : indexes.length === 1 && indexes[0] === 0
-            ? [0] // Confluent's shorthand for [0]: a single zero
-            : [zigzag(indexes.length), ...indexes.map(zigzag)].flat();
-      return { bytes: Buffer.concat([header, Buffer.from(messageIndexes), encoded]) };
+      return { bytes: Buffer.concat([header, messageIndex, encoded]) };
     }
     const header = Buffer.concat([Buffer.from([3, 0]), Buffer.from(schemaId.replaceAll('-', ''), 'hex')]);
-    const messageIndex = indexes === undefined ? [] : varint(indexes[0]!);
-    return { bytes: Buffer.concat([header, Buffer.from(messageIndex), encoded]) };
+    return { bytes: Buffer.concat([header, messageIndex, encoded]) };
   };
 }
 
