@@ -82,7 +82,7 @@ describe('the emulator schema resolver', () => {
     },
   );
 
-  it('keeps every digit: an Avro long past 2^53, a JSON Schema number past 2^53; resolves well-known Protobuf imports', async () => {
+  it('keeps every digit (an Avro long, a JSON Schema number past 2^53), resolves well-known Protobuf imports, reads JSON Schema 2020-12', async () => {
     const schemas: Record<string, RegisteredSchema> = {
       '21': {
         id: '21',
@@ -90,6 +90,16 @@ describe('the emulator schema resolver', () => {
         definition: JSON.stringify({ type: 'record', name: 'Id', fields: [{ name: 'id', type: 'long' }] }),
       },
       '22': { id: '22', type: 'JSON', definition: JSON.stringify({ type: 'object', required: ['id'] }) },
+      '24': {
+        id: '24',
+        type: 'JSON',
+        definition: JSON.stringify({
+          $schema: 'https://json-schema.org/draft/2020-12/schema',
+          type: 'object',
+          properties: { line: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }] } },
+          required: ['line'],
+        }),
+      },
       '23': {
         id: '23',
         type: 'PROTOBUF',
@@ -129,6 +139,10 @@ describe('the emulator schema resolver', () => {
       order_id: 'o-1',
       at: { seconds: '5', nanos: 0 },
     });
+    // A JSON Schema in the 2020-12 dialect, read by that dialect's rules (prefixItems).
+    expect(await jsonOf(framed(24, Buffer.from('{"line":["sku",2]}')))).toBe('{"line":["sku",2]}');
+    const mistyped = await resolver.resolve(pending(framed(24, Buffer.from('{"line":[2,"sku"]}'))));
+    expect(mistyped).toMatchObject({ kind: 'failed', reason: 'DESERIALIZATION_ERROR' });
   });
 
   it('fails unknown schema ids with SCHEMA_NOT_FOUND and unframed or corrupt bytes with DESERIALIZATION_ERROR', async () => {

@@ -16,6 +16,7 @@ import type avsc from 'avsc';
 import type protobuf from 'protobufjs';
 import type { KafkaEventRecord, KafkaSchemaMetadata } from '../kafka-event/types.ts';
 import { SchemaNotFoundError } from '../schema-registry/errors.ts';
+import { jsonSchemaDraft } from '../schema-registry/json-schema-draft.ts';
 import {
   confluentSchemaRegistry,
   type RegisteredSchema,
@@ -258,14 +259,26 @@ type Reader = (payload: Buffer) => { json: string; source: Buffer } | undefined;
  * The decoding libraries are optional peer dependencies: each loads when a schema of its format is
  * first met, so a mapping without a registry (or an import of the emulator) needs none of them.
  */
+/** The dialect of a registry's JSON Schema text; unparsable text compiles (and fails) as draft-07. */
+function jsonSchemaDraftOf(definition: string): ReturnType<typeof jsonSchemaDraft> {
+  try {
+    return jsonSchemaDraft(JSON.parse(definition));
+  } catch {
+    return '07';
+  }
+}
+
 async function compileReader(schema: RegisteredSchema): Promise<Reader | undefined> {
-  const library = { AVRO: 'avsc', PROTOBUF: 'protobufjs', JSON: 'ajv' }[schema.type];
+  const draft = schema.type === 'JSON' ? jsonSchemaDraftOf(schema.definition) : '07';
+  const ajvModule = { '2020-12': 'ajv/dist/2020.js', '2019-09': 'ajv/dist/2019.js', '07': 'ajv' }[draft];
+  const library = { AVRO: 'avsc', PROTOBUF: 'protobufjs', JSON: ajvModule }[schema.type];
   let loaded: unknown;
   try {
     loaded = await import(library);
   } catch (error) {
+    const name = library.split('/')[0];
     throw new EmulatorError(
-      `The emulator needs ${library} to deserialize ${schema.type} records: npm install ${library}`,
+      `The emulator needs ${name} to deserialize ${schema.type} records: npm install ${name}`,
       { cause: error },
     );
   }
@@ -274,7 +287,8 @@ async function compileReader(schema: RegisteredSchema): Promise<Reader | undefin
       return avroReader((loaded as { default: typeof avsc }).default, schema.definition);
     if (schema.type === 'PROTOBUF')
       return protobufReader((loaded as { default: typeof protobuf }).default, schema.definition);
-    return jsonSchemaReader((loaded as typeof import('ajv')).Ajv, schema.definition);
+    const Dialect = (loaded as { default: typeof import('ajv').Ajv }).default;
+    return jsonSchemaReader(Dialect, schema.definition);
   } catch {
     return undefined; // a schema the library cannot compile: nothing deserializes with it
   }

@@ -283,6 +283,25 @@ describe('jsonSchemaDecoder', () => {
       KafkaSchemaRegistryDecodeError,
     );
   });
+
+  it.each([
+    ['https://json-schema.org/draft/2020-12/schema', 'prefixItems'],
+    ['https://json-schema.org/draft/2019-09/schema', 'items'],
+  ])('reads a schema in its own dialect (%s)', (dialect, keyword) => {
+    // `prefixItems` is 2020-12's tuple keyword; in 2019-09 `items` takes the tuple as a list.
+    const tuple = [{ type: 'string' }, { type: 'integer' }];
+    const schema = {
+      $schema: dialect,
+      type: 'object',
+      properties: { line: { type: 'array', [keyword]: tuple } },
+      required: ['line'],
+    };
+    const decoder = jsonSchemaDecoder({ schema });
+    expect(decode(decoder, confluent(2, Buffer.from('{"line":["sku",2]}')))).toEqual({ line: ['sku', 2] });
+    expect(() => decode(decoder, confluent(2, Buffer.from('{"line":[2,"sku"]}')))).toThrow(
+      KafkaSchemaRegistryDecodeError,
+    );
+  });
 });
 
 describe('kafkaBatch with a decoder', () => {
