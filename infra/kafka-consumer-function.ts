@@ -14,7 +14,7 @@ import { defineOptions, nestedOptions, unchecked } from '../lib/options/options.
 import { lambdaBundling } from './bundling.ts';
 import { KafkaLambdaCdkError } from './errors.ts';
 import { grantSecretsRead, mskTriggerStatements, networkInterfaceStatements } from './iam.ts';
-import type { KafkaSource, MskSource, SelfManagedSource } from './kafka-source.ts';
+import { type KafkaSource, type MskSource, type SelfManagedSource, sourceSecrets } from './kafka-source.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
 import {
   acceptsOnlyEventCountMetrics,
@@ -475,11 +475,7 @@ export class KafkaConsumerFunction extends Construct {
       });
       for (const statement of statements) role.addToPrincipalPolicy(statement);
     }
-    const secrets = [
-      ...('secret' in source.auth ? [source.auth.secret] : []),
-      ...(source.kind === 'self-managed' && source.rootCaCertificate ? [source.rootCaCertificate] : []),
-    ];
-    grantSecretsRead(role, secrets);
+    grantSecretsRead(role, sourceSecrets(source));
     // The pollers of an MSK trigger, or of a self-managed one in a VPC, run in ENIs Lambda creates with this role.
     if (source.kind === 'msk' || source.network !== undefined) {
       for (const statement of networkInterfaceStatements(this, 'trigger'))

@@ -86,6 +86,20 @@ export function sourceSecret(source: KafkaSource): secretsmanager.ISecret | unde
 }
 
 /**
+ * Every secret a client of the source reads: its credentials and, for self-managed brokers, the root CA.
+ *
+ * @example
+ * grantSecretsRead(role, sourceSecrets(source));
+ */
+export function sourceSecrets(source: KafkaSource): secretsmanager.ISecret[] {
+  const credentials = sourceSecret(source);
+  return [
+    ...(credentials ? [credentials] : []),
+    ...(source.kind === 'self-managed' && source.rootCaCertificate ? [source.rootCaCertificate] : []),
+  ];
+}
+
+/**
  * An existing network by ids. No `Vpc.fromLookup`: synth needs no credentials and no cdk.context.json.
  *
  * @example

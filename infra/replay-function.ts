@@ -14,7 +14,7 @@ import {
   networkInterfaceStatements,
 } from './iam.ts';
 import { kafkaSourceOptions } from './kafka-consumer-function.ts';
-import { type KafkaSource, sourceSecret } from './kafka-source.ts';
+import { type KafkaSource, sourceSecret, sourceSecrets } from './kafka-source.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
 import { packagedReplayHandler } from './packaged-replay-handler.ts';
 
@@ -156,11 +156,7 @@ export class KafkaReplayFunction extends Construct {
       });
       for (const statement of statements) role.addToPrincipalPolicy(statement);
     }
-    const secret = sourceSecret(source);
-    grantSecretsRead(role, [
-      ...(secret ? [secret] : []),
-      ...(source.kind === 'self-managed' && source.rootCaCertificate ? [source.rootCaCertificate] : []),
-    ]);
+    grantSecretsRead(role, sourceSecrets(source));
     if (network) {
       for (const statement of networkInterfaceStatements(this, 'function'))
         role.addToPrincipalPolicy(statement);

@@ -255,10 +255,6 @@ class ResolvedRecord implements PendingRecord {
 /** Reads one payload: its JSON text and its SOURCE bytes, or `undefined` when it does not deserialize. */
 type Reader = (payload: Buffer) => { json: string; source: Buffer } | undefined;
 
-/**
- * The decoding libraries are optional peer dependencies: each loads when a schema of its format is
- * first met, so a mapping without a registry (or an import of the emulator) needs none of them.
- */
 /** The dialect of a registry's JSON Schema text; unparsable text compiles (and fails) as draft-07. */
 function jsonSchemaDraftOf(definition: string): ReturnType<typeof jsonSchemaDraft> {
   try {
@@ -268,6 +264,10 @@ function jsonSchemaDraftOf(definition: string): ReturnType<typeof jsonSchemaDraf
   }
 }
 
+/**
+ * The decoding libraries are optional peer dependencies: each loads when a schema of its format is
+ * first met, so a mapping without a registry (or an import of the emulator) needs none of them.
+ */
 async function compileReader(schema: RegisteredSchema): Promise<Reader | undefined> {
   const draft = schema.type === 'JSON' ? jsonSchemaDraftOf(schema.definition) : '07';
   const ajvModule = { '2020-12': 'ajv/dist/2020.js', '2019-09': 'ajv/dist/2019.js', '07': 'ajv' }[draft];
@@ -307,14 +307,15 @@ function avroReader(library: typeof avsc, definition: string): Reader {
   };
 }
 
+const MIN_SAFE_LONG = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE_LONG = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Avro's `long` with all 64 bits: a number while it is a safe integer, a bigint past that. */
 function exactLong(library: typeof avsc): avsc.types.LongType {
   return library.types.LongType.__with({
     fromBuffer: (buffer: Buffer) => {
       const value = buffer.readBigInt64LE();
-      return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
-        ? Number(value)
-        : value;
+      return value >= MIN_SAFE_LONG && value <= MAX_SAFE_LONG ? Number(value) : value;
     },
     toBuffer: (value: number | bigint) => {
       const buffer = Buffer.alloc(8);

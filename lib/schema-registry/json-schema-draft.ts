@@ -1,7 +1,8 @@
 /**
  * Which JSON Schema dialect a schema is written in, by its `$schema`: 2020-12 and 2019-09 each need an
- * Ajv class of their own (`ajv/dist/2020`, `ajv/dist/2019`); anything else (draft-07, draft-06, none) is
- * read as draft-07, Ajv's default. Confluent's registry takes all of them.
+ * Ajv class of their own (`ajv/dist/2020`, `ajv/dist/2019`); anything else goes to Ajv's default class,
+ * draft-07 (also with no `$schema`). Draft-04 and -06, which Confluent's registry also takes, do not
+ * compile there.
  *
  * @example
  * ```ts
