@@ -50,12 +50,17 @@ export function networkInterfaceStatements(
 }
 
 /**
- * `kms:Decrypt` for a secret whose key the app does not know (imported by ARN): an MSK SCRAM secret must
- * be under a customer managed key (MSK guide, msk-password-limitations), and Lambda's guide asks for
- * `kms:Decrypt` then (with-msk-permissions). Without the key's ARN the grant names every key of the
- * account and Region, but only for Secrets Manager decrypting this one secret (`kms:ViaService` and
+ * `kms:Decrypt` for a secret whose key the app does not know (imported by ARN or name): an MSK SCRAM
+ * secret must be under a customer managed key (MSK guide, msk-password-limitations), and Lambda's guide
+ * asks for `kms:Decrypt` then (with-msk-permissions). Without the key's ARN the grant names every key of
+ * the account and Region, but only for Secrets Manager decrypting this one secret (`kms:ViaService` and
  * Secrets Manager's encryption context `SecretARN`). A secret given with its `encryptionKey` needs none:
  * `grantRead` grants decrypt on that key.
+ *
+ * The encryption context holds the secret's full ARN, which ends in `-` and six random characters
+ * (https://docs.aws.amazon.com/secretsmanager/latest/userguide/security-encryption.html). A secret
+ * imported by name or partial ARN has no `secretFullArn`, so its condition matches `<partial ARN>-??????`
+ * (`StringLike`), as `Secret.grantRead` does for the secret itself; a full ARN is matched exactly.
  *
  * @example
  * const statement = secretKeyStatement(role, secret);
@@ -67,15 +72,18 @@ export function secretKeyStatement(
 ): iam.PolicyStatement | undefined {
   if (secret.encryptionKey !== undefined) return undefined;
   const stack = Stack.of(scope);
+  const viaService = { 'kms:ViaService': `secretsmanager.${stack.region}.amazonaws.com` };
+  const fullArn = secret.secretFullArn;
   return new iam.PolicyStatement({
     actions: ['kms:Decrypt'],
     resources: [`arn:${stack.partition}:kms:${stack.region}:${stack.account}:key/*`],
-    conditions: {
-      StringEquals: {
-        'kms:ViaService': `secretsmanager.${stack.region}.amazonaws.com`,
-        'kms:EncryptionContext:SecretARN': secret.secretArn,
-      },
-    },
+    conditions:
+      fullArn === undefined
+        ? {
+            StringEquals: viaService,
+            StringLike: { 'kms:EncryptionContext:SecretARN': `${secret.secretArn}-??????` },
+          }
+        : { StringEquals: { ...viaService, 'kms:EncryptionContext:SecretARN': fullArn } },
   });
 }
 

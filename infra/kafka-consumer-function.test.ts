@@ -254,12 +254,60 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
     expect(
       statements.filter((s) => s.Action === read[0] || s.Action[0] === read[0]).map((s) => s.Resource),
     ).toEqual([SECRET_ARN, CA_ARN]);
-    // Secrets imported by ARN name no key: decrypt only through Secrets Manager, only these secrets.
+    // Secrets imported by ARN name no key: decrypt only through Secrets Manager, only these secrets
+    // (their full ARNs, matched exactly).
+    const decrypts = statements.filter((statement) => statement.Action === 'kms:Decrypt');
     expect(
-      statements
-        .filter((statement) => statement.Action === 'kms:Decrypt')
-        .map((statement) => statement.Condition?.StringEquals?.['kms:EncryptionContext:SecretARN']),
+      decrypts.map((statement) => statement.Condition?.StringEquals?.['kms:EncryptionContext:SecretARN']),
     ).toEqual([SECRET_ARN, CA_ARN]);
+    expect(decrypts.map((statement) => statement.Condition?.StringLike)).toEqual([undefined, undefined]);
+  });
+
+  it('matches the full ARN in the encryption context of a secret imported by partial ARN or name', () => {
+    const partialStack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Partial', {
+      env: { account: '111122223333', region: 'eu-west-1' },
+    });
+    const partialArn = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:kafka-creds';
+    new KafkaConsumerFunction(partialStack, 'Partial', {
+      entry: ENTRY,
+      source: {
+        kind: 'self-managed',
+        bootstrapServers: ['kafka.example.com:9096'],
+        auth: {
+          type: 'basic',
+          secret: secretsmanager.Secret.fromSecretPartialArn(partialStack, 'Secret', partialArn),
+        },
+        rootCaCertificate: secretsmanager.Secret.fromSecretNameV2(partialStack, 'Ca', 'kafka-ca'),
+      },
+      topic: 'clicks',
+      consumerGroupId: 'clicks-consumer',
+    });
+    const decrypts = roleStatements(Template.fromStack(partialStack), 'PartialRole').filter(
+      (statement) => statement.Action === 'kms:Decrypt',
+    );
+    // Secrets Manager puts the full ARN (`<partial ARN>-` and six characters) in the encryption context:
+    // an exact match on the partial ARN would never hold.
+    expect(decrypts.map((statement) => statement.Condition)).toEqual([
+      {
+        StringEquals: { 'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com' },
+        StringLike: { 'kms:EncryptionContext:SecretARN': `${partialArn}-??????` },
+      },
+      {
+        StringEquals: { 'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com' },
+        StringLike: {
+          'kms:EncryptionContext:SecretARN': {
+            'Fn::Join': [
+              '',
+              [
+                'arn:',
+                { Ref: 'AWS::Partition' },
+                ':secretsmanager:eu-west-1:111122223333:secret:kafka-ca-??????',
+              ],
+            ],
+          },
+        },
+      },
+    ]);
   });
 
   it('grants decrypt on the key a secret is given with, and no key wildcard', () => {
