@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { App, CfnParameter, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -481,6 +481,119 @@ describe('configurations refused at synth time', () => {
     expect(() => new KafkaConsumerFunction(newStack(), 'C', props as never)).toThrow(
       new KafkaConsumerConfigError(message),
     );
+  });
+
+  // Untyped JavaScript callers: a value no shape has is named, with the accepted ones, not mistaken for
+  // another shape (an MSK auth type misspelled would be IAM auth) or met as a TypeError.
+  it.each([
+    [
+      { ...base, source: { ...msk, auth: { type: 'sasl-scram512', secret: {} } } },
+      'source.auth.type "sasl-scram512" is not an authentication an MSK source takes (one of "iam", "sasl-scram-512")',
+    ],
+    [
+      { ...base, source: { ...msk, auth: { type: 'sasl-scram-512' } } },
+      'source.auth.secret must be a Secrets Manager secret (ISecret) with auth type "sasl-scram-512"',
+    ],
+    [
+      {
+        ...base,
+        source: {
+          kind: 'self-managed',
+          bootstrapServers: ['k:9092'],
+          auth: { type: 'scram-512', secret: {} },
+        },
+      },
+      'source.auth.type "scram-512" is not an authentication a self-managed source takes (one of "sasl-scram-512", "sasl-scram-256", "basic", "mtls", "tls", "none")',
+    ],
+    [
+      { ...base, source: { kind: 'self-managed', bootstrapServers: ['k:9092'], auth: { type: 'basic' } } },
+      'source.auth.secret must be a Secrets Manager secret (ISecret) with auth type "basic"',
+    ],
+    [
+      { ...base, source: { kind: 'self-managed', bootstrapServers: ['k:9092'] } },
+      'source.auth must be an object with a type (one of "sasl-scram-512", "sasl-scram-256", "basic", "mtls", "tls", "none")',
+    ],
+    [
+      { ...base, source: { ...msk, kind: 'MSK' } },
+      'source.kind "MSK" is not a Kafka source kind (one of "msk", "self-managed")',
+    ],
+    [{ ...base, source: undefined }, 'source must be an object with a kind (one of "msk", "self-managed")'],
+    [
+      { ...base, onFailure: { type: 'sns', topic: 'orders-failed' } },
+      'onFailure.type "sns" is not a failure destination (one of "sqs", "kafka")',
+    ],
+  ])('consumer with an unknown shape %#', (props, message) => {
+    const build = () => new KafkaConsumerFunction(newStack(), 'C', props as never);
+    expect(build).toThrow(KafkaConsumerConfigError);
+    expect(build).toThrow(new KafkaConsumerConfigError(message));
+  });
+
+  it('replay with an unknown authentication', () => {
+    const source = { ...msk, auth: { type: 'IAM' }, network: importedNetwork(newStack()) };
+    expect(() => new KafkaReplayFunction(newStack(), 'R', { entry: ENTRY, source, target } as never)).toThrow(
+      new KafkaReplayConfigError(
+        'source.auth.type "IAM" is not an authentication an MSK source takes (one of "iam", "sasl-scram-512")',
+      ),
+    );
+  });
+
+  it.each([
+    [['kafka.example.com'], /"kafka.example.com" is not host:port/],
+    [
+      ['SASL_SSL://kafka.example.com:9096'],
+      /"SASL_SSL:\/\/kafka.example.com:9096" is not host:port .*no scheme/,
+    ],
+    [['kafka.example.com:9096', ''], /"" is not host:port/],
+    [[], /must list at least one broker as host:port/],
+    [
+      Array.from({ length: 11 }, (_, i) => `b-${i}.example.com:9096`),
+      /lists 11 brokers: a Kafka trigger takes at most 10/,
+    ],
+  ])('consumer of self-managed brokers %#', (bootstrapServers, message) => {
+    const secret = secretsmanager.Secret.fromSecretCompleteArn(newStack(), 'S', SECRET_ARN);
+    const source: KafkaSource = { kind: 'self-managed', bootstrapServers, auth: { type: 'basic', secret } };
+    const build = () => new KafkaConsumerFunction(newStack(), 'C', { ...base, source });
+    expect(build).toThrow(KafkaConsumerConfigError);
+    expect(build).toThrow(message);
+  });
+
+  it('consumer of self-managed brokers: ten servers, and a token list, pass', () => {
+    const stack = newStack();
+    const secret = secretsmanager.Secret.fromSecretCompleteArn(stack, 'S', SECRET_ARN);
+    const ten = Array.from({ length: 10 }, (_, i) => `b-${i}.example.com:9096`);
+    new KafkaConsumerFunction(stack, 'Ten', {
+      ...base,
+      source: { kind: 'self-managed', bootstrapServers: ten, auth: { type: 'basic', secret } },
+    });
+    const servers = new CfnParameter(stack, 'Servers', { type: 'CommaDelimitedList' });
+    new KafkaConsumerFunction(stack, 'Token', {
+      ...base,
+      consumerGroupId: 'g2',
+      source: {
+        kind: 'self-managed',
+        bootstrapServers: servers.valueAsList,
+        auth: { type: 'basic', secret },
+      },
+    });
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      SelfManagedEventSource: { Endpoints: { KafkaBootstrapServers: ten } },
+    });
+  });
+
+  it('consumer of self-managed brokers in a VPC without security groups', () => {
+    const stack = newStack();
+    const secret = secretsmanager.Secret.fromSecretCompleteArn(stack, 'S', SECRET_ARN);
+    const network = { ...importedNetwork(stack), securityGroups: [] };
+    const source: KafkaSource = {
+      kind: 'self-managed',
+      bootstrapServers: ['k1.internal:9096'],
+      auth: { type: 'basic', secret },
+      network,
+    };
+    let id = 0;
+    const build = () => new KafkaConsumerFunction(stack, `C${id++}`, { ...base, source });
+    expect(build).toThrow(KafkaConsumerConfigError);
+    expect(build).toThrow(/source.network.securityGroups is empty/);
   });
 
   it("consumer with a kafka:// destination where the Region's schema accepts only ARNs", () => {

@@ -7,14 +7,21 @@ import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { custom, type GenericSchema } from 'valibot';
 import { InvalidMappingSettingError } from '../lib/emulator/errors.ts';
 import { compileFilterCriteria, type FilterCriteria } from '../lib/emulator/filter.ts';
 import { LAMBDA_LIMITS } from '../lib/kafka-event/limits.ts';
-import { defineOptions, nestedOptions, unchecked } from '../lib/options/options.ts';
+import { defineOptions, type OptionsSpec, unchecked } from '../lib/options/options.ts';
 import { lambdaBundling } from './bundling.ts';
 import { KafkaLambdaCdkError } from './errors.ts';
 import { grantSecretsRead, mskTriggerStatements, networkInterfaceStatements } from './iam.ts';
-import { type KafkaSource, type MskSource, type SelfManagedSource, sourceSecrets } from './kafka-source.ts';
+import {
+  type KafkaSource,
+  type MskSource,
+  type SelfManagedAuth,
+  type SelfManagedSource,
+  sourceSecrets,
+} from './kafka-source.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
 import {
   acceptsOnlyEventCountMetrics,
@@ -145,48 +152,165 @@ export interface KafkaConsumerFunctionProps {
 }
 
 // The props of the constructs, declared once (lib/options): a misspelled key is refused at synth time with
-// the nearest valid name, at any depth of the project's own types. The values are checked by the
+// the nearest valid name, at any depth of the project's own types. The shapes (`source.kind`,
+// `source.auth.type`, `onFailure.type`) and the source's brokers are checked here; the other values by the
 // constructs' own rules below (and CDK's), which see Tokens; CDK's own prop types (functionProps,
 // mappingProps, provisionedPollers) are passed through as CDK defines them.
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The schema of an option that is one of several shapes told apart by one key (`kind`, `type`): its keys
+ * checked by the spec of that shape. A value of the key no shape has is refused with the accepted values
+ * listed, so that an untyped JavaScript caller's misspelling is named here rather than mistaken for
+ * another shape (an MSK `auth.type` of `sasl-scram512` would otherwise be IAM auth) or met as a TypeError.
+ */
+function oneOfShapes(
+  prop: string,
+  key: string,
+  what: string,
+  shapes: Readonly<Record<string, Pick<OptionsSpec<unknown>, 'check'>>>,
+  options: { readonly optional?: boolean } = {},
+): GenericSchema {
+  const accepted = Object.keys(shapes)
+    .map((name) => `"${name}"`)
+    .join(', ');
+  const problemOf = (value: unknown): string | undefined => {
+    if (value === undefined && options.optional) return undefined;
+    if (!isRecord(value)) return `${prop} must be an object with a ${key} (one of ${accepted})`;
+    const tag = value[key];
+    const shape = typeof tag === 'string' && Object.hasOwn(shapes, tag) ? shapes[tag] : undefined;
+    if (shape === undefined)
+      return `${prop}.${key} ${JSON.stringify(tag) ?? 'undefined'} is not ${what} (one of ${accepted})`;
+    let found: string | undefined;
+    try {
+      shape.check(value, (problem) => {
+        found = problem.message;
+        return new Error(problem.message);
+      });
+    } catch (error) {
+      if (found === undefined) throw error;
+    }
+    return found;
+  };
+  return custom(
+    (value) => problemOf(value) === undefined,
+    (issue) => problemOf(issue.input) ?? `${prop} is invalid`,
+  );
+}
+
+/** A required Secrets Manager secret (`ISecret`) of an auth type that carries credentials. */
+function secretOption(type: string): GenericSchema {
+  return custom(
+    (value) => isRecord(value) && typeof value.secretArn === 'string',
+    `source.auth.secret must be a Secrets Manager secret (ISecret) with auth type "${type}"`,
+  );
+}
+
+function authShape(type: string, withSecret: boolean): Pick<OptionsSpec<unknown>, 'check'> {
+  return withSecret
+    ? defineOptions<{ type: string; secret: unknown }>(
+        { type: unchecked, secret: secretOption(type) },
+        'source.auth',
+      )
+    : defineOptions<{ type: string }>({ type: unchecked }, 'source.auth');
+}
+
+const MSK_AUTH = oneOfShapes('source.auth', 'type', 'an authentication an MSK source takes', {
+  iam: authShape('iam', false),
+  'sasl-scram-512': authShape('sasl-scram-512', true),
+} satisfies Record<MskSource['auth']['type'], unknown>);
+
+const SELF_MANAGED_AUTH = oneOfShapes(
+  'source.auth',
+  'type',
+  'an authentication a self-managed source takes',
+  {
+    'sasl-scram-512': authShape('sasl-scram-512', true),
+    'sasl-scram-256': authShape('sasl-scram-256', true),
+    basic: authShape('basic', true),
+    mtls: authShape('mtls', true),
+    tls: authShape('tls', false),
+    none: authShape('none', false),
+  } satisfies Record<SelfManagedAuth['type'], unknown>,
+);
+
+// KafkaBootstrapServers items of the trigger's API: host:port (no scheme), 1–300 characters, at most 10.
+// https://docs.aws.amazon.com/lambda/latest/api/API_SelfManagedEventSource.html
+const BOOTSTRAP_SERVER =
+  /^(([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])\.)*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9-]*[A-Za-z0-9]):[0-9]{1,5}$/;
+const MAX_BOOTSTRAP_SERVERS = 10;
+
+function bootstrapServersProblem(servers: unknown): string | undefined {
+  if (Token.isUnresolved(servers)) return undefined;
+  if (!Array.isArray(servers) || servers.length === 0)
+    return 'source.bootstrapServers must list at least one broker as host:port (e.g. b-1.example.com:9096)';
+  if (servers.length > MAX_BOOTSTRAP_SERVERS)
+    return `source.bootstrapServers lists ${servers.length} brokers: a Kafka trigger takes at most ${MAX_BOOTSTRAP_SERVERS} (Lambda finds the others from them)`;
+  for (const server of servers) {
+    if (typeof server === 'string' && Token.isUnresolved(server)) continue;
+    if (typeof server === 'string' && server.length <= 300 && BOOTSTRAP_SERVER.test(server)) continue;
+    return `source.bootstrapServers: ${JSON.stringify(server) ?? 'undefined'} is not host:port (a broker's DNS name or IPv4 address and its port, e.g. b-1.example.com:9096, with no scheme such as SASL_SSL://)`;
+  }
+  return undefined;
+}
+
+// aws-cdk-lib's SelfManagedKafkaEventSource refuses a VPC without security groups too: Lambda places
+// the trigger's pollers in the subnets with these groups.
+const SELF_MANAGED_NETWORK = custom(
+  (network) =>
+    !isRecord(network) || !Array.isArray(network.securityGroups) || network.securityGroups.length > 0,
+  'source.network.securityGroups is empty: a self-managed trigger in a VPC needs at least one security group for its pollers',
+);
+
 const MSK_SOURCE_OPTIONS = defineOptions<MskSource>(
-  { kind: unchecked, clusterArn: unchecked, auth: unchecked, network: unchecked },
+  { kind: unchecked, clusterArn: unchecked, auth: MSK_AUTH, network: unchecked },
   'source',
 );
 const SELF_MANAGED_SOURCE_OPTIONS = defineOptions<SelfManagedSource>(
   {
     kind: unchecked,
-    bootstrapServers: unchecked,
-    auth: unchecked,
+    bootstrapServers: custom(
+      (servers) => bootstrapServersProblem(servers) === undefined,
+      (issue) => bootstrapServersProblem(issue.input) ?? 'source.bootstrapServers is invalid',
+    ),
+    auth: SELF_MANAGED_AUTH,
     rootCaCertificate: unchecked,
-    network: unchecked,
+    network: SELF_MANAGED_NETWORK,
   },
   'source',
 );
 
 /**
- * The schema of a `source` prop: its keys checked by its `kind`.
+ * The schema of a `source` prop: its keys checked by its `kind` (an unknown kind refused), its
+ * authentication by its `type`, self-managed bootstrap servers as the trigger's API takes them.
  *
  * @example
  * const REPLAY = defineOptions<{ source: KafkaSource }>({ source: kafkaSourceOptions });
  */
-export const kafkaSourceOptions = nestedOptions((source) =>
-  source.kind === 'msk'
-    ? MSK_SOURCE_OPTIONS
-    : source.kind === 'self-managed'
-      ? SELF_MANAGED_SOURCE_OPTIONS
-      : undefined,
-);
+export const kafkaSourceOptions: GenericSchema = oneOfShapes('source', 'kind', 'a Kafka source kind', {
+  msk: MSK_SOURCE_OPTIONS,
+  'self-managed': SELF_MANAGED_SOURCE_OPTIONS,
+} satisfies Record<KafkaSource['kind'], unknown>);
 
-const FAILURE_DESTINATION_OPTIONS = {
-  sqs: defineOptions<Extract<FailureDestination, { type: 'sqs' }>>(
-    { type: unchecked, queue: unchecked },
-    'onFailure',
-  ),
-  kafka: defineOptions<Extract<FailureDestination, { type: 'kafka' }>>(
-    { type: unchecked, topic: unchecked },
-    'onFailure',
-  ),
-};
+const FAILURE_DESTINATION_OPTIONS = oneOfShapes(
+  'onFailure',
+  'type',
+  'a failure destination',
+  {
+    sqs: defineOptions<Extract<FailureDestination, { type: 'sqs' }>>(
+      { type: unchecked, queue: unchecked },
+      'onFailure',
+    ),
+    kafka: defineOptions<Extract<FailureDestination, { type: 'kafka' }>>(
+      { type: unchecked, topic: unchecked },
+      'onFailure',
+    ),
+  } satisfies Record<FailureDestination['type'], unknown>,
+  { optional: true },
+);
 
 const CONSUMER_PROPS = defineOptions<KafkaConsumerFunctionProps>({
   entry: unchecked,
@@ -203,11 +327,7 @@ const CONSUMER_PROPS = defineOptions<KafkaConsumerFunctionProps>({
   bisectBatchOnError: unchecked,
   reportBatchItemFailures: unchecked,
   provisionedPollers: unchecked,
-  onFailure: nestedOptions((destination) =>
-    destination.type === 'sqs' || destination.type === 'kafka'
-      ? FAILURE_DESTINATION_OPTIONS[destination.type]
-      : undefined,
-  ),
+  onFailure: FAILURE_DESTINATION_OPTIONS,
   enabled: unchecked,
   filterCriteria: unchecked,
   schemaRegistry: SCHEMA_REGISTRY_OPTIONS,
