@@ -1,4 +1,4 @@
-import { Stack } from 'aws-cdk-lib';
+import { Stack, Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { IConstruct } from 'constructs';
@@ -104,6 +104,28 @@ export function grantSecretsRead(role: iam.IRole, secrets: readonly secretsmanag
     wildcard = true;
   }
   if (wildcard) acknowledgeSecretKeyWildcard(role);
+}
+
+/**
+ * Why a consumer group cannot be granted by name (the `MskConsumerGroup` statements of
+ * {@link mskTriggerStatements} and {@link mskReplayStatements}), or `undefined` when it can. IAM reads
+ * `*` and `?` in a Resource ARN as wildcards
+ * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_resource.html), so the
+ * group ARN of `orders-*` (a group id Lambda's pattern allows) would grant every group starting with
+ * `orders-`. `prop` names the group id in the message.
+ *
+ * @example
+ * const problem = consumerGroupGrantProblem('consumerGroupId', 'orders-*'); // explains the wildcard
+ */
+export function consumerGroupGrantProblem(prop: string, groupId: string): string | undefined {
+  if (Token.isUnresolved(groupId)) return undefined;
+  const wildcard = [...groupId].find((char) => char === '*' || char === '?');
+  if (wildcard === undefined) return undefined;
+  return (
+    `${prop} "${groupId}" contains "${wildcard}": with MSK IAM auth the role is granted the group by its ARN, ` +
+    `where IAM reads "${wildcard}" as a wildcard, so it could join and commit as every group that matches; ` +
+    `choose a group id without * or ?`
+  );
 }
 
 /**

@@ -444,6 +444,26 @@ describe('configurations refused at synth time', () => {
       /onFailure.topic ".orders-failed" is not a topic name/,
     ],
     [
+      { ...base, onFailure: { type: 'kafka', topic: 'kafka://orders-failed' } as const },
+      'onFailure.topic "kafka://orders-failed" starts with kafka://: give the topic name alone ("orders-failed"), the construct adds the kafka:// prefix',
+    ],
+    [
+      { ...base, onFailure: { type: 'kafka' } as never },
+      'onFailure.topic must be a topic name, got undefined',
+    ],
+    [
+      { ...base, consumerGroupId: '' },
+      'consumerGroupId is empty: Lambda would consume as a group id of its own choosing, which the IAM policy and the replay function do not name',
+    ],
+    [
+      { ...base, consumerGroupId: 'orders consumer' },
+      'consumerGroupId "orders consumer" is not a consumer group id a Kafka trigger accepts (1–200 of a-z A-Z 0-9 - / * : _ + = . @)',
+    ],
+    [
+      { ...base, consumerGroupId: 'orders-*' },
+      'consumerGroupId "orders-*" contains "*": with MSK IAM auth the role is granted the group by its ARN, where IAM reads "*" as a wildcard, so it could join and commit as every group that matches; choose a group id without * or ?',
+    ],
+    [
       {
         ...base,
         provisionedPollers: { minimumPollers: 1, maximumPollers: 2, pollerGroupName: 'shop pollers' },
@@ -526,6 +546,35 @@ describe('configurations refused at synth time', () => {
     const build = () => new KafkaConsumerFunction(newStack(), 'C', props as never);
     expect(build).toThrow(KafkaConsumerConfigError);
     expect(build).toThrow(new KafkaConsumerConfigError(message));
+  });
+
+  it('accepts a group id with * where no IAM grant names the group (MSK SCRAM)', () => {
+    const stack = newStack();
+    const secret = secretsmanager.Secret.fromSecretCompleteArn(stack, 'S', SECRET_ARN);
+    new KafkaConsumerFunction(stack, 'Scram', {
+      ...base,
+      source: { ...msk, auth: { type: 'sasl-scram-512', secret } },
+      consumerGroupId: 'orders-*',
+    });
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      AmazonManagedKafkaEventSourceConfig: { ConsumerGroupId: 'orders-*' },
+    });
+    expect(JSON.stringify(roleStatements(Template.fromStack(stack), 'ScramRole'))).not.toContain('group/');
+  });
+
+  it('replay of an MSK IAM group with * or an empty group', () => {
+    const source = { ...msk, network: importedNetwork(newStack()) };
+    const replay = (consumerGroupId: string) => () =>
+      new KafkaReplayFunction(newStack(), 'R', {
+        entry: ENTRY,
+        source,
+        target: { ...target, consumerGroupId },
+      });
+    expect(replay('orders-*')).toThrow(KafkaReplayConfigError);
+    expect(replay('orders-*')).toThrow(/target.consumerGroupId "orders-\*" contains "\*": with MSK IAM auth/);
+    expect(replay('')).toThrow(
+      new KafkaReplayConfigError('target.consumerGroupId is empty: the replay moves one named group'),
+    );
   });
 
   it('replay with an unknown authentication', () => {

@@ -14,7 +14,12 @@ import { LAMBDA_LIMITS } from '../lib/kafka-event/limits.ts';
 import { defineOptions, type OptionsSpec, unchecked } from '../lib/options/options.ts';
 import { lambdaBundling } from './bundling.ts';
 import { KafkaLambdaCdkError } from './errors.ts';
-import { grantSecretsRead, mskTriggerStatements, networkInterfaceStatements } from './iam.ts';
+import {
+  consumerGroupGrantProblem,
+  grantSecretsRead,
+  mskTriggerStatements,
+  networkInterfaceStatements,
+} from './iam.ts';
 import {
   type KafkaSource,
   type MskSource,
@@ -376,6 +381,7 @@ export class KafkaConsumerFunction extends Construct {
         'self-managed brokers outside a VPC need an authentication secret: Lambda refuses unauthenticated public brokers',
       );
     }
+    assertConsumerGroupId(consumerGroupId, source);
     const onFailure = props.onFailure ?? { type: 'sqs' };
     const filters = filterProperty(props.filterCriteria);
     assertTopicName('topic', topic);
@@ -653,9 +659,41 @@ function registryProperty(
   }
 }
 
+// Kafka's `ConsumerGroupId` of the trigger's API: 1–200 characters of this set.
+// https://docs.aws.amazon.com/lambda/latest/api/API_AmazonManagedKafkaEventSourceConfig.html
+const CONSUMER_GROUP_ID = /^[a-zA-Z0-9\-/*:_+=.@]{1,200}$/;
+
+/**
+ * A consumer group id the trigger's API accepts and the role can be granted by name. An empty one
+ * would be dropped from the template (Lambda then makes up a group of its own, which no grant names).
+ */
+function assertConsumerGroupId(groupId: string, source: KafkaSource): void {
+  if (Token.isUnresolved(groupId)) return;
+  if (groupId === '')
+    throw new KafkaConsumerConfigError(
+      'consumerGroupId is empty: Lambda would consume as a group id of its own choosing, which the IAM policy and the replay function do not name',
+    );
+  if (typeof groupId !== 'string' || !CONSUMER_GROUP_ID.test(groupId))
+    throw new KafkaConsumerConfigError(
+      `consumerGroupId ${JSON.stringify(groupId) ?? 'undefined'} is not a consumer group id a Kafka trigger accepts (1–200 of a-z A-Z 0-9 - / * : _ + = . @)`,
+    );
+  const problem =
+    source.kind === 'msk' && source.auth.type === 'iam'
+      ? consumerGroupGrantProblem('consumerGroupId', groupId)
+      : undefined;
+  if (problem !== undefined) throw new KafkaConsumerConfigError(problem);
+}
+
 /** A topic name the trigger's API accepts (see `LAMBDA_LIMITS.names`), checked at synth time. */
 function assertTopicName(prop: string, topic: string): void {
+  if (typeof topic !== 'string')
+    throw new KafkaConsumerConfigError(`${prop} must be a topic name, got ${String(topic)}`);
   if (Token.isUnresolved(topic) || LAMBDA_LIMITS.names.topic.test(topic)) return;
+  // The destination the mapping gets is `kafka://<topic>`: the construct writes the scheme itself.
+  if (topic.startsWith('kafka://'))
+    throw new KafkaConsumerConfigError(
+      `${prop} "${topic}" starts with kafka://: give the topic name alone ("${topic.slice('kafka://'.length)}"), the construct adds the kafka:// prefix`,
+    );
   throw new KafkaConsumerConfigError(
     `${prop} "${topic}" is not a topic name a Kafka trigger accepts (2–249 of a-z A-Z 0-9 . _ -, not starting with a dot)`,
   );

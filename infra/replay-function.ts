@@ -8,6 +8,7 @@ import { defineOptions, unchecked } from '../lib/options/options.ts';
 import { lambdaBundling } from './bundling.ts';
 import { KafkaLambdaCdkError } from './errors.ts';
 import {
+  consumerGroupGrantProblem,
   grantSecretsRead,
   mappingControlStatement,
   mskReplayStatements,
@@ -98,6 +99,13 @@ export class KafkaReplayFunction extends Construct {
     this.allowedTopics = props.allowedTopics ?? [target.topic];
     if (this.allowedTopics.length === 0)
       throw new KafkaReplayConfigError('allowedTopics must name at least one topic');
+    if (target.consumerGroupId === '')
+      throw new KafkaReplayConfigError('target.consumerGroupId is empty: the replay moves one named group');
+    const groupProblem =
+      source.kind === 'msk' && source.auth.type === 'iam'
+        ? consumerGroupGrantProblem('target.consumerGroupId', target.consumerGroupId)
+        : undefined;
+    if (groupProblem !== undefined) throw new KafkaReplayConfigError(groupProblem);
     if (source.kind === 'msk' && source.network === undefined) {
       throw new KafkaReplayConfigError(
         'an MSK source needs `network` (VPC, subnets, security groups) for the replay function: MSK brokers are reachable only from their VPC',
