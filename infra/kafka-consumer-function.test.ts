@@ -645,6 +645,146 @@ describe('configurations refused at synth time', () => {
     expect(build).toThrow(/source.network.securityGroups is empty/);
   });
 
+  // The trigger's API ranges (LAMBDA_LIMITS), whole numbers only, from the construct's props or mappingProps.
+  it.each([
+    [{ batchSize: 0 }, 'batchSize 0 is not a value Lambda accepts: an integer 1–10000'],
+    [{ batchSize: -5 }, 'batchSize -5 is not a value Lambda accepts: an integer 1–10000'],
+    [{ batchSize: 10_001 }, 'batchSize 10001 is not a value Lambda accepts: an integer 1–10000'],
+    [{ batchSize: 2.5 }, 'batchSize 2.5 is not a value Lambda accepts: an integer 1–10000'],
+    [{ batchSize: Number.NaN }, 'batchSize NaN is not a value Lambda accepts: an integer 1–10000'],
+    [
+      { mappingProps: { batchSize: 0 } },
+      'mappingProps.batchSize 0 is not a value Lambda accepts: an integer 1–10000',
+    ],
+    [{ retryAttempts: 1.5 }, 'retryAttempts 1.5 is not a value Lambda accepts: an integer -1 or 0–10000'],
+    [
+      { mappingProps: { retryAttempts: -2 } },
+      'mappingProps.retryAttempts -2 is not a value Lambda accepts: an integer -1 or 0–10000',
+    ],
+    [
+      { provisionedPollers: { minimumPollers: 1.5, maximumPollers: 3 } },
+      'provisionedPollers.minimumPollers 1.5 is not a value Lambda accepts: an integer 1–200',
+    ],
+    [
+      { provisionedPollers: { minimumPollers: 1, maximumPollers: 2.5 } },
+      'provisionedPollers.maximumPollers 2.5 is not a value Lambda accepts: an integer 1–2000',
+    ],
+    [
+      { provisionedPollers: { minimumPollers: 0 } },
+      'provisionedPollers.minimumPollers 0 is not a value Lambda accepts: an integer 1–200',
+    ],
+    [
+      { provisionedPollers: { minimumPollers: 4, maximumPollers: 3 } },
+      'provisionedPollers.maximumPollers (3) must be at least minimumPollers (4)',
+    ],
+    [
+      {
+        mappingProps: {
+          metricsConfig: { metrics: [lambda.MetricType.EVENT_COUNT, lambda.MetricType.EVENT_COUNT] },
+        },
+      },
+      'mappingProps.metricsConfig.metrics names EventCount twice: name each of EventCount, ErrorCount, KafkaMetrics at most once',
+    ],
+    [
+      {
+        mappingProps: {
+          metricsConfig: {
+            metrics: [
+              lambda.MetricType.EVENT_COUNT,
+              lambda.MetricType.ERROR_COUNT,
+              lambda.MetricType.KAFKA_METRICS,
+              lambda.MetricType.ERROR_COUNT,
+            ],
+          },
+        },
+      },
+      'mappingProps.metricsConfig.metrics names ErrorCount twice: name each of EventCount, ErrorCount, KafkaMetrics at most once',
+    ],
+    [
+      { mappingProps: { metricsConfig: { metrics: ['Latency' as lambda.MetricType] } } },
+      'mappingProps.metricsConfig.metrics: "Latency" is not a metric group of a Kafka mapping (EventCount, ErrorCount, KafkaMetrics)',
+    ],
+  ])('consumer with numbers out of range %#', (overrides, message) => {
+    const build = () => new KafkaConsumerFunction(newStack(), 'C', { ...base, ...overrides });
+    expect(build).toThrow(KafkaConsumerConfigError);
+    expect(build).toThrow(new KafkaConsumerConfigError(message));
+  });
+
+  it.each([
+    [-1, /startingPositionTimestamp -1 is not a time Lambda accepts: Unix seconds, 0 or more/],
+    [Number.POSITIVE_INFINITY, /startingPositionTimestamp Infinity is not a time Lambda accepts/],
+    [1.7e12, /startingPositionTimestamp 1700000000000 is in milliseconds .*give Unix seconds, 1700000000/],
+    [Math.ceil(Date.now() / 1000) + 3600, /startingPositionTimestamp \d+ \(.*\) is in the future/],
+  ])('consumer starting at timestamp %s', (startingPositionTimestamp, message) => {
+    const props = {
+      ...base,
+      startingPosition: lambda.StartingPosition.AT_TIMESTAMP,
+      startingPositionTimestamp,
+    };
+    const build = () => new KafkaConsumerFunction(newStack(), 'C', props);
+    expect(build).toThrow(KafkaConsumerConfigError);
+    expect(build).toThrow(message);
+  });
+
+  it('passes the limits themselves, a past timestamp and Tokens through', () => {
+    const stack = newStack();
+    const past = Math.floor(Date.now() / 1000) - 86_400;
+    new KafkaConsumerFunction(stack, 'Edges', {
+      ...base,
+      batchSize: 10_000,
+      retryAttempts: -1,
+      startingPosition: lambda.StartingPosition.AT_TIMESTAMP,
+      startingPositionTimestamp: past,
+      provisionedPollers: { minimumPollers: 200, maximumPollers: 2000 },
+      mappingProps: {
+        metricsConfig: { metrics: [lambda.MetricType.ERROR_COUNT, lambda.MetricType.EVENT_COUNT] },
+      },
+    });
+    const size = new CfnParameter(stack, 'Size', { type: 'Number' });
+    new KafkaConsumerFunction(stack, 'Tokens', {
+      ...base,
+      consumerGroupId: 'g2',
+      batchSize: size.valueAsNumber,
+      retryAttempts: size.valueAsNumber,
+      provisionedPollers: { minimumPollers: size.valueAsNumber, maximumPollers: size.valueAsNumber },
+    });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 10_000,
+      MaximumRetryAttempts: -1,
+      StartingPosition: 'AT_TIMESTAMP',
+      StartingPositionTimestamp: past,
+      ProvisionedPollerConfig: { MinimumPollers: 200, MaximumPollers: 2000 },
+      MetricsConfig: { Metrics: ['ErrorCount', 'EventCount'] },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: { Ref: 'Size' },
+      MaximumRetryAttempts: { Ref: 'Size' },
+    });
+  });
+
+  // Options Kafka mappings do not take, and overrides that would bypass the construct's own checks.
+  it.each([
+    [{ parallelizationFactor: 2 }, /mappingProps.parallelizationFactor is for Kinesis and DynamoDB Streams/],
+    [
+      { tumblingWindow: Duration.seconds(30) },
+      /mappingProps.tumblingWindow is for Kinesis and DynamoDB Streams/,
+    ],
+    [{ maxConcurrency: 5 }, /mappingProps.maxConcurrency is for SQS mappings only/],
+    [
+      { filters: [lambda.FilterCriteria.filter({ key: { id: [lambda.FilterRule.isEqual('a')] } })] },
+      /mappingProps.filters bypasses the construct's checks of Kafka filters: use filterCriteria/,
+    ],
+    [
+      { provisionedPollerConfig: { minimumPollers: 1, maximumPollers: 2, pollerGroupName: 'shop pollers' } },
+      /mappingProps.provisionedPollerConfig bypasses the construct's checks of pollers: use provisionedPollers/,
+    ],
+  ])('consumer with mappingProps %#', (mappingProps, message) => {
+    const build = () => new KafkaConsumerFunction(newStack(), 'C', { ...base, mappingProps } as never);
+    expect(build).toThrow(KafkaConsumerConfigError);
+    expect(build).toThrow(message);
+  });
+
   it("consumer with a kafka:// destination where the Region's schema accepts only ARNs", () => {
     const props = { ...base, onFailure: { type: 'kafka', topic: 'orders-failed' } as const };
     const build = () => new KafkaConsumerFunction(newStack('cn-northwest-1'), 'C', props);

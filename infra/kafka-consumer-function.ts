@@ -141,8 +141,12 @@ export interface KafkaConsumerFunctionProps {
    */
   readonly functionProps?: Omit<NodejsFunctionProps, 'entry' | 'handler' | 'role'>;
   /**
-   * Overrides for the mapping (metrics, logging…); applied last. Not the source, topic, group, destination
-   * or schema registry, which the IAM policy is derived from.
+   * Overrides for the mapping (metrics, logging…); applied last, and held to the same checks as this
+   * construct's own props. Not the source, topic, group, destination or schema registry, which the IAM
+   * policy is derived from; not `filters` (use `filterCriteria`); not the options Kafka mappings do not
+   * take (`parallelizationFactor`, `tumblingWindow`, `maxConcurrency`). `provisionedPollerConfig` only
+   * as `undefined`, to turn provisioned mode off (set pollers with `provisionedPollers`). Each of these
+   * is refused at synth time.
    */
   readonly mappingProps?: Omit<
     Partial<lambda.EventSourceMappingOptions>,
@@ -153,6 +157,10 @@ export interface KafkaConsumerFunctionProps {
     | 'sourceAccessConfigurations'
     | 'onFailure'
     | 'schemaRegistryConfig'
+    | 'filters'
+    | 'parallelizationFactor'
+    | 'tumblingWindow'
+    | 'maxConcurrency'
   >;
 }
 
@@ -392,7 +400,9 @@ export class KafkaConsumerFunction extends Construct {
     // Refused where the Region's CloudFormation schema lacks them (infra/regions.ts).
     const region = Stack.of(this).region;
     if (onFailure.type === 'kafka') assertKafkaDestinationRegion(region);
+    assertMappingOverrides(props.mappingProps);
     const pollers = props.provisionedPollers ?? { minimumPollers: 1, maximumPollers: 3 };
+    assertPollerCounts(pollers);
     if (pollers.pollerGroupName !== undefined) {
       assertPollerGroupRegion(region);
       if (
@@ -489,6 +499,7 @@ export class KafkaConsumerFunction extends Construct {
       },
       ...props.mappingProps,
     };
+    assertMappingNumbers(mapping, props.mappingProps);
     const provisionedOnly = provisionedOnlyProperties(mapping);
     if (provisionedOnly.length > 0)
       Annotations.of(this).addWarningV2(
@@ -657,6 +668,117 @@ function registryProperty(
     if (error instanceof SchemaRegistryConfigError) throw new KafkaConsumerConfigError(error.message);
     throw error;
   }
+}
+
+/**
+ * `mappingProps` a Kafka mapping does not take, or that would bypass this construct's own checks, with
+ * what to use instead. ParallelizationFactor and TumblingWindowInSeconds are Kinesis and DynamoDB
+ * Streams settings, ScalingConfig (maxConcurrency) an SQS one
+ * (https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html).
+ */
+const REFUSED_MAPPING_PROPS: Readonly<Record<string, string>> = {
+  parallelizationFactor:
+    'is for Kinesis and DynamoDB Streams mappings only: a Kafka trigger scales with its pollers (provisionedPollers)',
+  tumblingWindow:
+    'is for Kinesis and DynamoDB Streams mappings only: Kafka triggers have no tumbling windows',
+  maxConcurrency:
+    'is for SQS mappings only (ScalingConfig): a Kafka trigger scales with its pollers (provisionedPollers)',
+  filters:
+    "bypasses the construct's checks of Kafka filters: use filterCriteria (Lambda's FilterCriteria, checked at synth time)",
+  provisionedPollerConfig:
+    "bypasses the construct's checks of pollers: use provisionedPollers (mappingProps takes provisionedPollerConfig: undefined only, to turn provisioned mode off)",
+};
+
+function assertMappingOverrides(overrides: KafkaConsumerFunctionProps['mappingProps']): void {
+  if (overrides === undefined) return;
+  for (const [key, reason] of Object.entries(REFUSED_MAPPING_PROPS)) {
+    if ((overrides as Readonly<Record<string, unknown>>)[key] !== undefined)
+      throw new KafkaConsumerConfigError(`mappingProps.${key} ${reason}`);
+  }
+}
+
+/** `value` in Lambda's range of whole numbers (or its −1 for "infinite" where it has one); Tokens pass. */
+function assertIntegerIn(
+  prop: string,
+  value: number | undefined,
+  range: { readonly min: number; readonly max: number; readonly infinite?: number },
+): void {
+  if (value === undefined || Token.isUnresolved(value) || value === range.infinite) return;
+  if (Number.isInteger(value) && value >= range.min && value <= range.max) return;
+  const infinite = range.infinite === undefined ? '' : `${range.infinite} or `;
+  throw new KafkaConsumerConfigError(
+    `${prop} ${String(value)} is not a value Lambda accepts: an integer ${infinite}${range.min}–${range.max}`,
+  );
+}
+
+/** Provisioned pollers as the trigger's API counts them (`LAMBDA_LIMITS.provisionedPollers`). */
+function assertPollerCounts(pollers: lambda.ProvisionedPollerConfig): void {
+  const limits = LAMBDA_LIMITS.provisionedPollers;
+  assertIntegerIn('provisionedPollers.minimumPollers', pollers.minimumPollers, limits.minimumPollers);
+  assertIntegerIn('provisionedPollers.maximumPollers', pollers.maximumPollers, limits.maximumPollers);
+  const minimum = pollers.minimumPollers ?? limits.minimumPollers.default;
+  const maximum = pollers.maximumPollers ?? limits.maximumPollers.default;
+  if (!Token.isUnresolved(minimum) && !Token.isUnresolved(maximum) && maximum < minimum)
+    throw new KafkaConsumerConfigError(
+      `provisionedPollers.maximumPollers (${maximum}) must be at least minimumPollers (${minimum})`,
+    );
+}
+
+const METRIC_TYPES: readonly string[] = Object.values(lambda.MetricType);
+/** A Unix-seconds value this large is past the year 3000: a timestamp in milliseconds, certainly. */
+const YEAR_3000_SECONDS = Date.UTC(3000, 0, 1) / 1000;
+
+/**
+ * The mapping's numbers, once `mappingProps` is applied over the construct's props (the message names
+ * whichever prop the value came from): batch size and retries as whole numbers in the API's ranges,
+ * the starting timestamp in Unix seconds and not in the future, metrics each named once. Tokens pass.
+ */
+function assertMappingNumbers(
+  mapping: lambda.EventSourceMappingProps,
+  overrides: KafkaConsumerFunctionProps['mappingProps'],
+): void {
+  const named = (key: keyof lambda.EventSourceMappingOptions): string =>
+    overrides !== undefined && key in overrides ? `mappingProps.${key}` : key;
+  assertIntegerIn(named('batchSize'), mapping.batchSize, LAMBDA_LIMITS.batchSize);
+  assertIntegerIn(named('retryAttempts'), mapping.retryAttempts, LAMBDA_LIMITS.maximumRetryAttempts);
+  assertStartingTimestamp(named('startingPositionTimestamp'), mapping.startingPositionTimestamp);
+  const metrics = mapping.metricsConfig?.metrics;
+  if (metrics === undefined || Token.isUnresolved(metrics)) return;
+  const prop = 'mappingProps.metricsConfig.metrics';
+  if (!Array.isArray(metrics)) throw new KafkaConsumerConfigError(`${prop} must be a list of MetricType`);
+  const accepted = METRIC_TYPES.join(', ');
+  for (const [index, metric] of metrics.entries()) {
+    if (!METRIC_TYPES.includes(metric))
+      throw new KafkaConsumerConfigError(
+        `${prop}: ${JSON.stringify(metric) ?? 'undefined'} is not a metric group of a Kafka mapping (${accepted})`,
+      );
+    if (metrics.indexOf(metric) !== index)
+      throw new KafkaConsumerConfigError(
+        `${prop} names ${metric} twice: name each of ${accepted} at most once`,
+      );
+  }
+}
+
+/**
+ * `StartingPositionTimestamp`: Unix seconds, which the API says cannot be in the future
+ * (https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html); "the future" is
+ * the synth machine's clock.
+ */
+function assertStartingTimestamp(prop: string, timestamp: number | undefined): void {
+  if (timestamp === undefined || Token.isUnresolved(timestamp)) return;
+  if (typeof timestamp !== 'number' || !Number.isFinite(timestamp) || timestamp < 0)
+    throw new KafkaConsumerConfigError(
+      `${prop} ${String(timestamp)} is not a time Lambda accepts: Unix seconds, 0 or more`,
+    );
+  if (timestamp >= YEAR_3000_SECONDS)
+    throw new KafkaConsumerConfigError(
+      `${prop} ${timestamp} is in milliseconds (as Unix seconds it is past the year 3000): give Unix seconds, ${Math.floor(timestamp / 1000)}`,
+    );
+  const now = Date.now() / 1000;
+  if (timestamp > now)
+    throw new KafkaConsumerConfigError(
+      `${prop} ${timestamp} (${new Date(timestamp * 1000).toISOString()}) is in the future: Lambda refuses a starting timestamp later than now (${new Date(now * 1000).toISOString()} at synth)`,
+    );
 }
 
 // Kafka's `ConsumerGroupId` of the trigger's API: 1–200 characters of this set.
