@@ -86,17 +86,19 @@ export interface KafkaConsumerFunctionProps {
   /**
    * The consumer group the trigger commits to: explicit, because IAM policies and the replay tool name it.
    * Unique across Kafka triggers; changing it replaces the mapping (the new group starts at `startingPosition`).
+   * 1–200 of `a-z A-Z 0-9 - / * : _ + = . @`, and with MSK IAM auth no `*` (a wildcard in the group ARN
+   * the role is granted).
    */
   readonly consumerGroupId: string;
   /** Used only while the group has no committed offsets. @default TRIM_HORIZON (no record is skipped) */
   readonly startingPosition?: lambda.StartingPosition;
-  /** Unix seconds, with `startingPosition: AT_TIMESTAMP`. */
+  /** Unix seconds (not milliseconds), with `startingPosition: AT_TIMESTAMP`; not in the future. */
   readonly startingPositionTimestamp?: number;
-  /** @default 100 */
+  /** Records per invocation at most, 1–10,000. @default 100 */
   readonly batchSize?: number;
   /** @default the platform's 500 ms (once set, 500 ms cannot be restored without recreating the mapping) */
   readonly maxBatchingWindow?: Duration;
-  /** Retries of a failed batch, after the first attempt. @default 3 */
+  /** Retries of a failed batch, after the first attempt: -1 (until the record expires) or 0–10,000. @default 3 */
   readonly retryAttempts?: number;
   /**
    * Records older than this go to the failure destination unprocessed. @default 1 day — well inside the
