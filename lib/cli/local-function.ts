@@ -1,8 +1,10 @@
 import type { LocalFunction } from '../emulator/index.ts';
 import {
   createSandbox,
+  HandlerInitError,
   HandlerNotFoundError,
   loadHandler,
+  resolveHandlerReference,
   type SandboxEvent,
 } from '../lambda-runtime/index.ts';
 
@@ -12,6 +14,23 @@ interface LocalFunctionOptions {
   functionName: string;
   /** Load it in this process (for debuggers) rather than in the sandbox. */
   inProcess: boolean;
+  /** The function's own environment variables. */
+  environment: Record<string, string>;
+}
+
+/**
+ * Gives this process the function's time zone: Lambda's is UTC unless the function's own environment
+ * sets `TZ` (https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html), and a sandbox's
+ * worker threads cannot have one of their own (the zone is the process's). The machine's zone, or a
+ * `TZ` of this shell, is not the function's: give it with `--env-file` or `--env-vars`.
+ *
+ * @example
+ * ```ts
+ * useFunctionTimeZone({}); // new Date(0).getTimezoneOffset() === 0 from here on
+ * ```
+ */
+export function useFunctionTimeZone(environment: Record<string, string>): void {
+  process.env.TZ = environment.TZ || 'UTC';
 }
 
 /**
@@ -44,26 +63,40 @@ export function describeSandboxEvent(event: SandboxEvent): string | undefined {
  * ```ts
  * const fn = await prepareLocalFunction('functions/orders/handler.ts', { timeoutSeconds: 30, functionName: 'orders', inProcess: false });
  * ```
- * @throws HandlerNotFoundError when the module cannot be loaded or has no such export.
+ * @throws HandlerNotFoundError when the reference names no module or no function in it.
+ * @throws HandlerInitError when the module fails in its init phase (a syntax error, an exception, a
+ *   callback handler): the function could not run any record.
  */
 export async function prepareLocalFunction(
   reference: string,
   options: LocalFunctionOptions,
 ): Promise<LocalFunction> {
-  const { timeoutSeconds, functionName } = options;
-  if (options.inProcess) return { handler: await loadHandler(reference), timeoutSeconds, functionName };
-  const probe = createSandbox({ handler: reference, timeoutSeconds, functionName, onOutput: () => {} });
+  const { timeoutSeconds, functionName, environment } = options;
+  resolveHandlerReference(reference);
+  if (options.inProcess) {
+    Object.assign(process.env, environment);
+    return { handler: await loadHandler(reference), timeoutSeconds, functionName };
+  }
+  const probe = createSandbox({
+    handler: reference,
+    timeoutSeconds,
+    functionName,
+    env: environment,
+    onOutput: () => {},
+  });
   const initError = await probe.prewarm().finally(() => probe.close());
   if (
-    initError?.errorType === 'Runtime.ImportModuleError' ||
-    initError?.errorType === 'Runtime.HandlerNotFound'
-  ) {
+    initError?.errorType === 'Runtime.HandlerNotFound' ||
+    initError?.errorType === 'Runtime.MalformedHandlerName'
+  )
     throw new HandlerNotFoundError(initError.errorMessage, initError.errorType);
-  }
+  // Lambda would fail every invocation with it: better said now than after the records' retries.
+  if (initError !== undefined) throw new HandlerInitError(initError);
   return {
     handler: reference,
     timeoutSeconds,
     functionName,
+    environment,
     onOutput: (text, stream) => (stream === 'stdout' ? console.log : console.error)(text.replace(/\n$/, '')),
     onSandboxEvent: (event) => {
       const line = describeSandboxEvent(event);

@@ -42,7 +42,7 @@ describe('createInvoker with a module reference', { timeout: 60_000 }, () => {
         expect(await invoker.invoke(jsonEvent('{}'), 'a')).toEqual({
           kind: 'function-error',
           errorType: 'Runtime.HandlerNotFound',
-          errorMessage: 'test/support/handlers/sandbox-handlers.ts has no exported function "nope"',
+          errorMessage: 'test/support/handlers/sandbox-handlers.ts#nope is undefined or not exported',
         });
       } finally {
         await invoker.close();

@@ -3,7 +3,13 @@ import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { createLambdaContext } from '../lambda-runtime/context.ts';
-import { type AsyncHandler, HandlerNotFoundError, loadHandler } from '../lambda-runtime/load-handler.ts';
+import {
+  type AsyncHandler,
+  HandlerInitError,
+  HandlerNotFoundError,
+  loadHandler,
+  refuseCallbackHandler,
+} from '../lambda-runtime/load-handler.ts';
 import { toRuntimeError } from '../lambda-runtime/runtime-error.ts';
 import { createSandbox, type SandboxOptions } from '../lambda-runtime/sandbox.ts';
 import type { InvocationEvent } from './batch.ts';
@@ -32,6 +38,11 @@ export interface LocalFunction {
   functionName?: string;
   /** With a module reference: load and run it in this process rather than in the sandbox (for debuggers). */
   inProcess?: boolean;
+  /**
+   * The function's own environment variables (Lambda's reserved ones are set as Lambda sets them). In
+   * this process (`inProcess`, or a handler function) they are set on this process's environment.
+   */
+  environment?: Record<string, string>;
   /** Sandbox only: where the function's output goes (default this process's stdout and stderr). */
   onOutput?: SandboxOptions['onOutput'];
   /** Sandbox only: cold starts (with their init duration) and environments ended. */
@@ -131,6 +142,7 @@ function sandboxInvoker(target: LocalFunction & { handler: string }): Invoker {
     timeoutSeconds,
     functionName,
     region,
+    ...(target.environment ? { env: target.environment } : {}),
     ...(target.onOutput ? { onOutput: target.onOutput } : {}),
     ...(target.onSandboxEvent ? { onEvent: target.onSandboxEvent } : {}),
   });
@@ -153,10 +165,17 @@ function inProcessInvoker(target: LocalFunction): Invoker {
   const functionName = target.functionName ?? 'local-function';
   const region = process.env.AWS_REGION ?? 'us-east-1';
   const reference = target.handler;
+  Object.assign(process.env, target.environment);
   let loading: Promise<AsyncHandler<KafkaEvent>> | undefined;
   // A module is loaded at the first invocation, and again after a failed load (a new cold start).
   const load = (): Promise<AsyncHandler<KafkaEvent>> => {
-    if (typeof reference === 'function') return Promise.resolve(reference);
+    if (typeof reference === 'function') {
+      // As loadHandler does for a module's export: Lambda's Node.js 24 runtime refuses callback handlers.
+      return Promise.resolve().then(() => {
+        refuseCallbackHandler(reference);
+        return reference;
+      });
+    }
     loading ??= loadHandler(reference).catch((error: unknown) => {
       loading = undefined;
       throw error;
@@ -184,9 +203,13 @@ function inProcessInvoker(target: LocalFunction): Invoker {
         try {
           handler = await load();
         } catch (error) {
-          return error instanceof HandlerNotFoundError
-            ? { kind: 'function-error', errorType: error.lambdaErrorType, errorMessage: error.message }
-            : { kind: 'function-error', ...errorFields(error) };
+          if (error instanceof HandlerNotFoundError)
+            return { kind: 'function-error', errorType: error.lambdaErrorType, errorMessage: error.message };
+          if (error instanceof HandlerInitError) {
+            const { errorType, errorMessage } = error.response;
+            return { kind: 'function-error', errorType, errorMessage };
+          }
+          return { kind: 'function-error', ...errorFields(error) };
         }
         const context = createLambdaContext({ functionName, timeoutMs, awsRequestId: requestId, region });
         let result: InvokeResult;

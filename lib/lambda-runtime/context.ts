@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { LambdaContext as Context } from '../kafka-event/types.ts';
 
 /** Options of {@link createLambdaContext}. */
@@ -9,11 +9,41 @@ export interface LambdaContextOptions {
   memoryLimitInMB?: number;
   awsRequestId?: string;
   region?: string;
+  /** The execution environment's log stream (default: a new one, named as Lambda names them). */
+  logStreamName?: string;
 }
 
 /**
- * A Lambda-like invocation context for running a handler locally: a fresh request id, and a
- * deadline that `getRemainingTimeInMillis()` counts down to, as in Lambda.
+ * A log stream name as Lambda gives an execution environment: `YYYY/MM/DD/[$LATEST]` and 32 hex digits.
+ *
+ * @example
+ * ```ts
+ * lambdaLogStreamName(); // '2026/12/01/[$LATEST]5f0c…'
+ * ```
+ */
+export function lambdaLogStreamName(now = new Date()): string {
+  const date = now.toISOString().slice(0, 10).replaceAll('-', '/');
+  return `${date}/[$LATEST]${randomBytes(16).toString('hex')}`;
+}
+
+/**
+ * The runtime's legacy callback methods, which Lambda's Node.js 24 runtime no longer has: calling one
+ * throws, as calling an absent method does there, so a handler using `context.fail()` fails instead of
+ * passing for a success. They stay on the object for the `Context` types that still declare them.
+ */
+function removedInNode24(method: 'done' | 'fail' | 'succeed'): () => never {
+  return () => {
+    throw new TypeError(
+      `context.${method} is not a function: Lambda's Node.js 24 runtime removed the context's callback methods; return (or throw) from an async handler instead`,
+    );
+  };
+}
+
+/**
+ * A Lambda-like invocation context for running a handler locally, as Lambda's Node.js 24 runtime
+ * builds it: a fresh request id, the function's names and ARN, and a deadline that
+ * `getRemainingTimeInMillis()` counts down to. `done`, `fail` and `succeed` throw (that runtime has
+ * none).
  *
  * @example
  * ```ts
@@ -23,7 +53,7 @@ export interface LambdaContextOptions {
  */
 export function createLambdaContext(options: LambdaContextOptions = {}): Context {
   const functionName = options.functionName ?? 'local-function';
-  const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
+  const region = options.region || process.env.AWS_REGION || 'us-east-1';
   const timeoutMs = options.timeoutMs ?? 30_000;
   const deadline = Date.now() + timeoutMs;
   return {
@@ -34,10 +64,10 @@ export function createLambdaContext(options: LambdaContextOptions = {}): Context
     memoryLimitInMB: String(options.memoryLimitInMB ?? 1024),
     awsRequestId: options.awsRequestId ?? randomUUID(),
     logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: `local/${randomUUID()}`,
+    logStreamName: options.logStreamName ?? lambdaLogStreamName(),
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
+    done: removedInNode24('done'),
+    fail: removedInNode24('fail'),
+    succeed: removedInNode24('succeed'),
   };
 }

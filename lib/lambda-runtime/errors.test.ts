@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LambdaRuntimeError, SandboxClosedError } from './errors.ts';
-import { HandlerNotFoundError, loadHandler } from './load-handler.ts';
+import { HandlerInitError, HandlerNotFoundError, loadHandler } from './load-handler.ts';
 import { createSandbox } from './sandbox.ts';
 
 describe('local Lambda runtime errors', () => {
@@ -9,6 +9,7 @@ describe('local Lambda runtime errors', () => {
     const errors = [
       new LambdaRuntimeError('x', { cause }),
       new HandlerNotFoundError('Cannot import a.ts: disk gone', 'Runtime.ImportModuleError', { cause }),
+      new HandlerInitError({ errorType: 'Error', errorMessage: 'disk gone', trace: [] }, { cause }),
       new SandboxClosedError({ cause }),
     ];
     for (const error of errors) {
@@ -18,11 +19,22 @@ describe('local Lambda runtime errors', () => {
     }
   });
 
-  it("a module that cannot be imported is a HandlerNotFoundError whose cause is the import's error", async () => {
+  it('a reference to no module is a HandlerNotFoundError, as Lambda reports it (Runtime.ImportModuleError)', async () => {
     const error = await loadHandler('test/support/handlers/missing.ts').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(HandlerNotFoundError);
     expect(error).toMatchObject({ lambdaErrorType: 'Runtime.ImportModuleError' });
-    expect((error as Error).cause).toMatchObject({ code: 'ERR_MODULE_NOT_FOUND' });
+  });
+
+  it("a module failing in its init phase is a HandlerInitError whose cause is the module's error", async () => {
+    const error = await loadHandler('test/support/handlers/init-throws.ts').catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(HandlerInitError);
+    expect(error).toBeInstanceOf(LambdaRuntimeError);
+    expect(error).toMatchObject({
+      response: { errorType: 'Error', errorMessage: 'ORDERS_TABLE is not set' },
+    });
+    expect((error as Error).cause).toMatchObject({ message: 'ORDERS_TABLE is not set' });
   });
 
   it('a closed sandbox refuses invocations with SandboxClosedError', async () => {

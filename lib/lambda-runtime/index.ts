@@ -13,9 +13,18 @@
  * await sandbox.close();
  * ```
  */
-export { createLambdaContext, type LambdaContextOptions } from './context.ts';
+export { createLambdaContext, type LambdaContextOptions, lambdaLogStreamName } from './context.ts';
+export { type LambdaEnvironmentOptions, lambdaEnvironment } from './environment.ts';
 export { LambdaRuntimeError, SandboxClosedError } from './errors.ts';
-export { type AsyncHandler, HandlerNotFoundError, loadHandler } from './load-handler.ts';
+export {
+  type AsyncHandler,
+  HandlerInitError,
+  type HandlerLocation,
+  HandlerNotFoundError,
+  loadHandler,
+  refuseCallbackHandler,
+  resolveHandlerReference,
+} from './load-handler.ts';
 export { type RuntimeErrorResponse, toRuntimeError, unhandledRejectionError } from './runtime-error.ts';
 export {
   createSandbox,

@@ -1,7 +1,8 @@
-import { isAbsolute, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LambdaRuntimeError } from './errors.ts';
-import { toRuntimeError } from './runtime-error.ts';
+import { type RuntimeErrorResponse, toRuntimeError } from './runtime-error.ts';
 
 /**
  * A Lambda handler in its async form.
@@ -17,7 +18,8 @@ export type AsyncHandler<TEvent = unknown, TResult = unknown> = (
 ) => Promise<TResult>;
 
 /**
- * The module or export named by a handler reference could not be loaded (the import's error is the `cause`).
+ * The handler reference names no module file, no function in it, or is malformed: the reference is
+ * wrong, not the function's code (the import's error, if any, is the `cause`).
  *
  * @example
  * ```ts
@@ -27,7 +29,10 @@ export type AsyncHandler<TEvent = unknown, TResult = unknown> = (
 export class HandlerNotFoundError extends LambdaRuntimeError {
   override readonly name: string = 'HandlerNotFoundError';
   /** The error type Lambda's runtime reports for the same failure of its init phase. */
-  readonly lambdaErrorType: 'Runtime.ImportModuleError' | 'Runtime.HandlerNotFound';
+  readonly lambdaErrorType:
+    | 'Runtime.ImportModuleError'
+    | 'Runtime.HandlerNotFound'
+    | 'Runtime.MalformedHandlerName';
   constructor(
     message: string,
     lambdaErrorType: HandlerNotFoundError['lambdaErrorType'],
@@ -39,36 +44,167 @@ export class HandlerNotFoundError extends LambdaRuntimeError {
 }
 
 /**
- * Loads a handler from a reference `path/to/module.ts[#export]` (export `handler` by default), the
- * way the CLI's `invoke` and `dev` commands do. TypeScript modules load directly on Node.js 24.
+ * The function's module failed in its init phase: a syntax error, an exception at its top level, a
+ * dependency it imports that is missing, or a callback-style handler. `response` is the error as
+ * Lambda's Node.js runtime reports it (and the invocation then fails with it); the module's own error
+ * is the `cause`.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof HandlerInitError) console.error(error.response.errorType); // 'Runtime.UserCodeSyntaxError'
+ * ```
+ */
+export class HandlerInitError extends LambdaRuntimeError {
+  override readonly name: string = 'HandlerInitError';
+  readonly response: RuntimeErrorResponse;
+  constructor(response: RuntimeErrorResponse, options?: ErrorOptions) {
+    super(`${response.errorType}: ${response.errorMessage}`, options);
+    this.response = response;
+  }
+}
+
+/** Where a handler reference points: the module's file and the export's path in it (`a.b` nests). */
+export interface HandlerLocation {
+  file: string;
+  exportPath: string;
+}
+
+// What Lambda's runtime tries after a handler string's module name (`index` → index, index.js, …),
+// and the TypeScript this runtime also loads directly.
+const MODULE_EXTENSIONS = ['', '.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'];
+
+const SOURCE_EXTENSION = /^\.[cm]?[jt]s$/;
+
+const isFile = (path: string) => statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+
+/**
+ * Finds the module and export a handler reference names, relative to `cwd`: `path/to/module.ts#export`
+ * (export `handler` when no `#` is given), or the `Handler` string Lambda's configuration holds,
+ * `path/to/module.export`, whose module is tried with the extensions Lambda's runtime tries (and
+ * `.ts`). An export path with dots (`#api.orders`) names a nested property, as in Lambda.
+ *
+ * @example
+ * ```ts
+ * resolveHandlerReference('functions/orders/handler.ts'); // { file: '/…/functions/orders/handler.ts', exportPath: 'handler' }
+ * resolveHandlerReference('dist/index.handler'); // { file: '/…/dist/index.js', exportPath: 'handler' }
+ * ```
+ * @throws HandlerNotFoundError when no module file is found (`Runtime.ImportModuleError`) or the
+ *   reference is malformed (`Runtime.MalformedHandlerName`).
+ */
+export function resolveHandlerReference(reference: string, cwd = process.cwd()): HandlerLocation {
+  const at = (path: string) => (isAbsolute(path) ? path : resolve(cwd, path));
+  const hash = reference.lastIndexOf('#');
+  if (hash !== -1) {
+    const modulePath = reference.slice(0, hash);
+    const exportPath = reference.slice(hash + 1);
+    if (modulePath === '' || !/^[^.]+(\.[^.]+)*$/.test(exportPath))
+      throw new HandlerNotFoundError(
+        `Bad handler ${reference}: write path/to/module.ts#export (or Lambda's path/to/module.export)`,
+        'Runtime.MalformedHandlerName',
+      );
+    if (!isFile(at(modulePath)))
+      throw new HandlerNotFoundError(`Cannot find module ${modulePath}`, 'Runtime.ImportModuleError');
+    return { file: at(modulePath), exportPath };
+  }
+  if (isFile(at(reference))) return { file: at(reference), exportPath: 'handler' };
+  // Lambda's Handler setting: the module name runs to the first dot of the last path segment.
+  // https://docs.aws.amazon.com/lambda/latest/dg/nodejs-handler.html
+  const name = basename(reference);
+  const dot = name.indexOf('.');
+  // `handler.ts` with no such file is a missing module, not export `ts` of a module `handler`.
+  if (dot > 0 && dot < name.length - 1 && !SOURCE_EXTENSION.test(name.slice(dot))) {
+    const stem = join(dirname(at(reference)), name.slice(0, dot));
+    const file = MODULE_EXTENSIONS.map((extension) => stem + extension).find(isFile);
+    if (file !== undefined) return { file, exportPath: name.slice(dot + 1) };
+  }
+  throw new HandlerNotFoundError(
+    `Cannot find module ${reference} (as a file, or as Lambda's path/to/module.export)`,
+    'Runtime.ImportModuleError',
+  );
+}
+
+/**
+ * The error Lambda's Node.js runtime reports for a module that fails while it loads: a syntax error
+ * is `Runtime.UserCodeSyntaxError`, a CommonJS `require` of a missing module
+ * `Runtime.ImportModuleError`, and anything else the module throws is reported as thrown (so an ES
+ * module importing a missing package fails with Node's own error), as in the runtime's module loader
+ * (aws-lambda-nodejs-runtime-interface-client, src/function/module-loader.ts).
+ */
+function initErrorOf(error: unknown): RuntimeErrorResponse {
+  if (error instanceof SyntaxError)
+    return {
+      ...toRuntimeError(error),
+      errorType: 'Runtime.UserCodeSyntaxError',
+      errorMessage: String(error),
+    };
+  if (error instanceof Error && (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND')
+    return {
+      errorType: 'Runtime.ImportModuleError',
+      errorMessage: String(error),
+      trace: toRuntimeError(error).trace,
+    };
+  return toRuntimeError(error);
+}
+
+function exportAt(container: unknown, exportPath: string): unknown {
+  let value = container;
+  for (const key of exportPath.split('.')) {
+    value =
+      typeof value === 'object' || typeof value === 'function'
+        ? (value as Record<string, unknown> | null)?.[key]
+        : undefined;
+  }
+  return value;
+}
+
+/**
+ * Loads a handler from a reference (see {@link resolveHandlerReference}) the way Lambda's Node.js 24
+ * runtime loads one: the export, or else the same path under the module's `default` export (a
+ * CommonJS module whose exports Node cannot list); a handler declaring a third parameter (a callback)
+ * is refused, as that runtime refuses it. TypeScript modules load directly.
  *
  * @example
  * ```ts
  * const handler = await loadHandler('functions/orders/handler.ts#handler');
  * ```
- * @throws HandlerNotFoundError when the module cannot be imported or the export is not a function.
+ * @throws HandlerNotFoundError when the reference names no module or no function in it.
+ * @throws HandlerInitError when the module fails in its init phase, or the handler is callback-style.
  */
 export async function loadHandler(reference: string, cwd = process.cwd()): Promise<AsyncHandler> {
-  const hash = reference.lastIndexOf('#');
-  const modulePath = hash === -1 ? reference : reference.slice(0, hash);
-  const exportName = hash === -1 ? 'handler' : reference.slice(hash + 1);
-  const url = pathToFileURL(isAbsolute(modulePath) ? modulePath : resolve(cwd, modulePath)).href;
+  const { file, exportPath } = resolveHandlerReference(reference, cwd);
   let module: Record<string, unknown>;
   try {
-    module = (await import(url)) as Record<string, unknown>;
+    module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
-    throw new HandlerNotFoundError(
-      `Cannot import ${modulePath}: ${toRuntimeError(error).errorMessage}`,
-      'Runtime.ImportModuleError',
-      { cause: error },
-    );
+    throw new HandlerInitError(initErrorOf(error), { cause: error });
   }
-  const handler = module[exportName];
-  if (typeof handler !== 'function') {
-    throw new HandlerNotFoundError(
-      `${modulePath} has no exported function "${exportName}"`,
-      'Runtime.HandlerNotFound',
-    );
-  }
+  // As the runtime's resolver: the export, else the same path under `default`; a falsy value is "not exported".
+  const handler = exportAt(module, exportPath) || exportAt(module.default, exportPath);
+  if (!handler)
+    throw new HandlerNotFoundError(`${reference} is undefined or not exported`, 'Runtime.HandlerNotFound');
+  if (typeof handler !== 'function')
+    throw new HandlerNotFoundError(`${reference} is not a function`, 'Runtime.HandlerNotFound');
+  refuseCallbackHandler(handler as AsyncHandler);
   return handler as AsyncHandler;
+}
+
+/**
+ * Refuses a handler that declares a third parameter (`(event, context, callback)`), as Lambda's
+ * Node.js 24 runtime does when it loads one: that runtime no longer calls handlers back.
+ * https://docs.aws.amazon.com/lambda/latest/dg/nodejs-handler.html
+ *
+ * @example
+ * ```ts
+ * refuseCallbackHandler(async (event, context) => ({})); // fine
+ * ```
+ * @throws HandlerInitError (`Runtime.CallbackHandlerDeprecated`) for a callback-style handler.
+ */
+export function refuseCallbackHandler(handler: (...args: never[]) => unknown): void {
+  if (handler.length < 3) return;
+  throw new HandlerInitError({
+    errorType: 'Runtime.CallbackHandlerDeprecated',
+    errorMessage:
+      "the handler takes a callback (a third parameter), and Lambda's Node.js 24 runtime no longer runs callback-based handlers: make it async and return its response (https://docs.aws.amazon.com/lambda/latest/dg/nodejs-handler.html)",
+    trace: [],
+  });
 }

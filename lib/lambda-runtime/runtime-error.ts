@@ -23,21 +23,19 @@ const UNREADABLE_ERROR: RuntimeErrorResponse = {
   trace: [],
 };
 
-function isErrorLike(value: unknown): value is Error {
-  if (types.isNativeError(value)) return true;
-  const candidate = value as { name?: unknown; message?: unknown; stack?: unknown } | null;
-  return (
-    typeof candidate === 'object' &&
-    candidate !== null &&
-    typeof candidate.name === 'string' &&
-    typeof candidate.message === 'string' &&
-    typeof candidate.stack === 'string'
-  );
+// Lambda's Node.js 24 runtime tells errors by class (`instanceof Error`, here also an error of another
+// realm), not by shape: a thrown `{ name, message, stack }` object is reported as an object.
+function isError(value: unknown): value is Error {
+  return value instanceof Error || types.isNativeError(value);
 }
 
+// The runtime writes DEL (0x7F) as %7F in an error it reports.
+const escapeDel = (text: string) => text.replaceAll('\x7F', '%7F');
+
 /**
- * Describes whatever a handler threw or rejected with, as Lambda's Node.js runtime does: an error's
- * `name`, `message` and stack lines; any other value's `typeof` and `toString()`; and, when reading
+ * Describes whatever a handler threw or rejected with, as Lambda's Node.js 24 runtime does (its
+ * `formatError`, aws-lambda-nodejs-runtime-interface-client src/utils/error.ts): an error's `name`,
+ * `message` and stack lines; any other value's `typeof` and `toString()`; and, when reading
  * those throws (a null-prototype object has no `toString`), the runtime's fixed `handled` answer.
  * Never throws. See https://docs.aws.amazon.com/lambda/latest/dg/nodejs-exceptions.html
  *
@@ -49,11 +47,11 @@ function isErrorLike(value: unknown): value is Error {
  */
 export function toRuntimeError(value: unknown): RuntimeErrorResponse {
   try {
-    if (isErrorLike(value)) {
+    if (isError(value)) {
       return {
-        errorType: String(value.name),
-        errorMessage: String(value.message),
-        trace: typeof value.stack === 'string' ? value.stack.split('\n') : [],
+        errorType: escapeDel(String(value.name)),
+        errorMessage: escapeDel(String(value.message)),
+        trace: typeof value.stack === 'string' ? escapeDel(value.stack).split('\n') : [],
       };
     }
     return { errorType: typeof value, errorMessage: String(value), trace: [] };

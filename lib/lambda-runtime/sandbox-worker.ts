@@ -4,7 +4,7 @@
 // port as the results, so its logs always arrive before the response they precede.
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLambdaContext } from './context.ts';
-import { type AsyncHandler, HandlerNotFoundError, loadHandler } from './load-handler.ts';
+import { type AsyncHandler, HandlerInitError, HandlerNotFoundError, loadHandler } from './load-handler.ts';
 import { type RuntimeErrorResponse, toRuntimeError, unhandledRejectionError } from './runtime-error.ts';
 import type { EnvironmentData, FromEnvironment, ToEnvironment } from './sandbox-protocol.ts';
 
@@ -49,7 +49,9 @@ async function init(): Promise<void> {
       error:
         error instanceof HandlerNotFoundError
           ? { errorType: error.lambdaErrorType, errorMessage: error.message, trace: [] }
-          : toRuntimeError(error),
+          : error instanceof HandlerInitError
+            ? error.response
+            : toRuntimeError(error),
     });
   }
 }
@@ -61,6 +63,7 @@ async function invoke({ requestId, payload, deadline }: Extract<ToEnvironment, {
     region: data.region,
     awsRequestId: requestId,
     timeoutMs: deadline - Date.now(),
+    logStreamName: process.env.AWS_LAMBDA_LOG_STREAM_NAME,
   });
   let result: unknown;
   try {

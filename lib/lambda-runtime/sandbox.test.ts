@@ -142,13 +142,18 @@ describe('createSandbox', { timeout: 60_000 }, () => {
   });
 
   it.each([
-    ['test/support/handlers/init-throws.ts', 'Runtime.ImportModuleError', /ORDERS_TABLE is not set/],
+    // What the module throws is reported as thrown, as Lambda's runtime reports it.
+    ['test/support/handlers/init-throws.ts', 'Error', /^ORDERS_TABLE is not set$/],
     [
       'test/support/handlers/missing.ts',
       'Runtime.ImportModuleError',
-      /Cannot import test\/support\/handlers\/missing\.ts/,
+      /Cannot find module test\/support\/handlers\/missing\.ts/,
     ],
-    [`${fixtures}#nope`, 'Runtime.HandlerNotFound', /has no exported function "nope"/],
+    [
+      `${fixtures}#nope`,
+      'Runtime.HandlerNotFound',
+      /sandbox-handlers\.ts#nope is undefined or not exported$/,
+    ],
   ])('fails the invocation when %s cannot load (%s)', async (handler, errorType, message) => {
     const sandbox = createSandbox({ handler, timeoutSeconds: 5 });
     try {
@@ -163,13 +168,15 @@ describe('createSandbox', { timeout: 60_000 }, () => {
     }
   });
 
-  it('gives the function its context and AWS_LAMBDA_* environment', async () => {
+  it("gives the function its context and the environment variables Lambda's runtime sets", async () => {
+    const REFERENCE = 'test/support/handlers/handlers.ts#describe';
     const { invocations } = await run(
       {
-        handler: 'test/support/handlers/handlers.ts#describe',
+        handler: REFERENCE,
         functionName: 'orders',
         memoryLimitInMB: 512,
         timeoutSeconds: 2,
+        region: 'eu-west-1',
       },
       { eventSource: 'aws:kafka' },
     );
@@ -179,7 +186,23 @@ describe('createSandbox', { timeout: 60_000 }, () => {
       functionName: 'orders',
       memoryLimitInMB: '512',
       remainingMs: expect.any(Number),
-      env: { name: 'orders', memory: '512' },
+      invokedFunctionArn: 'arn:aws:lambda:eu-west-1:000000000000:function:orders',
+      logGroupName: '/aws/lambda/orders',
+      logStreamName: expect.stringMatching(/^\d{4}\/\d{2}\/\d{2}\/\[\$LATEST\][0-9a-f]{32}$/),
+      utcOffsetMinutes: expect.any(Number),
+      env: {
+        name: 'orders',
+        memory: '512',
+        version: '$LATEST',
+        handler: REFERENCE,
+        taskRoot: process.cwd(),
+        executionEnv: 'AWS_Lambda_nodejs24.x',
+        initializationType: 'on-demand',
+        logGroup: '/aws/lambda/orders',
+        logStream: seen.logStreamName,
+        region: 'eu-west-1',
+        defaultRegion: 'eu-west-1',
+      },
     });
     expect(seen.remainingMs).toBeLessThanOrEqual(2_000);
   });
@@ -237,19 +260,30 @@ describe('createSandbox: loading and booting', { timeout: 60_000 }, () => {
     expect(answers).toEqual([response('1'), response('2')]);
   });
 
-  it('leaves what type stripping refuses to Node.js in the environment, which reports it as usual', async () => {
-    const handler = join(dir, 'enum.ts');
-    await writeFile(handler, 'enum Outcome { Ok }\nexport const handler = async () => Outcome.Ok;\n');
-    const sandbox = createSandbox({ handler, timeoutSeconds: 5 });
-    try {
-      expect(await sandbox.prewarm()).toMatchObject({
-        errorType: 'Runtime.ImportModuleError',
-        errorMessage: expect.stringContaining('TypeScript enum is not supported in strip-only mode'),
-      });
-    } finally {
-      await sandbox.close();
-    }
-  });
+  it.each([
+    // What type stripping refuses is left to Node.js in the environment, which reports it as usual.
+    [
+      'enum.ts',
+      'enum Outcome { Ok }\nexport const handler = async () => Outcome.Ok;\n',
+      'TypeScript enum is not supported in strip-only mode',
+    ],
+    ['broken.mjs', 'export const handler = async () => { ;\n', 'SyntaxError: '],
+  ])(
+    'reports a syntax error in %s as Runtime.UserCodeSyntaxError, as Lambda does',
+    async (name, source, message) => {
+      const handler = join(dir, name);
+      await writeFile(handler, source);
+      const sandbox = createSandbox({ handler, timeoutSeconds: 5 });
+      try {
+        expect(await sandbox.prewarm()).toMatchObject({
+          errorType: 'Runtime.UserCodeSyntaxError',
+          errorMessage: expect.stringContaining(message),
+        });
+      } finally {
+        await sandbox.close();
+      }
+    },
+  );
 
   it("prepare boots environments ahead without loading the function: its init stays the invocation's cold start", async () => {
     const marker = join(dir, 'init-marker');

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
+import { lambdaEnvironment } from './environment.ts';
 import { SandboxClosedError } from './errors.ts';
 import type { RuntimeErrorResponse } from './runtime-error.ts';
 import type { EnvironmentData, FromEnvironment, ToEnvironment } from './sandbox-protocol.ts';
@@ -27,7 +28,7 @@ export interface SandboxOptions {
   region?: string;
   /** Limit of the init phase (default `LAMBDA_LIMITS.initTimeoutSeconds`, Lambda's; past it Lambda retries the init during the first invocation, within the function's timeout: https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html#runtimes-lifecycle-ib). */
   initTimeoutSeconds?: number;
-  /** Extra environment variables of the function (the `AWS_LAMBDA_FUNCTION_*` ones are set already). */
+  /** The function's own environment variables (Lambda's reserved ones are set already: see `lambdaEnvironment`). */
   env?: Record<string, string>;
   /**
    * Where the function's output goes (its `console.*` and direct writes), in order, each piece before
@@ -388,14 +389,18 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     memoryLimitInMB,
     region,
   };
-  const env: NodeJS.ProcessEnv = {
+  // Each environment has its own log stream, as in Lambda.
+  const env = (): NodeJS.ProcessEnv => ({
     ...process.env,
     ...options.env,
-    AWS_LAMBDA_FUNCTION_NAME: functionName,
-    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(memoryLimitInMB),
-    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-    AWS_REGION: region,
-  };
+    ...lambdaEnvironment({
+      functionName,
+      memoryLimitInMB,
+      region,
+      handler: options.handler,
+      taskRoot: data.cwd,
+    }),
+  });
   /** Warm environments, the most recently used last (reused first, as the warmest). */
   const idle: Environment[] = [];
   /** Environments started (initialising, running or idle) and not yet ended. */
@@ -414,7 +419,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const fill = () => {
     let booting = spares.filter((spare) => !spare.hasBooted).length;
     while (!closed && all.size + spares.length < concurrency && booting < BOOTS_AT_ONCE) {
-      const spare = new Environment(data, env, onOutput);
+      const spare = new Environment(data, env(), onOutput);
       spares.push(spare);
       booting++;
       void spare.booted.then(fill);
@@ -424,7 +429,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const spawn = () => {
     let environment = spares.shift();
     while (environment?.ended) environment = spares.shift();
-    environment ??= new Environment(data, env, onOutput);
+    environment ??= new Environment(data, env(), onOutput);
     environment.id = ++started;
     all.add(environment);
     return environment;

@@ -25,6 +25,7 @@ export type {
   SelfManagedKafkaEvent,
 } from '../kafka-event/types.ts';
 export { createLambdaContext, type LambdaContextOptions } from '../lambda-runtime/context.ts';
+export { HandlerInitError } from '../lambda-runtime/load-handler.ts';
 export { failedOffsets, InvalidBatchResponseError } from './batch-response.ts';
 export { KafkaTestingError } from './errors.ts';
 export {

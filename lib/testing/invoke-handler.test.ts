@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { HandlerInitError } from '../lambda-runtime/load-handler.ts';
 import { kafkaEvent } from './event-builder.ts';
 import { HandlerTimeoutError, invokeHandler } from './invoke-handler.ts';
 
@@ -43,6 +44,14 @@ describe('invokeHandler', () => {
         throw new OrderRejected('sync');
       }, event),
     ).rejects.toThrow('sync');
+  });
+
+  it("refuses a callback-style handler, as Lambda's Node.js 24 runtime does, rather than resolve without its answer", async () => {
+    const callbackStyle = ((_event: unknown, _context: unknown, callback: (e: null, r: string) => void) =>
+      setTimeout(() => callback(null, 'late'), 1)) as unknown as () => Promise<string>;
+    const error = await invokeHandler(callbackStyle, {}).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(HandlerInitError);
+    expect(error).toMatchObject({ response: { errorType: 'Runtime.CallbackHandlerDeprecated' } });
   });
 
   it("fails with Lambda's timeout message when the handler outlives the timeout", async () => {

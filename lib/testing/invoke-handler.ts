@@ -1,5 +1,6 @@
 import type { LambdaContext as Context } from '../kafka-event/types.ts';
 import { createLambdaContext, type LambdaContextOptions } from '../lambda-runtime/context.ts';
+import { refuseCallbackHandler } from '../lambda-runtime/load-handler.ts';
 import { KafkaTestingError } from './errors.ts';
 
 /**
@@ -42,12 +43,15 @@ export type InvokeOptions = LambdaContextOptions;
  * const response = await invokeHandler(handler, event, { timeoutMs: 5_000 });
  * ```
  * @throws HandlerTimeoutError when the handler outlives `timeoutMs`.
+ * @throws HandlerInitError (`Runtime.CallbackHandlerDeprecated`) for a handler declaring a callback
+ *   parameter, which Lambda's Node.js 24 runtime refuses to load.
  */
 export async function invokeHandler<TEvent, TResult>(
   handler: (event: TEvent, context: Context) => TResult | Promise<TResult>,
   event: TEvent,
   options: InvokeOptions = {},
 ): Promise<TResult> {
+  refuseCallbackHandler(handler);
   const timeoutMs = options.timeoutMs ?? 30_000;
   const context = createLambdaContext({ ...options, timeoutMs });
   let timer: NodeJS.Timeout | undefined;

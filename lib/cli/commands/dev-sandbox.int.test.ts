@@ -42,17 +42,18 @@ it('dev runs the handler in the sandbox: cold starts shown, a stuck handler ende
   }
 });
 
-it('dev refuses a handler module that cannot load before reading any record (exit 2)', async () => {
-  const run = await runCli([
-    'dev',
+it.each([
+  [
     `${fixtures}#nope`,
-    '--topic',
-    'unused',
-    '--brokers',
-    testBrokers().join(','),
-  ]);
-  expect(run.code).toBe(2);
-  expect(run.stderr).toContain(
-    'kafka-lambda dev: test/support/handlers/sandbox-handlers.ts has no exported function "nope"',
-  );
-});
+    'kafka-lambda dev: test/support/handlers/sandbox-handlers.ts#nope is undefined or not exported',
+  ],
+  // Lambda would fail every invocation in its init phase: said before any record is read.
+  ['test/support/handlers/init-throws.ts', 'kafka-lambda dev: Error: ORDERS_TABLE is not set'],
+])(
+  'dev refuses %s, a handler that cannot load, before reading any record (exit 2)',
+  async (reference, message) => {
+    const run = await runCli(['dev', reference, '--topic', 'unused', '--brokers', testBrokers().join(',')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+  },
+);

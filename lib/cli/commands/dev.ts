@@ -16,7 +16,7 @@ import {
   type Redelivery,
   type StartingPosition,
 } from '../../emulator/index.ts';
-import { HandlerNotFoundError } from '../../lambda-runtime/index.ts';
+import { HandlerInitError, HandlerNotFoundError } from '../../lambda-runtime/index.ts';
 import {
   addClusterOptions,
   ClusterConnectError,
@@ -27,7 +27,8 @@ import {
   resolveCluster,
 } from '../cluster.ts';
 import { redirectConsole } from '../console.ts';
-import { prepareLocalFunction } from '../local-function.ts';
+import { FunctionEnvironmentError, readFunctionEnvironment } from '../function-environment.ts';
+import { prepareLocalFunction, useFunctionTimeZone } from '../local-function.ts';
 import { exitWithUsageCode, integerOption, invalidArgument, USAGE_EXIT_CODE } from '../usage.ts';
 import { resolveSqsEndpoint } from './sqs.ts';
 
@@ -51,6 +52,8 @@ interface DevOptions extends ClusterOptions {
   redelivery: Redelivery;
   functionName: string;
   inProcess: boolean;
+  envFile: string[];
+  envVars?: string;
   invoke?: string;
   endpoint?: string;
   partitions: number;
@@ -251,6 +254,16 @@ export function registerDevCommand(program: Command): void {
       false,
     )
     .option(
+      '--env-file <file>',
+      "the function's environment variables, KEY=value lines as Node's --env-file reads them (repeatable)",
+      (file: string, files: string[]) => [...files, file],
+      [] as string[],
+    )
+    .option(
+      '--env-vars <file>',
+      'the function\'s environment variables as JSON: {"KEY": "value"}, or sam local invoke\'s form ({"Parameters": {…}, "<function name>": {…}})',
+    )
+    .option(
       '--invoke <function>',
       'invoke this function through the Lambda Invoke API instead of a local handler',
     )
@@ -295,15 +308,25 @@ export function registerDevCommand(program: Command): void {
       }
       let fn: MappingFunction;
       try {
+        const environment = await readFunctionEnvironment(options);
+        useFunctionTimeZone(environment);
         fn = handlerReference
           ? await prepareLocalFunction(handlerReference, {
               timeoutSeconds: options.timeout,
               functionName: options.functionName,
               inProcess: options.inProcess,
+              environment,
             })
           : { functionName: options.invoke!, ...(options.endpoint ? { endpoint: options.endpoint } : {}) };
       } catch (error) {
-        if (!(error instanceof HandlerNotFoundError)) throw error;
+        if (
+          !(
+            error instanceof HandlerNotFoundError ||
+            error instanceof HandlerInitError ||
+            error instanceof FunctionEnvironmentError
+          )
+        )
+          throw error;
         process.stderr.write(`kafka-lambda dev: ${error.message}\n`);
         process.exitCode = USAGE_EXIT_CODE;
         return;

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/support/run-cli.ts';
 import { kafkaEvent } from '../../testing/event-builder.ts';
@@ -45,30 +48,115 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
   });
 
   it('gives the handler a Lambda-like context and environment from the options', async () => {
-    const run = await runCli([
-      'invoke',
-      `${fixtures}#describe`,
-      '--event',
-      sample,
-      '--function-name',
-      'orders',
-      '--memory',
-      '512',
-      '--timeout',
-      '2',
-    ]);
+    const run = await runCli(
+      [
+        'invoke',
+        `${fixtures}#describe`,
+        '--event',
+        sample,
+        '--function-name',
+        'orders',
+        '--memory',
+        '512',
+        '--timeout',
+        '2',
+      ],
+      // This shell's time zone is not the function's: Lambda runs functions in UTC.
+      { env: { TZ: 'America/New_York', AWS_REGION: 'eu-west-1' } },
+    );
     expect(run.code).toBe(0);
     const seen = JSON.parse(run.stdout);
+    const REFERENCE = `${fixtures}#describe`;
     expect(seen).toEqual({
       eventSource: 'SelfManagedKafka',
       functionName: 'orders',
       memoryLimitInMB: '512',
       remainingMs: expect.any(Number),
-      env: { name: 'orders', memory: '512' },
+      invokedFunctionArn: 'arn:aws:lambda:eu-west-1:000000000000:function:orders',
+      logGroupName: '/aws/lambda/orders',
+      logStreamName: expect.stringMatching(/^\d{4}\/\d{2}\/\d{2}\/\[\$LATEST\][0-9a-f]{32}$/),
+      utcOffsetMinutes: 0,
+      env: {
+        name: 'orders',
+        memory: '512',
+        version: '$LATEST',
+        handler: REFERENCE,
+        taskRoot: process.cwd(),
+        executionEnv: 'AWS_Lambda_nodejs24.x',
+        initializationType: 'on-demand',
+        logGroup: '/aws/lambda/orders',
+        logStream: seen.logStreamName,
+        region: 'eu-west-1',
+        defaultRegion: 'eu-west-1',
+      },
     });
     expect(seen.remainingMs).toBeGreaterThan(1_500);
     expect(seen.remainingMs).toBeLessThanOrEqual(2_000);
   });
+
+  it('gives the function the variables of --env-file and --env-vars (SAM form: Parameters, then the function), and their TZ', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'invoke-env-'));
+    try {
+      await writeFile(join(dir, '.env'), 'STAGE=from-env-file\nTABLE=from-env-file\nTZ=Asia/Tokyo\n');
+      await writeFile(
+        join(dir, 'env.json'),
+        JSON.stringify({
+          Parameters: { STAGE: 'dev', TABLE: 'shared' },
+          orders: { TABLE: 'orders-local' },
+          other: { TABLE: 'x' },
+        }),
+      );
+      for (const mode of [[], ['--in-process']]) {
+        const run = await runCli([
+          'invoke',
+          `${fixtures}#environment`,
+          '--event',
+          sample,
+          '--function-name',
+          'orders',
+          '--env-file',
+          join(dir, '.env'),
+          '--env-vars',
+          join(dir, 'env.json'),
+          ...mode,
+        ]);
+        expect(run.code).toBe(0);
+        expect(JSON.parse(run.stdout)).toEqual({
+          STAGE: 'dev',
+          TABLE: 'orders-local',
+          TZ: 'Asia/Tokyo',
+          utcOffsetMinutes: -540,
+        });
+      }
+      await writeFile(join(dir, 'bad.json'), JSON.stringify({ STAGE: 'dev', orders: { TABLE: 't' } }));
+      const bad = await runCli(['invoke', fixtures, '--event', sample, '--env-vars', join(dir, 'bad.json')]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--env-vars .*bad\.json mixes variables and objects/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([[[] as string[]], [['--in-process']]])(
+    "reports a module failing in its init phase as the function's error, as Lambda does (exit 1) %j",
+    async (mode) => {
+      const run = await runCli([
+        'invoke',
+        'test/support/handlers/init-throws.ts',
+        '--event',
+        sample,
+        ...mode,
+      ]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain(
+        'ERROR\tInit Error\t{"errorType":"Error","errorMessage":"ORDERS_TABLE is not set","trace":["Error: ORDERS_TABLE is not set"',
+      );
+      expect(summaryOf(run.stderr)).toMatch(
+        /^\[invoke\] error: 5 records in 3 partitions, the module's init failed: Error: ORDERS_TABLE is not set \(Lambda retries the whole batch\)/,
+      );
+    },
+  );
 
   it('reports a function timeout like Lambda and exits 124, even though the handler never settles', async () => {
     const run = await runCli(['invoke', `${fixtures}#hangs`, '--event', sample, '--timeout', '0.5']);
@@ -135,11 +223,11 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
     [['invoke', fixtures, '--event', 'README.md'], /error: the event in README\.md is not JSON/],
     [
       ['invoke', `${fixtures}#notAFunction`, '--event', sample],
-      /error: test\/support\/handlers\/handlers\.ts has no exported function "notAFunction"/,
+      /error: test\/support\/handlers\/handlers\.ts#notAFunction is not a function/,
     ],
     [
       ['invoke', 'test/support/handlers/missing.ts', '--event', sample],
-      /error: Cannot import test\/support\/handlers\/missing\.ts/,
+      /error: Cannot find module test\/support\/handlers\/missing\.ts/,
     ],
     [
       ['invoke', fixtures, '--event', sample, '--timeout', '900'],

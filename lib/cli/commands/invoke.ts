@@ -7,9 +7,12 @@ import { type Command, InvalidArgumentError } from 'commander';
 import {
   type AsyncHandler,
   createSandbox,
+  HandlerInitError,
   HandlerNotFoundError,
+  lambdaEnvironment,
   loadHandler,
   type RuntimeErrorResponse,
+  resolveHandlerReference,
   toRuntimeError,
   unhandledRejectionError,
 } from '../../lambda-runtime/index.ts';
@@ -24,6 +27,8 @@ import {
   validateKafkaEvent,
 } from '../../testing/index.ts';
 import { CliError } from '../errors.ts';
+import { FunctionEnvironmentError, readFunctionEnvironment } from '../function-environment.ts';
+import { useFunctionTimeZone } from '../local-function.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 
 /** Exit codes of `kafka-lambda invoke`. */
@@ -42,6 +47,8 @@ const INVOKE_EXIT_CODES = {
 
 interface InvokeOptions {
   event: string;
+  envFile: string[];
+  envVars?: string;
   timeout: number;
   functionName: string;
   memory: number;
@@ -59,7 +66,8 @@ interface Timing {
 
 type Outcome =
   | ({ kind: 'response'; json: string } & Timing)
-  | ({ kind: 'error'; error: RuntimeErrorResponse } & Timing)
+  /** The function failed: in its init phase (its module's loading) or in the invocation. */
+  | ({ kind: 'error'; phase: 'init' | 'invoke'; error: RuntimeErrorResponse } & Timing)
   | ({ kind: 'timeout'; message: string } & Timing)
   /** The module or export could not be loaded: a usage error. */
   | { kind: 'load-failed'; message: string };
@@ -106,6 +114,16 @@ export function registerInvokeCommand(program: Command): void {
       1024,
     )
     .option(
+      '--env-file <file>',
+      "the function's environment variables, KEY=value lines as Node's --env-file reads them (repeatable)",
+      (file: string, files: string[]) => [...files, file],
+      [] as string[],
+    )
+    .option(
+      '--env-vars <file>',
+      'the function\'s environment variables as JSON: {"KEY": "value"}, or sam local invoke\'s form ({"Parameters": {…}, "<function name>": {…}})',
+    )
+    .option(
       '--in-process',
       'run the handler in this process (for debuggers) instead of a Lambda-like sandbox; a handler past its timeout cannot be stopped there',
       false,
@@ -120,8 +138,8 @@ handles are reported with Lambda's error types. Its output goes to stderr; stdou
 
 Exit codes:
   0    the handler returned (its response may report failed records)
-  1    the handler threw, exited or crashed: Lambda would retry the whole batch
-  2    bad usage: options, event file, or handler module/export
+  1    the handler (or its module's init) threw, exited or crashed: Lambda would retry the whole batch
+  2    bad usage: options, event or environment file, or a handler reference naming no module or function
   3    the response is one Lambda rejects (the whole batch would be retried)
   124  the handler (or its module's loading) outlived --timeout
 
@@ -144,10 +162,21 @@ async function invoke(reference: string, options: InvokeOptions): Promise<number
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
 
   let event: KafkaEvent;
+  let environment: Record<string, string>;
   try {
+    environment = await readFunctionEnvironment(options);
     event = await readEvent(options.event);
   } catch (error) {
-    if (!(error instanceof EventFileError)) throw error;
+    if (!(error instanceof EventFileError || error instanceof FunctionEnvironmentError)) throw error;
+    console.error(`error: ${error.message}`);
+    return INVOKE_EXIT_CODES.usage;
+  }
+  useFunctionTimeZone(environment);
+
+  try {
+    resolveHandlerReference(reference);
+  } catch (error) {
+    if (!(error instanceof HandlerNotFoundError)) throw error;
     console.error(`error: ${error.message}`);
     return INVOKE_EXIT_CODES.usage;
   }
@@ -155,8 +184,8 @@ async function invoke(reference: string, options: InvokeOptions): Promise<number
   const requestId = randomUUID();
   const batch = describeBatch(event);
   const outcome = options.inProcess
-    ? await runInProcess(reference, event, options, requestId, batch)
-    : await runSandboxed(reference, event, options, requestId);
+    ? await runInProcess(reference, event, options, environment, requestId, batch)
+    : await runSandboxed(reference, event, options, environment, requestId);
   if (outcome.kind === 'load-failed') {
     console.error(`error: ${outcome.message}`);
     return INVOKE_EXIT_CODES.usage;
@@ -176,9 +205,10 @@ async function invoke(reference: string, options: InvokeOptions): Promise<number
   }
   if (outcome.kind === 'error') {
     const { errorType, errorMessage } = outcome.error;
-    console.error(`ERROR\tInvoke Error\t${JSON.stringify(outcome.error)}`);
+    const init = outcome.phase === 'init';
+    console.error(`ERROR\t${init ? 'Init Error' : 'Invoke Error'}\t${JSON.stringify(outcome.error)}`);
     console.error(
-      `[invoke] error: ${batch}, ${errorType}: ${errorMessage} (Lambda retries the whole batch); ${took}`,
+      `[invoke] error: ${batch}, ${init ? "the module's init failed: " : ''}${errorType}: ${errorMessage} (Lambda retries the whole batch); ${took}`,
     );
     return INVOKE_EXIT_CODES.handlerError;
   }
@@ -243,10 +273,12 @@ async function runSandboxed(
   reference: string,
   event: KafkaEvent,
   options: InvokeOptions,
+  environment: Record<string, string>,
   requestId: string,
 ): Promise<Outcome> {
   const sandbox = createSandbox({
     handler: reference,
+    env: environment,
     timeoutSeconds: options.timeout,
     functionName: options.functionName,
     memoryLimitInMB: options.memory,
@@ -257,15 +289,19 @@ async function runSandboxed(
       JSON.stringify(event),
       requestId,
     );
-    if (initStatus === 'error' && result.kind === 'function-error') {
-      return { kind: 'load-failed', message: result.errorMessage };
-    }
     const timing = { durationMs, ...(initDurationMs === undefined ? {} : { initDurationMs }) };
+    if (initStatus === 'error' && result.kind === 'function-error') {
+      const { errorType, errorMessage, trace } = result;
+      // A reference to no function is the command line's fault; any other init error is the function's.
+      if (errorType === 'Runtime.HandlerNotFound' || errorType === 'Runtime.MalformedHandlerName')
+        return { kind: 'load-failed', message: errorMessage };
+      return { kind: 'error', phase: 'init', error: { errorType, errorMessage, trace }, ...timing };
+    }
     if (result.kind === 'response') return { kind: 'response', json: result.json, ...timing };
     const { errorType, errorMessage, trace } = result;
     return errorType === 'Sandbox.Timedout'
       ? { kind: 'timeout', message: errorMessage, ...timing }
-      : { kind: 'error', error: { errorType, errorMessage, trace }, ...timing };
+      : { kind: 'error', phase: 'invoke', error: { errorType, errorMessage, trace }, ...timing };
   } finally {
     await sandbox.close();
   }
@@ -280,12 +316,21 @@ async function runInProcess(
   reference: string,
   event: KafkaEvent,
   options: InvokeOptions,
+  environment: Record<string, string>,
   requestId: string,
   batch: string,
 ): Promise<Outcome> {
-  process.env.AWS_LAMBDA_FUNCTION_NAME = options.functionName;
-  process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE = String(options.memory);
-  process.env.AWS_LAMBDA_FUNCTION_VERSION = '$LATEST';
+  Object.assign(
+    process.env,
+    environment,
+    lambdaEnvironment({
+      functionName: options.functionName,
+      memoryLimitInMB: options.memory,
+      region: process.env.AWS_REGION || 'us-east-1',
+      handler: reference,
+      taskRoot: process.cwd(),
+    }),
+  );
   // Whatever the handler leaves behind (a rejection, an exception) fails the invocation, as in Lambda.
   const failures = new Promise<RuntimeErrorResponse>((resolve) => {
     process.once('unhandledRejection', (reason) => resolve(unhandledRejectionError(reason)));
@@ -333,8 +378,10 @@ async function loadAndRun(
     if (loaded === undefined) return { ...timedOut, durationMs: performance.now() - loadStarted };
     handler = loaded;
   } catch (error) {
-    if (!(error instanceof HandlerNotFoundError)) throw error;
-    return { kind: 'load-failed', message: error.message };
+    if (error instanceof HandlerNotFoundError) return { kind: 'load-failed', message: error.message };
+    if (!(error instanceof HandlerInitError)) throw error;
+    const durationMs = performance.now() - loadStarted;
+    return { kind: 'error', phase: 'init', error: error.response, durationMs, initDurationMs: durationMs };
   }
   const initDurationMs = performance.now() - loadStarted;
 
@@ -350,11 +397,11 @@ async function loadAndRun(
   );
   const settled = await Promise.race([invocation, failures.then((failure) => ({ failure }))]);
   const timing = { durationMs: performance.now() - started, initDurationMs };
-  if ('failure' in settled) return { kind: 'error', error: settled.failure, ...timing };
+  if ('failure' in settled) return { kind: 'error', phase: 'invoke', error: settled.failure, ...timing };
   if ('error' in settled) {
     return settled.error instanceof HandlerTimeoutError
       ? { ...timedOut, ...timing }
-      : { kind: 'error', error: toRuntimeError(settled.error), ...timing };
+      : { kind: 'error', phase: 'invoke', error: toRuntimeError(settled.error), ...timing };
   }
   try {
     return { kind: 'response', json: JSON.stringify(settled.response) ?? 'null', ...timing };
@@ -364,7 +411,7 @@ async function loadAndRun(
       errorType: 'Runtime.MarshalError',
       errorMessage: `Unable to marshal response: ${errorMessage}`,
     };
-    return { kind: 'error', error: { ...marshal, trace: [] }, ...timing };
+    return { kind: 'error', phase: 'invoke', error: { ...marshal, trace: [] }, ...timing };
   }
 }
 

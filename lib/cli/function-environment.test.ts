@@ -1,0 +1,73 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FunctionEnvironmentError, readFunctionEnvironment } from './function-environment.ts';
+
+describe('readFunctionEnvironment', () => {
+  let dir: string;
+  const file = async (name: string, content: string) => {
+    await writeFile(join(dir, name), content);
+    return join(dir, name);
+  };
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'function-env-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('reads dotenv files in order (a later one wins), then --env-vars over them', async () => {
+    const first = await file('a.env', '# comment\nA=1\nB="two words"\nexport C=3\n');
+    const second = await file('b.env', 'A=override\n');
+    const vars = await file('flat.json', JSON.stringify({ C: 'from-json', D: 4, E: true }));
+    expect(
+      await readFunctionEnvironment({ envFile: [first, second], envVars: vars, functionName: 'f' }),
+    ).toEqual({
+      A: 'override',
+      B: 'two words',
+      C: 'from-json',
+      D: '4',
+      E: 'true',
+    });
+  });
+
+  it("reads SAM's form: Parameters for every function, the function's own entry over it, other functions ignored", async () => {
+    const vars = await file(
+      'sam.json',
+      JSON.stringify({
+        Parameters: { STAGE: 'dev', TABLE: 'all' },
+        orders: { TABLE: 'orders' },
+        other: { SECRET: 'no' },
+      }),
+    );
+    expect(await readFunctionEnvironment({ envVars: vars, functionName: 'orders' })).toEqual({
+      STAGE: 'dev',
+      TABLE: 'orders',
+    });
+    expect(await readFunctionEnvironment({ envVars: vars, functionName: 'payments' })).toEqual({
+      STAGE: 'dev',
+      TABLE: 'all',
+    });
+  });
+
+  it.each([
+    ['missing.json', undefined, /--env-vars .*missing\.json: ENOENT/],
+    ['list.json', '[1]', /must be a JSON object/],
+    ['text.json', 'STAGE=dev', /is not JSON/],
+    ['mixed.json', '{"A": "1", "orders": {"B": "2"}}', /mixes variables and objects/],
+    ['nested.json', '{"orders": {"B": {"deep": 1}}}', /orders: B must be a string, number or boolean/],
+    ['null.json', '{"A": null}', /mixes variables and objects/],
+  ])('refuses %s with a FunctionEnvironmentError naming the file', async (name, content, message) => {
+    const path = content === undefined ? join(dir, name) : await file(name, content);
+    const error = await readFunctionEnvironment({ envVars: path, functionName: 'orders' }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(FunctionEnvironmentError);
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it('refuses a dotenv file it cannot read', async () => {
+    await expect(
+      readFunctionEnvironment({ envFile: [join(dir, 'none.env')], functionName: 'f' }),
+    ).rejects.toThrow(/--env-file .*none\.env: ENOENT/);
+  });
+});
