@@ -91,8 +91,40 @@ export class KafkaPoisonRecordError extends KafkaBatchError {
 }
 
 /**
- * A record's key, value or headers cannot be decoded (wrong type in the event, not JSON when JSON
- * was asked for, a header that is not a byte array).
+ * A record's key, value or headers are not encoded as Lambda encodes them (base64 text, headers as
+ * byte arrays): Lambda never sends that, so something changed the event before the middleware (a
+ * middleware that decodes values, such as `@middy/event-normalizer`, or a hand-written event). The
+ * record in Kafka is not at fault: it is not poison, never skipped by `onPoison`, and is reported
+ * for retry like a handler error.
+ *
+ * @example
+ * ```ts
+ * record.value; // throws KafkaRecordEncodingError: orders-0@7: value is not a base64 string (…)
+ * ```
+ */
+export class KafkaRecordEncodingError extends KafkaBatchError {
+  override readonly name: string = 'KafkaRecordEncodingError';
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  /** The part of the record that is not encoded as Lambda encodes it. */
+  readonly field: 'key' | 'value' | 'headers';
+
+  /** `problem` says what is wrong with `field` without quoting it, e.g. `'is not a base64 string'`. */
+  constructor(position: RecordPosition, field: 'key' | 'value' | 'headers', problem: string) {
+    super(
+      `${position.topic}-${position.partition}@${position.offset}: ${field} ${problem} (Lambda sends base64 text and byte-array headers: did something change the event before kafkaBatch?)`,
+    );
+    this.topic = position.topic;
+    this.partition = position.partition;
+    this.offset = position.offset;
+    this.field = field;
+  }
+}
+
+/**
+ * A record's key or value cannot be decoded as asked (not JSON when JSON was asked for, not what a
+ * decoder reads).
  *
  * @example
  * ```ts

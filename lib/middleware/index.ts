@@ -25,6 +25,7 @@ export {
   KafkaEventError,
   KafkaPoisonRecordError,
   KafkaRecordDecodeError,
+  KafkaRecordEncodingError,
   KafkaSchemaError,
   type RecordPosition,
 } from './errors.ts';

@@ -667,6 +667,39 @@ describe('kafkaBatch: schemas and poison records', () => {
     expect(failedOffsets(reported, broken)).toEqual({ 'order-events-0': [1] });
   });
 
+  it('never skips a record whose value something changed before the middleware (not base64): it is reported, not poison', async () => {
+    const { lines, logger } = captureLogger();
+    const event = kafkaEvent({
+      topic: 'order-events',
+      records: [
+        { partition: 0, value: { id: 1 } },
+        { partition: 0, value: { id: 2 } },
+        { partition: 0, value: { id: 3 } },
+      ],
+    });
+    // As a value-decoding middleware before kafkaBatch (e.g. @middy/event-normalizer) leaves them:
+    // parsed JSON and decoded text where Lambda sends base64.
+    const changed = structuredClone(event);
+    const records = changed.records['order-events-0']!;
+    (records[1] as { value: unknown }).value = { id: 2 };
+    (records[2] as { value: unknown }).value = 'hello world';
+    const seen: number[] = [];
+    for (const onPoison of ['skip', 'report', () => {}] as const) {
+      seen.length = 0;
+      const response = await run(
+        { logger, onPoison, onRecord: (record) => void seen.push((record.json() as { id: number }).id) },
+        changed,
+      );
+      expect(failedOffsets(response, changed)).toEqual({ 'order-events-0': [1, 2] });
+      expect(seen).toEqual([1]);
+    }
+    expect(lines.find((line) => line.offset === 1)).toMatchObject({
+      level: 'error',
+      message: 'Kafka record failed',
+      errorName: 'KafkaRecordEncodingError',
+    });
+  });
+
   it('in key ordering, a reported poison record stops its partition from there; a skipped one stops nothing', async () => {
     const { logger } = captureLogger();
     const event = kafkaEvent({
@@ -1203,6 +1236,15 @@ describe('kafkaBatch: Middy composition and options', () => {
     await expect(handler(numbered(1, 1) as never, createLambdaContext())).rejects.toBeInstanceOf(
       KafkaBatchOptionsError,
     );
+  });
+
+  it("names its after hook, which Middy's plugin hooks report middlewares by", async () => {
+    const seen: string[] = [];
+    const handler = middy({
+      beforeMiddleware: (name: string) => void seen.push(name),
+    }).use(kafkaBatch({ onRecord: () => {} }));
+    await handler(numbered(1, 1) as never, createLambdaContext());
+    expect(seen).toContain('kafkaBatchAfter');
   });
 
   const invalidOptions: unknown[][] = [

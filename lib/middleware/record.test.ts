@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeEventRecord, type RawKafkaRecord } from '../kafka-event/encode.ts';
 import type { KafkaEventRecord } from '../kafka-event/types.ts';
-import { KafkaRecordDecodeError } from './errors.ts';
+import { KafkaPoisonRecordError, KafkaRecordDecodeError, KafkaRecordEncodingError } from './errors.ts';
 import { KafkaRecord } from './record.ts';
 
 const base: RawKafkaRecord = {
@@ -13,6 +13,17 @@ const base: RawKafkaRecord = {
 };
 const make = (raw: KafkaEventRecord) => new KafkaRecord(raw, raw.topic, raw.partition, raw.offset);
 const build = (fields: Partial<RawKafkaRecord>) => make(encodeEventRecord({ ...base, ...fields }));
+
+function encodingError(read: () => unknown): KafkaRecordEncodingError {
+  try {
+    read();
+  } catch (error) {
+    expect(error).toBeInstanceOf(KafkaRecordEncodingError);
+    expect(error).not.toBeInstanceOf(KafkaPoisonRecordError);
+    return error as KafkaRecordEncodingError;
+  }
+  throw new Error('expected a KafkaRecordEncodingError');
+}
 
 function decodeError(read: () => unknown): KafkaRecordDecodeError {
   try {
@@ -113,13 +124,16 @@ describe('KafkaRecord', () => {
     expect(invalidJson.message).toBe('order-events-3@1041: value is not valid JSON');
     expect([invalidJson.topic, invalidJson.partition, invalidJson.offset]).toEqual(['order-events', 3, 1041]);
 
+    // Not encoded as Lambda encodes records: the event was changed, the record is not poison.
     const raw = encodeEventRecord(base);
-    expect(decodeError(() => make({ ...raw, key: 42 } as unknown as KafkaEventRecord).key).field).toBe('key');
-    expect(decodeError(() => make({ ...raw, value: {} } as unknown as KafkaEventRecord).value).field).toBe(
+    expect(encodingError(() => make({ ...raw, key: 42 } as unknown as KafkaEventRecord).key).field).toBe(
+      'key',
+    );
+    expect(encodingError(() => make({ ...raw, value: {} } as unknown as KafkaEventRecord).value).field).toBe(
       'value',
     );
     for (const headers of [{}, [null], [{ h: [1, 'x'] }], [{ h: [300] }], [{ h: 5 }]]) {
-      const error = decodeError(() => make({ ...raw, headers } as unknown as KafkaEventRecord).headers);
+      const error = encodingError(() => make({ ...raw, headers } as unknown as KafkaEventRecord).headers);
       expect(error.field).toBe('headers');
     }
   });
@@ -134,15 +148,15 @@ describe('KafkaRecord', () => {
       '-_-',
       'a===',
     ]) {
-      const value = decodeError(() => make({ ...raw, value: text }).value);
+      const value = encodingError(() => make({ ...raw, value: text }).value);
       expect([value.field, value.message]).toEqual([
         'value',
-        'order-events-3@1041: value is not a base64 string',
+        'order-events-3@1041: value is not a base64 string (Lambda sends base64 text and byte-array headers: did something change the event before kafkaBatch?)',
       ]);
-      expect(decodeError(() => make({ ...raw, key: text }).key).field).toBe('key');
-      expect(decodeError(() => make({ ...raw, value: text }).json()).field).toBe('value');
+      expect(encodingError(() => make({ ...raw, key: text }).key).field).toBe('key');
+      expect(encodingError(() => make({ ...raw, value: text }).json()).field).toBe('value');
       const headers = [{ h: text }] as unknown as KafkaEventRecord['headers'];
-      expect(decodeError(() => make({ ...raw, headers }).headers).field).toBe('headers');
+      expect(encodingError(() => make({ ...raw, headers }).headers).field).toBe('headers');
     }
     expect(make({ ...raw, value: '' }).value).toEqual(Buffer.alloc(0));
     // The URL-safe alphabet, which Lambda never writes, decodes to the bytes the standard one names.

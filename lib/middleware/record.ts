@@ -1,6 +1,6 @@
 import { decodeBase64, decodeHeaderValue, readTimestamp } from '../kafka-event/rules.ts';
 import type { KafkaEventHeader, KafkaEventRecord, KafkaSchemaMetadata } from '../kafka-event/types.ts';
-import { jsonSyntaxCause, KafkaRecordDecodeError } from './errors.ts';
+import { jsonSyntaxCause, KafkaRecordDecodeError, KafkaRecordEncodingError } from './errors.ts';
 
 /** Marks a cache slot that has not been filled yet (`undefined` and `null` are real values here). */
 const UNSET: unique symbol = Symbol('unset');
@@ -177,18 +177,18 @@ export class KafkaRecord<TValue = unknown, TKey = string | null> {
   #decode(field: 'key' | 'value', encoded: unknown): Buffer | null | undefined {
     if (encoded === null || encoded === undefined) return encoded;
     const bytes = typeof encoded === 'string' ? decodeBase64(encoded) : undefined;
-    if (bytes === undefined) throw new KafkaRecordDecodeError(this, field, 'is not a base64 string');
+    if (bytes === undefined) throw new KafkaRecordEncodingError(this, field, 'is not a base64 string');
     return bytes;
   }
 
   #decodeHeaders(): KafkaHeader[] {
     const raw: unknown = this.#raw.headers;
     if (raw === undefined || raw === null) return [];
-    if (!Array.isArray(raw)) throw new KafkaRecordDecodeError(this, 'headers', 'is not an array');
+    if (!Array.isArray(raw)) throw new KafkaRecordEncodingError(this, 'headers', 'is not an array');
     const headers: KafkaHeader[] = [];
     for (const entry of raw as unknown[]) {
       if (typeof entry !== 'object' || entry === null)
-        throw new KafkaRecordDecodeError(this, 'headers', 'has an entry that is not an object');
+        throw new KafkaRecordEncodingError(this, 'headers', 'has an entry that is not an object');
       for (const name of Object.keys(entry)) {
         headers.push([name, this.#headerBytes((entry as KafkaEventHeader)[name])]);
       }
@@ -199,7 +199,7 @@ export class KafkaRecord<TValue = unknown, TKey = string | null> {
   #headerBytes(bytes: unknown): Buffer {
     const decoded = decodeHeaderValue(bytes);
     if (decoded === undefined)
-      throw new KafkaRecordDecodeError(this, 'headers', 'has a value that is not a byte array');
+      throw new KafkaRecordEncodingError(this, 'headers', 'has a value that is not a byte array');
     return decoded;
   }
 }
