@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseKafkaEvent } from '../kafka-event/parse.ts';
+import type { KafkaEvent } from '../kafka-event/types.ts';
 import { kafkaEvent } from './event-builder.ts';
 import { type EventIssue, InvalidKafkaEventError, validateKafkaEvent } from './validate-event.ts';
 
@@ -224,6 +225,24 @@ describe('validateKafkaEvent: the rules kafkaBatch applies', () => {
         },
       ]);
     }
+  });
+
+  it('accepts the "aws:SelfManagedKafka" spelling of community samples with a warning, in both modes', () => {
+    const { eventSourceArn: _arn, ...rest } = valid();
+    const event = { ...rest, eventSource: 'aws:SelfManagedKafka' } as unknown as KafkaEvent;
+    for (const accept of ['lambda', 'middleware'] as const) {
+      const { warnings, onWarning } = collect();
+      expect(validateKafkaEvent(event, { accept, onWarning })).toBe(event);
+      expect(warnings).toEqual([
+        { path: 'eventSource', message: expect.stringContaining('Lambda sends "SelfManagedKafka"') },
+      ]);
+    }
+    const lambdaSpelling = collect();
+    validateKafkaEvent(
+      { ...event, eventSource: 'SelfManagedKafka' },
+      { onWarning: lambdaSpelling.onWarning },
+    );
+    expect(lambdaSpelling.warnings).toEqual([]);
   });
 
   it("warns when an event exceeds Lambda's 6 MB payload limit", () => {

@@ -46,7 +46,7 @@ export interface ValidateEventOptions {
    * - `'lambda'` (default): an event exactly as Lambda sends it; anything else is an issue;
    * - `'middleware'`: every event `kafkaBatch` accepts (the same rules: it throws `KafkaEventError`
    *   exactly for the events refused here); what Lambda would not send, such as a record whose value is
-   *   not base64 (a poison record for `kafkaBatch`) or a digit-string offset, becomes a warning.
+   *   not base64 (reported for retry by `kafkaBatch`) or a digit-string offset, becomes a warning.
    *   `kafka-lambda invoke` checks its event this way.
    */
   accept?: 'lambda' | 'middleware';
@@ -155,6 +155,13 @@ export function validateKafkaEvent(value: unknown, options: ValidateEventOptions
       warnings.push({ path: warning.path, message: warning.message });
   }
   if (errors.length === 0) warnings.push(...urlSafeWarnings(value as KafkaEvent));
+  // Lambda's guide shows "SelfManagedKafka" (https://docs.aws.amazon.com/lambda/latest/dg/with-kafka.html);
+  // the prefixed spelling comes from community samples: accepted, as kafkaBatch accepts it, but noted.
+  if ((value as { eventSource?: unknown } | null)?.eventSource === 'aws:SelfManagedKafka')
+    warnings.push({
+      path: 'eventSource',
+      message: 'is "aws:SelfManagedKafka", a spelling of community samples: Lambda sends "SelfManagedKafka"',
+    });
   const size = errors.length === 0 ? Buffer.byteLength(JSON.stringify(value)) : 0;
   if (size > LAMBDA_LIMITS.payloadBytes)
     warnings.push({
