@@ -97,6 +97,54 @@ describe('kafka-lambda event', () => {
     expect(built).not.toHaveProperty('eventSourceArn');
   });
 
+  it('takes the cluster ARN, the brokers and an ISO 8601 or epoch timestamp', async () => {
+    const arn = 'arn:aws:kafka:eu-west-1:111122223333:cluster/shop/0f3c-1';
+    const built = await event([
+      '--topic',
+      'orders',
+      '--count',
+      '2',
+      '--event-source-arn',
+      arn,
+      '--bootstrap-servers',
+      'b-1.shop:9098,b-2.shop:9098',
+      '--timestamp',
+      '2026-01-01T01:00:00+01:00',
+    ]);
+    expect(built).toMatchObject({ eventSourceArn: arn, bootstrapServers: 'b-1.shop:9098,b-2.shop:9098' });
+    expect(records(built).map((r) => r.timestamp)).toEqual([Date.UTC(2026, 0, 1), Date.UTC(2026, 0, 1) + 1]);
+    const zoneless = await event(['--topic', 'orders', '--timestamp', '2026-01-01T00:00:00']);
+    expect(records(zoneless)[0]!.timestamp).toBe(Date.UTC(2026, 0, 1));
+    const epoch = await event([
+      '--topic',
+      'orders',
+      '--timestamp',
+      '1767225600000',
+      '--self-managed',
+      '--bootstrap-servers',
+      'kafka:9092',
+    ]);
+    expect(epoch).toMatchObject({ eventSource: 'SelfManagedKafka', bootstrapServers: 'kafka:9092' });
+    expect(records(epoch)[0]!.timestamp).toBe(1767225600000);
+  });
+
+  it.each([
+    [
+      ['--timestamp', 'yesterday'],
+      /'--timestamp <time>' argument 'yesterday' is invalid\. timestamp "yesterday" is not ISO 8601/,
+    ],
+    [['--event-source-arn', 'arn:aws:sqs:eu-west-1:111122223333:q'], /must be an MSK cluster ARN/],
+    [['--bootstrap-servers', 'SASL_SSL://b-1:9096'], /must be host:port entries/],
+    [
+      ['--self-managed', '--event-source-arn', 'arn:aws:kafka:eu-west-1:111122223333:cluster/a/b'],
+      /self-managed events have none/,
+    ],
+  ])('refuses %j (exit 2)', async (args, message) => {
+    const run = await runCli(['event', '--topic', 'orders', ...args]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
+
   it('reads values from a file: a template when it is UTF-8, bytes as they are otherwise', async () => {
     const json = join(dir, 'order.json');
     const avro = join(dir, 'order.avro');

@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+// Not in the testing entry: the schema encoder imports avsc, protobufjs and Ajv (optional peers), which load
+// only when a schema option is given (valueEncoder).
+import { parseTimestamp } from '../../replay/targets.ts';
 import {
   InvalidEventInputError,
   type KafkaRecordInput,
   kafkaEvent,
   LAMBDA_LIMITS,
 } from '../../testing/index.ts';
-// Not in the testing entry: the schema encoder imports avsc, protobufjs and Ajv (optional peers), which load
-// only when a schema option is given (valueEncoder).
 import type { EncodedValue, SchemaWire } from '../../testing/schema-encode.ts';
 import { exitWithUsageCode, integerOption, invalidArgument, USAGE_EXIT_CODE } from '../usage.ts';
 
@@ -22,6 +23,8 @@ interface EventOptions {
   key?: string;
   header: Array<[string, string]>;
   selfManaged?: boolean;
+  eventSourceArn?: string;
+  bootstrapServers?: string;
   startOffset: number;
   timestamp?: number;
   valueAvro?: string;
@@ -30,6 +33,37 @@ interface EventOptions {
   type?: string;
   format: SchemaWire;
   schemaId?: string;
+}
+
+/** `--timestamp`: ISO 8601 (no zone is UTC, as the replay options read it) or epoch milliseconds. */
+function recordTime(value: string): number {
+  let ms: number;
+  try {
+    ms = parseTimestamp(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+  if (ms < 0)
+    throw new InvalidArgumentError('must not be before 1970 (Kafka timestamps are epoch milliseconds)');
+  return ms;
+}
+
+// The shapes Lambda's events carry: an MSK cluster ARN, and brokers as host:port.
+// https://docs.aws.amazon.com/lambda/latest/dg/with-msk.html
+function clusterArn(value: string): string {
+  if (!/^arn:aws[a-z-]*:kafka:[a-z0-9-]+:\d{12}:cluster\/[^/]+\/[^/]+$/.test(value))
+    throw new InvalidArgumentError(
+      'must be an MSK cluster ARN, arn:aws:kafka:<region>:<account>:cluster/<name>/<uuid>',
+    );
+  return value;
+}
+
+function brokerList(value: string): string {
+  if (!/^[^,\s:]+:\d{1,5}(?:,[^,\s:]+:\d{1,5})*$/.test(value))
+    throw new InvalidArgumentError(
+      'must be host:port entries separated by commas, e.g. b-1.example:9098,b-2.example:9098',
+    );
+  return value;
 }
 
 /**
@@ -186,9 +220,15 @@ export function registerEventCommand(program: Command): void {
     )
     .option('--start-offset <n>', 'offset of the first record of each partition', integerOption(0), 0)
     .option(
-      '--timestamp <ms>',
-      'timestamp of the first record, epoch milliseconds (default: now)',
-      integerOption(0),
+      '--timestamp <time>',
+      'timestamp of the first record: ISO 8601 (no zone is UTC) or epoch milliseconds (default: now)',
+      recordTime,
+    )
+    .option('--event-source-arn <arn>', "the MSK cluster's ARN (default: a sample one)", clusterArn)
+    .option(
+      '--bootstrap-servers <list>',
+      'the brokers, host:port[,host:port…] (default: sample MSK or self-managed ones)',
+      brokerList,
     )
     .addHelpText(
       'after',
@@ -229,6 +269,8 @@ Example:
           startOffset: options.startOffset,
           timestamp: options.timestamp,
           eventSource: options.selfManaged ? 'SelfManagedKafka' : 'aws:kafka',
+          ...(options.eventSourceArn === undefined ? {} : { eventSourceArn: options.eventSourceArn }),
+          ...(options.bootstrapServers === undefined ? {} : { bootstrapServers: options.bootstrapServers }),
           records,
         });
       } catch (error) {
