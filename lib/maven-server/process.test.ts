@@ -30,7 +30,14 @@ describe('processIdentity', () => {
             const identity = await processIdentity(pid);
             if (identity?.commandLine === '') empty.push(pid);
           }
-          const settled = await processIdentity(pid);
+          // On a busy machine the last exec may come after those reads: wait for it (never an empty line meanwhile).
+          let settled = await processIdentity(pid);
+          for (const deadline = Date.now() + 5_000; settled?.commandLine !== 'kafka-lambda-exec-probe 30'; ) {
+            if (Date.now() > deadline) break;
+            if (settled?.commandLine === '') empty.push(pid);
+            await new Promise((resolve) => setTimeout(resolve, 10));
+            settled = await processIdentity(pid);
+          }
           expect(settled?.commandLine).toBe('kafka-lambda-exec-probe 30');
         } finally {
           child.kill('SIGKILL');
