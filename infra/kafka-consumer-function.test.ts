@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { App, CfnParameter, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -710,6 +711,57 @@ describe('configurations refused at synth time', () => {
     expect(build).toThrow(new KafkaConsumerConfigError(message));
   });
 
+  // Lambda takes these in whole seconds; CDK's own conversion error names neither the prop nor the value.
+  it.each([
+    [
+      { maxBatchingWindow: Duration.millis(1500) },
+      'maxBatchingWindow Duration.millis(1500) (1.5 seconds) is not a whole number of seconds: Lambda takes MaximumBatchingWindowInSeconds in whole seconds',
+    ],
+    [
+      { maxRecordAge: Duration.minutes(1.5).plus(Duration.millis(250)) },
+      'maxRecordAge Duration.millis(90250) (90.25 seconds) is not a whole number of seconds: Lambda takes MaximumRecordAgeInSeconds in whole seconds',
+    ],
+    [
+      { mappingProps: { maxRecordAge: Duration.millis(61_500) } },
+      'mappingProps.maxRecordAge Duration.millis(61500) (61.5 seconds) is not a whole number of seconds: Lambda takes MaximumRecordAgeInSeconds in whole seconds',
+    ],
+    [
+      { maxBatchingWindow: 2 as unknown as Duration },
+      'maxBatchingWindow must be a Duration (e.g. Duration.seconds(2)), got 2',
+    ],
+  ])('consumer with a duration Lambda cannot take %#', (overrides, message) => {
+    const build = () => new KafkaConsumerFunction(newStack(), 'C', { ...base, ...overrides });
+    expect(build).toThrow(KafkaConsumerConfigError);
+    expect(build).toThrow(new KafkaConsumerConfigError(message));
+  });
+
+  // Lambda places a self-managed trigger's pollers in the given subnets: a selection of none is refused
+  // at synth, naming the prop, rather than deployed without VPC_SUBNET or failed on CDK's own message.
+  it.each([
+    [
+      { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+      /^source\.network\.subnets selects no subnet of source\.network\.vpc \(There are no 'Isolated' subnet groups in this VPC\. .*\): a self-managed trigger in a VPC needs at least one subnet for its pollers$/,
+    ],
+    [
+      { subnets: [] },
+      /^source\.network\.subnets selects no subnet of source\.network\.vpc: a self-managed trigger in a VPC needs at least one subnet for its pollers$/,
+    ],
+  ])('consumer of self-managed brokers in no subnet %#', (subnets, message) => {
+    const stack = newStack();
+    const vpc = new ec2.Vpc(stack, 'Vpc');
+    const secret = secretsmanager.Secret.fromSecretCompleteArn(stack, 'S', SECRET_ARN);
+    const source: KafkaSource = {
+      kind: 'self-managed',
+      bootstrapServers: ['k1.internal:9096'],
+      auth: { type: 'basic', secret },
+      network: { vpc, subnets, securityGroups: [new ec2.SecurityGroup(stack, 'Sg', { vpc })] },
+    };
+    let id = 0;
+    const build = () => new KafkaConsumerFunction(stack, `C${id++}`, { ...base, source });
+    expect(build).toThrow(KafkaConsumerConfigError);
+    expect(build).toThrow(message);
+  });
+
   it.each([
     [-1, /startingPositionTimestamp -1 is not a time Lambda accepts: Unix seconds, 0 or more/],
     [Number.POSITIVE_INFINITY, /startingPositionTimestamp Infinity is not a time Lambda accepts/],
@@ -746,6 +798,7 @@ describe('configurations refused at synth time', () => {
       consumerGroupId: 'g2',
       batchSize: size.valueAsNumber,
       retryAttempts: size.valueAsNumber,
+      maxBatchingWindow: Duration.seconds(size.valueAsNumber),
       provisionedPollers: { minimumPollers: size.valueAsNumber, maximumPollers: size.valueAsNumber },
     });
     const template = Template.fromStack(stack);
@@ -760,6 +813,7 @@ describe('configurations refused at synth time', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: { Ref: 'Size' },
       MaximumRetryAttempts: { Ref: 'Size' },
+      MaximumBatchingWindowInSeconds: { Ref: 'Size' },
     });
   });
 

@@ -1,4 +1,4 @@
-import { Annotations, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Errors, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -21,6 +21,7 @@ import {
   networkInterfaceStatements,
 } from './iam.ts';
 import {
+  type KafkaNetwork,
   type KafkaSource,
   type MskSource,
   type SelfManagedAuth,
@@ -96,13 +97,17 @@ export interface KafkaConsumerFunctionProps {
   readonly startingPositionTimestamp?: number;
   /** Records per invocation at most, 1–10,000. @default 100 */
   readonly batchSize?: number;
-  /** @default the platform's 500 ms (once set, 500 ms cannot be restored without recreating the mapping) */
+  /**
+   * Whole seconds, at most 5 minutes.
+   * @default the platform's 500 ms (once set, 500 ms cannot be restored without recreating the mapping)
+   */
   readonly maxBatchingWindow?: Duration;
   /** Retries of a failed batch, after the first attempt: -1 (until the record expires) or 0–10,000. @default 3 */
   readonly retryAttempts?: number;
   /**
-   * Records older than this go to the failure destination unprocessed. @default 1 day — well inside the
-   * usual 7-day retention, so that a replay from the destination's offsets still finds the records.
+   * Records older than this go to the failure destination unprocessed; whole seconds, 1 minute to 7 days.
+   * @default 1 day — well inside the usual 7-day retention, so that a replay from the destination's
+   * offsets still finds the records.
    */
   readonly maxRecordAge?: Duration;
   /** Split a failing batch in two and retry the halves, isolating a poison record. @default true */
@@ -391,6 +396,8 @@ export class KafkaConsumerFunction extends Construct {
         'self-managed brokers outside a VPC need an authentication secret: Lambda refuses unauthenticated public brokers',
       );
     }
+    const subnetIds =
+      source.kind === 'self-managed' && source.network !== undefined ? networkSubnetIds(source.network) : [];
     assertConsumerGroupId(consumerGroupId, source);
     const onFailure = props.onFailure ?? { type: 'sqs' };
     const filters = filterProperty(props.filterCriteria);
@@ -474,7 +481,7 @@ export class KafkaConsumerFunction extends Construct {
     }
     const mapping: lambda.EventSourceMappingProps = {
       target: this.function,
-      ...this.sourceOptions(),
+      ...this.sourceOptions(subnetIds),
       kafkaTopic: topic,
       kafkaConsumerGroupId: consumerGroupId,
       startingPosition: props.startingPosition ?? lambda.StartingPosition.TRIM_HORIZON,
@@ -556,7 +563,9 @@ export class KafkaConsumerFunction extends Construct {
     });
   }
 
-  private sourceOptions(): Pick<
+  private sourceOptions(
+    subnetIds: readonly string[],
+  ): Pick<
     lambda.EventSourceMappingOptions,
     'eventSourceArn' | 'kafkaBootstrapServers' | 'sourceAccessConfigurations'
   > {
@@ -589,7 +598,7 @@ export class KafkaConsumerFunction extends Construct {
       });
     }
     if (source.network) {
-      for (const subnetId of source.network.vpc.selectSubnets(source.network.subnets).subnetIds) {
+      for (const subnetId of subnetIds) {
         access.push({ type: lambda.SourceAccessConfigurationType.VPC_SUBNET, uri: subnetId });
       }
       for (const securityGroup of source.network.securityGroups) {
@@ -733,7 +742,8 @@ const YEAR_3000_SECONDS = Date.UTC(3000, 0, 1) / 1000;
 /**
  * The mapping's numbers, once `mappingProps` is applied over the construct's props (the message names
  * whichever prop the value came from): batch size and retries as whole numbers in the API's ranges,
- * the starting timestamp in Unix seconds and not in the future, metrics each named once. Tokens pass.
+ * the batching window and record age in whole seconds, the starting timestamp in Unix seconds and not
+ * in the future, metrics each named once. Tokens pass.
  */
 function assertMappingNumbers(
   mapping: lambda.EventSourceMappingProps,
@@ -744,6 +754,8 @@ function assertMappingNumbers(
   assertIntegerIn(named('batchSize'), mapping.batchSize, LAMBDA_LIMITS.batchSize);
   assertIntegerIn(named('retryAttempts'), mapping.retryAttempts, LAMBDA_LIMITS.maximumRetryAttempts);
   assertStartingTimestamp(named('startingPositionTimestamp'), mapping.startingPositionTimestamp);
+  assertWholeSeconds(named('maxBatchingWindow'), mapping.maxBatchingWindow, 'MaximumBatchingWindowInSeconds');
+  assertWholeSeconds(named('maxRecordAge'), mapping.maxRecordAge, 'MaximumRecordAgeInSeconds');
   const metrics = mapping.metricsConfig?.metrics;
   if (metrics === undefined || Token.isUnresolved(metrics)) return;
   const prop = 'mappingProps.metricsConfig.metrics';
@@ -759,6 +771,28 @@ function assertMappingNumbers(
         `${prop} names ${metric} twice: name each of ${accepted} at most once`,
       );
   }
+}
+
+/**
+ * A Duration the mapping sends as an integer number of seconds (`property`; both are integers in
+ * https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html). Checked before
+ * CDK converts it, whose own error ("cannot be converted into a whole number of seconds") names neither
+ * the prop nor where the value came from. The same conversion as CDK's, so what passes here passes
+ * there; the ranges are CDK's to check. Tokens pass.
+ */
+function assertWholeSeconds(prop: string, duration: Duration | undefined, property: string): void {
+  if (duration === undefined) return;
+  if (typeof (duration as { toSeconds?: unknown }).toSeconds !== 'function')
+    throw new KafkaConsumerConfigError(
+      `${prop} must be a Duration (e.g. Duration.seconds(2)), got ${JSON.stringify(duration) ?? String(duration)}`,
+    );
+  if (duration.isUnresolved()) return;
+  const seconds = duration.toSeconds({ integral: false });
+  if (Number.isInteger(seconds)) return;
+  // Not toHumanString(): it leaves out the fraction ("1 minute 30 seconds" for 90.25 s).
+  throw new KafkaConsumerConfigError(
+    `${prop} ${duration.toString()} (${seconds} seconds) is not a whole number of seconds: Lambda takes ${property} in whole seconds`,
+  );
 }
 
 /**
@@ -781,6 +815,34 @@ function assertStartingTimestamp(prop: string, timestamp: number | undefined): v
     throw new KafkaConsumerConfigError(
       `${prop} ${timestamp} (${new Date(timestamp * 1000).toISOString()}) is in the future: Lambda refuses a starting timestamp later than now (${new Date(now * 1000).toISOString()} at synth)`,
     );
+}
+
+const NEEDS_SUBNET = 'a self-managed trigger in a VPC needs at least one subnet for its pollers';
+
+/**
+ * The subnets of a self-managed trigger's `source.network`. Lambda runs the trigger's pollers in them to
+ * reach brokers inside the VPC (https://docs.aws.amazon.com/lambda/latest/dg/with-kafka-cluster-network.html),
+ * so a selection of none (a subnet type or group the VPC lacks, an empty list, filters nothing passes)
+ * is refused here, naming the prop: CDK's own error for a missing type or group names neither, and an
+ * empty selection would deploy a mapping with security groups but no subnet.
+ */
+function networkSubnetIds(network: KafkaNetwork): string[] {
+  let subnetIds: string[];
+  try {
+    subnetIds = network.vpc.selectSubnets(network.subnets).subnetIds;
+  } catch (error) {
+    // CDK's message says what the VPC has instead: kept, under the prop's name.
+    if (!Errors.isValidationError(error)) throw error;
+    throw new KafkaConsumerConfigError(
+      `source.network.subnets selects no subnet of source.network.vpc (${error.message}): ${NEEDS_SUBNET}`,
+      { cause: error },
+    );
+  }
+  if (subnetIds.length === 0)
+    throw new KafkaConsumerConfigError(
+      `source.network.subnets selects no subnet of source.network.vpc: ${NEEDS_SUBNET}`,
+    );
+  return subnetIds;
 }
 
 // Kafka's `ConsumerGroupId` of the trigger's API: 1–200 characters of this set.

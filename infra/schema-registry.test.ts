@@ -206,4 +206,44 @@ describe('schema registries refused at synth time', () => {
     );
     expect(() => new KafkaConsumerFunction(newStack(), 'C', props as never)).toThrow(message);
   });
+
+  // Untyped JavaScript callers: a kind or auth type no registry has is named with the accepted ones, not
+  // taken for a Confluent registry (a misspelled Glue kind) or for mTLS (a misspelled basic auth).
+  const confluent = { kind: 'confluent', url: 'https://registry.example.com', eventRecordFormat: 'JSON' };
+  it.each([
+    [
+      { ...glue, kind: 'Glue' },
+      'schemaRegistry.kind "Glue" is not a schema registry kind (one of "glue", "confluent")',
+    ],
+    [
+      { registryArn: REGISTRY_ARN, eventRecordFormat: 'JSON' },
+      'schemaRegistry.kind undefined is not a schema registry kind (one of "glue", "confluent")',
+    ],
+    ['glue', 'schemaRegistry must be an object with a kind (one of "glue", "confluent")'],
+    [
+      { ...confluent, auth: { type: 'BASIC', secret: { secretArn: BASIC_ARN } } },
+      'schemaRegistry.auth.type "BASIC" is not an authentication a Confluent schema registry takes (one of "basic", "mtls")',
+    ],
+    [
+      { ...confluent, auth: 'basic' },
+      'schemaRegistry.auth must be an object with a type (one of "basic", "mtls")',
+    ],
+    [
+      { ...confluent, auth: { type: 'basic' } },
+      'schemaRegistry.auth.secret must be a Secrets Manager secret (ISecret) with auth type "basic"',
+    ],
+    [
+      { ...glue, validate: 'VALUE' },
+      'schemaRegistry.validate must be a list of the parts to validate (KEY, VALUE or both), got "VALUE"',
+    ],
+    [
+      { ...glue, eventRecordFormat: 'json' },
+      'schemaRegistry.eventRecordFormat: "json" is not JSON or SOURCE',
+    ],
+    [{ ...glue, validate: ['value'] }, 'schemaRegistry.validate: "value" is not KEY or VALUE'],
+  ])('consumer with an unknown registry shape %#', (schemaRegistry, message) => {
+    const build = () => new KafkaConsumerFunction(newStack(), 'C', { ...base, schemaRegistry } as never);
+    expect(build).toThrow(KafkaConsumerConfigError);
+    expect(build).toThrow(new KafkaConsumerConfigError(message));
+  });
 });

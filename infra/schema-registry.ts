@@ -97,8 +97,8 @@ const CONFLUENT_OPTIONS = defineOptions<ConfluentRegistry>(
 );
 
 /**
- * The schema of a `schemaRegistry` prop: its keys checked by its `kind` (lib/options), its values by
- * {@link schemaRegistryConfig}.
+ * The schema of a `schemaRegistry` prop: its keys checked by its `kind` (lib/options), its values, and a
+ * kind or auth type no registry has, by {@link schemaRegistryConfig}.
  *
  * @example
  * const PROPS = defineOptions<{ schemaRegistry?: SchemaRegistry }>({ schemaRegistry: SCHEMA_REGISTRY_OPTIONS });
@@ -107,13 +107,60 @@ export const SCHEMA_REGISTRY_OPTIONS = nestedOptions((registry) =>
   registry.kind === 'glue' ? GLUE_OPTIONS : registry.kind === 'confluent' ? CONFLUENT_OPTIONS : undefined,
 );
 
+// The registry kinds, and the Confluent authentications with the access config type each becomes:
+// `satisfies` keeps them in step with the types, and a value not listed (an untyped JavaScript caller's)
+// is refused by `shapeProblem` rather than taken for another shape.
+const REGISTRY_KINDS = { glue: true, confluent: true } as const satisfies Record<
+  SchemaRegistry['kind'],
+  true
+>;
+const CONFLUENT_AUTH_TYPES = {
+  basic: lambda.KafkaSchemaRegistryAccessConfigType.BASIC_AUTH,
+  mtls: lambda.KafkaSchemaRegistryAccessConfigType.CLIENT_CERTIFICATE_TLS_AUTH,
+} as const satisfies Record<
+  NonNullable<ConfluentRegistry['auth']>['type'],
+  lambda.KafkaSchemaRegistryAccessConfigType
+>;
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function oneOf(names: object): string {
+  return Object.keys(names)
+    .map((name) => `"${name}"`)
+    .join(', ');
+}
+
+/**
+ * What is wrong with the registry's shape as untyped JavaScript may give it: not an object, a `kind` no
+ * registry has (which would otherwise be read as Confluent), a Confluent `auth` whose `type` is neither
+ * basic nor mTLS (which would otherwise be mTLS) or that carries no secret.
+ */
+function shapeProblem(registry: unknown): string | undefined {
+  const kinds = oneOf(REGISTRY_KINDS);
+  if (!isRecord(registry)) return `schemaRegistry must be an object with a kind (one of ${kinds})`;
+  const { kind } = registry;
+  if (typeof kind !== 'string' || !Object.hasOwn(REGISTRY_KINDS, kind))
+    return `schemaRegistry.kind ${JSON.stringify(kind) ?? 'undefined'} is not a schema registry kind (one of ${kinds})`;
+  if (kind !== 'confluent' || registry.auth === undefined) return undefined;
+  const auth = registry.auth;
+  const types = oneOf(CONFLUENT_AUTH_TYPES);
+  if (!isRecord(auth)) return `schemaRegistry.auth must be an object with a type (one of ${types})`;
+  if (typeof auth.type !== 'string' || !Object.hasOwn(CONFLUENT_AUTH_TYPES, auth.type))
+    return `schemaRegistry.auth.type ${JSON.stringify(auth.type) ?? 'undefined'} is not an authentication a Confluent schema registry takes (one of ${types})`;
+  if (!isRecord(auth.secret) || typeof auth.secret.secretArn !== 'string')
+    return `schemaRegistry.auth.secret must be a Secrets Manager secret (ISecret) with auth type "${auth.type}"`;
+  return undefined;
+}
+
 // https://docs.aws.amazon.com/glue/latest/dg/glue-specifying-resource-arns.html (registry/NAME, schema/REGISTRY/SCHEMA)
 const GLUE_REGISTRY_ARN = /^arn:(aws[a-z-]*):glue:([a-z0-9-]+):(\d{12}):registry\/([A-Za-z0-9_$#.-]{1,255})$/;
 
 /**
  * The mapping's `schemaRegistryConfig` for {@link SchemaRegistry}, and the statements its role needs.
- * Checks the registry up front: a literal Glue registry ARN, an http(s) Confluent URL, each validated
- * part at most once.
+ * Checks the registry up front: a known kind (and Confluent auth type, with its secret), a literal Glue
+ * registry ARN, an http(s) Confluent URL, each validated part at most once.
  *
  * @throws SchemaRegistryConfigError naming what is wrong.
  * @example
@@ -124,7 +171,15 @@ export function schemaRegistryConfig(registry: SchemaRegistry): {
   readonly statements: iam.PolicyStatement[];
   readonly schemaArnPattern: string | undefined;
 } {
+  const problem = shapeProblem(registry);
+  if (problem !== undefined) throw new SchemaRegistryConfigError(problem);
   const validate = registry.validate ?? ['VALUE'];
+  // A lone string would be read letter by letter ("V" is not KEY or VALUE).
+  if (!Array.isArray(validate)) {
+    throw new SchemaRegistryConfigError(
+      `schemaRegistry.validate must be a list of the parts to validate (KEY, VALUE or both), got ${JSON.stringify(validate) ?? 'undefined'}`,
+    );
+  }
   if (validate.length === 0) {
     throw new SchemaRegistryConfigError('schemaRegistry.validate needs KEY, VALUE or both');
   }
@@ -180,10 +235,7 @@ export function schemaRegistryConfig(registry: SchemaRegistry): {
   const secrets: secretsmanager.ISecret[] = [];
   if (registry.auth) {
     accessConfigs.push({
-      type:
-        registry.auth.type === 'basic'
-          ? lambda.KafkaSchemaRegistryAccessConfigType.BASIC_AUTH
-          : lambda.KafkaSchemaRegistryAccessConfigType.CLIENT_CERTIFICATE_TLS_AUTH,
+      type: CONFLUENT_AUTH_TYPES[registry.auth.type],
       uri: registry.auth.secret.secretArn,
     });
     secrets.push(registry.auth.secret);
