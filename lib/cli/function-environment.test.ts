@@ -20,7 +20,7 @@ describe('readFunctionEnvironment', () => {
     const second = await file('b.env', 'A=override\n');
     const vars = await file('flat.json', JSON.stringify({ C: 'from-json', D: 4, E: true }));
     expect(
-      await readFunctionEnvironment({ envFile: [first, second], envVars: vars, functionName: 'f' }),
+      await readFunctionEnvironment({ dotenv: [first, second], envVars: vars, functionName: 'f' }),
     ).toEqual({
       A: 'override',
       B: 'two words',
@@ -55,7 +55,17 @@ describe('readFunctionEnvironment', () => {
     ['text.json', 'STAGE=dev', /is not JSON/],
     ['mixed.json', '{"A": "1", "orders": {"B": "2"}}', /mixes variables and objects/],
     ['nested.json', '{"orders": {"B": {"deep": 1}}}', /orders: B must be a string, number or boolean/],
-    ['null.json', '{"A": null}', /mixes variables and objects/],
+    ['null.json', '{"A": null}', /null\.json: A must be a string, number or boolean/],
+    [
+      'elsewhere.json',
+      '{"payments": {"A": "1"}}',
+      /has no "Parameters" and no entry for function "orders" \(it has "payments"\): name the function with --function-name/,
+    ],
+    [
+      'region.json',
+      '{"AWS_REGION": "eu-west-3", "A": "1"}',
+      /sets AWS_REGION, which Lambda reserves and sets itself/,
+    ],
   ])('refuses %s with a FunctionEnvironmentError naming the file', async (name, content, message) => {
     const path = content === undefined ? join(dir, name) : await file(name, content);
     const error = await readFunctionEnvironment({ envVars: path, functionName: 'orders' }).catch(
@@ -65,9 +75,21 @@ describe('readFunctionEnvironment', () => {
     expect((error as Error).message).toMatch(message);
   });
 
+  it('refuses a variable Lambda reserves, from a dotenv file too', async () => {
+    const dotenv = await file('reserved.env', '_HANDLER=x\nLAMBDA_TASK_ROOT=/var/task\nOK=1\n');
+    await expect(readFunctionEnvironment({ dotenv: [dotenv], functionName: 'f' })).rejects.toThrow(
+      /^--dotenv .*reserved\.env set LAMBDA_TASK_ROOT, _HANDLER, which Lambda reserves/,
+    );
+    const credentials = await file('credentials.env', 'AWS_ACCESS_KEY_ID=AKIA0\nAWS_SECRET_ACCESS_KEY=s\n');
+    expect(await readFunctionEnvironment({ dotenv: [credentials], functionName: 'f' })).toEqual({
+      AWS_ACCESS_KEY_ID: 'AKIA0',
+      AWS_SECRET_ACCESS_KEY: 's',
+    });
+  });
+
   it('refuses a dotenv file it cannot read', async () => {
     await expect(
-      readFunctionEnvironment({ envFile: [join(dir, 'none.env')], functionName: 'f' }),
-    ).rejects.toThrow(/--env-file .*none\.env: ENOENT/);
+      readFunctionEnvironment({ dotenv: [join(dir, 'none.env')], functionName: 'f' }),
+    ).rejects.toThrow(/--dotenv .*none\.env: ENOENT/);
   });
 });

@@ -2,18 +2,36 @@ import { readFile } from 'node:fs/promises';
 import { parseEnv } from 'node:util';
 import { CliError } from './errors.ts';
 
-/** An `--env-file` or `--env-vars` file `invoke` or `dev` cannot use. */
+/** A `--dotenv` or `--env-vars` file `invoke` or `dev` cannot use. */
 export class FunctionEnvironmentError extends CliError {}
 
 /** Where the function's own environment variables come from on the command line. */
 export interface FunctionEnvironmentOptions {
   /** dotenv files (`KEY=value` lines), in order: a later file's value wins. */
-  envFile?: string[];
+  dotenv?: string[];
   /** A JSON file as `sam local invoke --env-vars` takes it, or a flat object of variables. */
   envVars?: string;
   /** Which entry of a SAM-style file is the function's. */
   functionName: string;
 }
+
+// What the runtime sets (lib/lambda-runtime/environment.ts) and Lambda refuses in a function's
+// configuration (https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html#configuration-envvars-runtime):
+// a file setting one would be overridden without a word. Credentials are not among them: a developer's
+// own may reach the function from these files, as from the shell.
+const RESERVED = new Set([
+  '_HANDLER',
+  'LAMBDA_TASK_ROOT',
+  'AWS_EXECUTION_ENV',
+  'AWS_LAMBDA_FUNCTION_NAME',
+  'AWS_LAMBDA_FUNCTION_MEMORY_SIZE',
+  'AWS_LAMBDA_FUNCTION_VERSION',
+  'AWS_LAMBDA_INITIALIZATION_TYPE',
+  'AWS_LAMBDA_LOG_GROUP_NAME',
+  'AWS_LAMBDA_LOG_STREAM_NAME',
+  'AWS_REGION',
+  'AWS_DEFAULT_REGION',
+]);
 
 async function readText(path: string, option: string): Promise<string> {
   try {
@@ -26,10 +44,11 @@ async function readText(path: string, option: string): Promise<string> {
 type Scalar = string | number | boolean;
 const isScalar = (value: unknown): value is Scalar =>
   typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function variablesOf(object: unknown, where: string): Record<string, string> {
-  if (typeof object !== 'object' || object === null || Array.isArray(object))
-    throw new FunctionEnvironmentError(`${where} must be an object of variables`);
+  if (!isObject(object)) throw new FunctionEnvironmentError(`${where} must be an object of variables`);
   const variables: Record<string, string> = {};
   for (const [name, value] of Object.entries(object)) {
     if (!isScalar(value))
@@ -39,46 +58,75 @@ function variablesOf(object: unknown, where: string): Record<string, string> {
   return variables;
 }
 
+function sectionsOf(
+  json: Record<string, unknown>,
+  where: string,
+  functionName: string,
+): Record<string, string> {
+  const entries = Object.values(json);
+  if (!entries.some(isObject)) return variablesOf(json, where);
+  if (!entries.every(isObject))
+    throw new FunctionEnvironmentError(
+      `${where} mixes variables and objects: give either variables, or SAM's form ({ "Parameters": {…}, "<function name>": {…} })`,
+    );
+  // SAM's form: Parameters for every function, the function's own entry over it.
+  // https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/serverless-sam-cli-using-invoke.html
+  const { Parameters: shared, [functionName]: own } = json;
+  if (shared === undefined && own === undefined)
+    throw new FunctionEnvironmentError(
+      `${where} has no "Parameters" and no entry for function "${functionName}" (it has ${Object.keys(json)
+        .map((name) => `"${name}"`)
+        .join(', ')}): name the function with --function-name`,
+    );
+  return {
+    ...(shared === undefined ? {} : variablesOf(shared, `${where}: Parameters`)),
+    ...(own === undefined ? {} : variablesOf(own, `${where}: ${functionName}`)),
+  };
+}
+
 /**
- * The function's environment variables from `--env-file` (dotenv, read as Node.js reads `--env-file`)
- * and `--env-vars`: either a flat object of variables, or SAM's form, where `Parameters` applies to
- * every function and an entry named after the function overrides it
- * (https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/serverless-sam-cli-using-invoke.html).
- * `--env-vars` wins over `--env-file`; both win over this shell's variables.
+ * The function's environment variables from `--dotenv` (dotenv files, read as Node.js reads its own
+ * `--env-file`, which is not this option's name because Node.js claims that one even after the script's
+ * name) and `--env-vars`: either a flat object of variables, or SAM's form, where `Parameters` applies
+ * to every function and an entry named after the function overrides it. `--env-vars` wins over
+ * `--dotenv`; both win over this shell's variables. A variable Lambda reserves is refused.
  *
  * @example
  * ```ts
  * await readFunctionEnvironment({ envVars: 'env.json', functionName: 'orders' }); // { TABLE: 'local', STAGE: 'dev' }
  * ```
- * @throws FunctionEnvironmentError when a file cannot be read or is not of that form.
+ * @throws FunctionEnvironmentError when a file cannot be read, is not of that form, or sets a reserved variable.
  */
 export async function readFunctionEnvironment(
   options: FunctionEnvironmentOptions,
 ): Promise<Record<string, string>> {
   const environment: Record<string, string> = {};
-  for (const path of options.envFile ?? [])
-    Object.assign(environment, parseEnv(await readText(path, '--env-file')));
-  if (options.envVars === undefined) return environment;
-  const where = `--env-vars ${options.envVars}`;
-  let json: unknown;
-  try {
-    json = JSON.parse(await readText(options.envVars, '--env-vars'));
-  } catch (error) {
-    if (error instanceof FunctionEnvironmentError) throw error;
-    throw new FunctionEnvironmentError(`${where} is not JSON: ${(error as Error).message}`, { cause: error });
+  const files: string[] = [];
+  for (const path of options.dotenv ?? []) {
+    Object.assign(environment, parseEnv(await readText(path, '--dotenv')));
+    files.push(`--dotenv ${path}`);
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json))
-    throw new FunctionEnvironmentError(`${where} must be a JSON object`);
-  const entries = Object.values(json);
-  if (entries.every(isScalar)) return Object.assign(environment, variablesOf(json, where));
-  if (!entries.every((entry) => typeof entry === 'object' && entry !== null && !Array.isArray(entry)))
+  if (options.envVars !== undefined) {
+    const where = `--env-vars ${options.envVars}`;
+    let json: unknown;
+    try {
+      json = JSON.parse(await readText(options.envVars, '--env-vars'));
+    } catch (error) {
+      if (error instanceof FunctionEnvironmentError) throw error;
+      throw new FunctionEnvironmentError(`${where} is not JSON: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    if (!isObject(json)) throw new FunctionEnvironmentError(`${where} must be a JSON object`);
+    Object.assign(environment, sectionsOf(json, where, options.functionName));
+    files.push(where);
+  }
+  const reserved = Object.keys(environment)
+    .filter((name) => RESERVED.has(name))
+    .sort();
+  if (reserved.length > 0)
     throw new FunctionEnvironmentError(
-      `${where} mixes variables and objects: give either variables, or SAM's form ({ "Parameters": {…}, "<function name>": {…} })`,
+      `${files.join(' and ')} ${reserved.length === 1 ? 'sets' : 'set'} ${reserved.join(', ')}, which Lambda reserves and sets itself (the region comes from this shell's AWS_REGION)`,
     );
-  const sections = json as Record<string, unknown>;
-  if (sections.Parameters !== undefined)
-    Object.assign(environment, variablesOf(sections.Parameters, `${where}: Parameters`));
-  const own = sections[options.functionName];
-  if (own !== undefined) Object.assign(environment, variablesOf(own, `${where}: ${options.functionName}`));
   return environment;
 }

@@ -1,8 +1,10 @@
 import type { LocalFunction } from '../emulator/index.ts';
 import {
   createSandbox,
+  DEFAULT_MEMORY_MB,
   HandlerInitError,
   HandlerNotFoundError,
+  lambdaEnvironment,
   loadHandler,
   resolveHandlerReference,
   type SandboxEvent,
@@ -22,7 +24,7 @@ interface LocalFunctionOptions {
  * Gives this process the function's time zone: Lambda's is UTC unless the function's own environment
  * sets `TZ` (https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html), and a sandbox's
  * worker threads cannot have one of their own (the zone is the process's). The machine's zone, or a
- * `TZ` of this shell, is not the function's: give it with `--env-file` or `--env-vars`.
+ * `TZ` of this shell, is not the function's: give it with `--dotenv` or `--env-vars`.
  *
  * @example
  * ```ts
@@ -74,7 +76,18 @@ export async function prepareLocalFunction(
   const { timeoutSeconds, functionName, environment } = options;
   resolveHandlerReference(reference);
   if (options.inProcess) {
-    Object.assign(process.env, environment);
+    // This process is the function's environment: its variables, and Lambda's reserved ones.
+    Object.assign(
+      process.env,
+      environment,
+      lambdaEnvironment({
+        functionName,
+        memoryLimitInMB: DEFAULT_MEMORY_MB,
+        region: process.env.AWS_REGION || 'us-east-1',
+        handler: reference,
+        taskRoot: process.cwd(),
+      }),
+    );
     return { handler: await loadHandler(reference), timeoutSeconds, functionName };
   }
   const probe = createSandbox({

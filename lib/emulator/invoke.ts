@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
-import { createLambdaContext } from '../lambda-runtime/context.ts';
+import { createLambdaContext, lambdaLogStreamName } from '../lambda-runtime/context.ts';
 import {
   type AsyncHandler,
   HandlerInitError,
@@ -166,6 +166,8 @@ function inProcessInvoker(target: LocalFunction): Invoker {
   const region = process.env.AWS_REGION ?? 'us-east-1';
   const reference = target.handler;
   Object.assign(process.env, target.environment);
+  // This process is one execution environment: one log stream.
+  const logStreamName = lambdaLogStreamName();
   let loading: Promise<AsyncHandler<KafkaEvent>> | undefined;
   // A module is loaded at the first invocation, and again after a failed load (a new cold start).
   const load = (): Promise<AsyncHandler<KafkaEvent>> => {
@@ -211,7 +213,13 @@ function inProcessInvoker(target: LocalFunction): Invoker {
           }
           return { kind: 'function-error', ...errorFields(error) };
         }
-        const context = createLambdaContext({ functionName, timeoutMs, awsRequestId: requestId, region });
+        const context = createLambdaContext({
+          functionName,
+          timeoutMs,
+          awsRequestId: requestId,
+          region,
+          logStreamName,
+        });
         let result: InvokeResult;
         try {
           result = asJsonResponse(await handler(event.parse(), context));

@@ -1,6 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { LambdaContext as Context } from '../kafka-event/types.ts';
 
+/** The memory a local function has unless told otherwise (the context, the sandbox, the CLI). */
+export const DEFAULT_MEMORY_MB = 1024;
+
 /** Options of {@link createLambdaContext}. */
 export interface LambdaContextOptions {
   functionName?: string;
@@ -61,7 +64,7 @@ export function createLambdaContext(options: LambdaContextOptions = {}): Context
     functionName,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:${region}:000000000000:function:${functionName}`,
-    memoryLimitInMB: String(options.memoryLimitInMB ?? 1024),
+    memoryLimitInMB: String(options.memoryLimitInMB ?? DEFAULT_MEMORY_MB),
     awsRequestId: options.awsRequestId ?? randomUUID(),
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: options.logStreamName ?? lambdaLogStreamName(),

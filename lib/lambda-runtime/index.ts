@@ -13,7 +13,12 @@
  * await sandbox.close();
  * ```
  */
-export { createLambdaContext, type LambdaContextOptions, lambdaLogStreamName } from './context.ts';
+export {
+  createLambdaContext,
+  DEFAULT_MEMORY_MB,
+  type LambdaContextOptions,
+  lambdaLogStreamName,
+} from './context.ts';
 export { type LambdaEnvironmentOptions, lambdaEnvironment } from './environment.ts';
 export { LambdaRuntimeError, SandboxClosedError } from './errors.ts';
 export {

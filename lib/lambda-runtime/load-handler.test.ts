@@ -22,6 +22,7 @@ describe('loadHandler', () => {
     'dynamic.cjs':
       'const api = { handler: async () => "default fallback" }; module.exports = Object.assign({}, api);',
     'typed.ts': 'export const handler = async (): Promise<string> => "typed.ts";',
+    'odd#name/h.mjs': 'export const handler = async () => "hash in a folder name";',
     'values.mjs': 'export const zero = 0; export const text = "x";',
     'callback.mjs': 'export const handler = (event, context, callback) => callback(null, 1);',
     'throws.mjs': 'throw new RangeError("no config"); export const handler = async () => 1;',
@@ -104,7 +105,10 @@ describe('loadHandler', () => {
     expect(error.response.trace.some((line) => line.includes('throws.mjs'))).toBe(true);
   });
 
-  it('resolves a reference without loading it', () => {
+  it('resolves a reference without loading it, a file whose path holds a # included', () => {
+    const odd = join(dir, 'odd#name/h.mjs');
+    expect(resolveHandlerReference('odd#name/h.mjs', dir)).toEqual({ file: odd, exportPath: 'handler' });
+    expect(resolveHandlerReference('odd#name/h.mjs#api', dir)).toEqual({ file: odd, exportPath: 'api' });
     expect(resolveHandlerReference('app.api.v1.orders', dir)).toEqual({
       file: join(dir, 'app.mjs'),
       exportPath: 'api.v1.orders',

@@ -93,6 +93,8 @@ const isFile = (path: string) => statSync(path, { throwIfNoEntry: false })?.isFi
  */
 export function resolveHandlerReference(reference: string, cwd = process.cwd()): HandlerLocation {
   const at = (path: string) => (isAbsolute(path) ? path : resolve(cwd, path));
+  // A file whose own path holds a `#` is that file.
+  if (isFile(at(reference))) return { file: at(reference), exportPath: 'handler' };
   const hash = reference.lastIndexOf('#');
   if (hash !== -1) {
     const modulePath = reference.slice(0, hash);
@@ -106,7 +108,6 @@ export function resolveHandlerReference(reference: string, cwd = process.cwd()):
       throw new HandlerNotFoundError(`Cannot find module ${modulePath}`, 'Runtime.ImportModuleError');
     return { file: at(modulePath), exportPath };
   }
-  if (isFile(at(reference))) return { file: at(reference), exportPath: 'handler' };
   // Lambda's Handler setting: the module name runs to the first dot of the last path segment.
   // https://docs.aws.amazon.com/lambda/latest/dg/nodejs-handler.html
   const name = basename(reference);

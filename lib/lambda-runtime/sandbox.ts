@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
+import { DEFAULT_MEMORY_MB } from './context.ts';
 import { lambdaEnvironment } from './environment.ts';
 import { SandboxClosedError } from './errors.ts';
 import type { RuntimeErrorResponse } from './runtime-error.ts';
@@ -376,7 +377,7 @@ class Environment {
  */
 export function createSandbox(options: SandboxOptions): Sandbox {
   const functionName = options.functionName ?? 'local-function';
-  const memoryLimitInMB = options.memoryLimitInMB ?? 1024;
+  const memoryLimitInMB = options.memoryLimitInMB ?? DEFAULT_MEMORY_MB;
   const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
   const timeoutMs = options.timeoutSeconds * 1000;
   const initLimitMs = (options.initTimeoutSeconds ?? LAMBDA_LIMITS.initTimeoutSeconds) * 1000;

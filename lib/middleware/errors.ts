@@ -58,8 +58,8 @@ export interface RecordPosition {
 }
 
 /**
- * Base class of "poison record" errors: the record itself cannot be processed (bytes that do not
- * decode, a value the schema rejects). Retrying will not help; the `onPoison` option decides whether
+ * Base class of "poison record" errors: the record itself cannot be processed (a value that is not
+ * the JSON or the encoding asked for, a key or value the schema rejects). Retrying will not help; the `onPoison` option decides whether
  * it is reported (retried), skipped or handed to a callback.
  *
  * @example
@@ -73,15 +73,10 @@ export class KafkaPoisonRecordError extends KafkaBatchError {
   readonly partition: number;
   readonly offset: number;
   /** The part of the record that is bad. */
-  readonly field: 'key' | 'value' | 'headers';
+  readonly field: 'key' | 'value';
 
   /** `problem` says what is wrong with `field` without quoting it, e.g. `'is not valid JSON'`. */
-  constructor(
-    position: RecordPosition,
-    field: 'key' | 'value' | 'headers',
-    problem: string,
-    options?: ErrorOptions,
-  ) {
+  constructor(position: RecordPosition, field: 'key' | 'value', problem: string, options?: ErrorOptions) {
     super(`${position.topic}-${position.partition}@${position.offset}: ${field} ${problem}`, options);
     this.topic = position.topic;
     this.partition = position.partition;

@@ -115,7 +115,8 @@ export type KafkaPartitionHandler<TValue = unknown, TKey = string | null> = (
   | PromiseLike<undefined | Iterable<KafkaRecord<TValue, TKey>>>;
 
 /**
- * What to do with a poison record (its key, value or headers cannot be decoded or fail the schema).
+ * What to do with a poison record (its key or value cannot be decoded as asked, or fails the schema;
+ * a record the event does not encode as Lambda does is never poison: see `KafkaRecordEncodingError`).
  * A poison record never fails the batch or another partition. Policies:
  * - `'report'` (default): report it like any failure; Lambda retries it (until it ages out of the
  *   topic). Its partition stops there, as after any failure and in every ordering (see

@@ -43,7 +43,9 @@ export interface ValidateEventOptions {
   allowKeyMismatch?: boolean;
   /**
    * What passes:
-   * - `'lambda'` (default): an event exactly as Lambda sends it; anything else is an issue;
+   * - `'lambda'` (default): an event exactly as Lambda sends it; anything else is an issue, but for
+   *   what public sample events commonly do (a repeated offset, the `aws:SelfManagedKafka` spelling,
+   *   the URL-safe base64 alphabet), which are warnings;
    * - `'middleware'`: every event `kafkaBatch` accepts (the same rules: it throws `KafkaEventError`
    *   exactly for the events refused here); what Lambda would not send, such as a record whose value is
    *   not base64 (reported for retry by `kafkaBatch`) or a digit-string offset, becomes a warning.

@@ -52,7 +52,7 @@ interface DevOptions extends ClusterOptions {
   redelivery: Redelivery;
   functionName: string;
   inProcess: boolean;
-  envFile: string[];
+  dotenv: string[];
   envVars?: string;
   invoke?: string;
   endpoint?: string;
@@ -254,7 +254,7 @@ export function registerDevCommand(program: Command): void {
       false,
     )
     .option(
-      '--env-file <file>',
+      '--dotenv <file>',
       "the function's environment variables, KEY=value lines as Node's --env-file reads them (repeatable)",
       (file: string, files: string[]) => [...files, file],
       [] as string[],
@@ -303,6 +303,13 @@ export function registerDevCommand(program: Command): void {
     .action(async (handlerReference: string | undefined, options: DevOptions) => {
       if (!handlerReference === !options.invoke) {
         process.stderr.write('kafka-lambda dev: give either a handler module or --invoke <function>\n');
+        process.exitCode = USAGE_EXIT_CODE;
+        return;
+      }
+      if (options.invoke && (options.dotenv.length > 0 || options.envVars !== undefined)) {
+        process.stderr.write(
+          "kafka-lambda dev: --dotenv and --env-vars set a local handler's environment; a function called with --invoke has its own configuration\n",
+        );
         process.exitCode = USAGE_EXIT_CODE;
         return;
       }

@@ -94,7 +94,7 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
     expect(seen.remainingMs).toBeLessThanOrEqual(2_000);
   });
 
-  it('gives the function the variables of --env-file and --env-vars (SAM form: Parameters, then the function), and their TZ', async () => {
+  it('gives the function the variables of --dotenv and --env-vars (SAM form: Parameters, then the function), and their TZ', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'invoke-env-'));
     try {
       await writeFile(join(dir, '.env'), 'STAGE=from-env-file\nTABLE=from-env-file\nTZ=Asia/Tokyo\n');
@@ -114,7 +114,7 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
           sample,
           '--function-name',
           'orders',
-          '--env-file',
+          '--dotenv',
           join(dir, '.env'),
           '--env-vars',
           join(dir, 'env.json'),
@@ -132,6 +132,17 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
       const bad = await runCli(['invoke', fixtures, '--event', sample, '--env-vars', join(dir, 'bad.json')]);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/--env-vars .*bad\.json mixes variables and objects/);
+      // Node.js claims its own --env-file (a missing file ends it before the CLI runs): ours is --dotenv.
+      const missing = await runCli([
+        'invoke',
+        fixtures,
+        '--event',
+        sample,
+        '--dotenv',
+        join(dir, 'none.env'),
+      ]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/error: --dotenv .*none\.env: ENOENT/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -7,6 +7,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import {
   type AsyncHandler,
   createSandbox,
+  DEFAULT_MEMORY_MB,
   HandlerInitError,
   HandlerNotFoundError,
   lambdaEnvironment,
@@ -47,7 +48,7 @@ const INVOKE_EXIT_CODES = {
 
 interface InvokeOptions {
   event: string;
-  envFile: string[];
+  dotenv: string[];
   envVars?: string;
   timeout: number;
   functionName: string;
@@ -111,10 +112,10 @@ export function registerInvokeCommand(program: Command): void {
       '--memory <MB>',
       'memory size in the context and AWS_LAMBDA_FUNCTION_MEMORY_SIZE',
       integerOption(128, 10_240),
-      1024,
+      DEFAULT_MEMORY_MB,
     )
     .option(
-      '--env-file <file>',
+      '--dotenv <file>',
       "the function's environment variables, KEY=value lines as Node's --env-file reads them (repeatable)",
       (file: string, files: string[]) => [...files, file],
       [] as string[],
@@ -380,8 +381,9 @@ async function loadAndRun(
   } catch (error) {
     if (error instanceof HandlerNotFoundError) return { kind: 'load-failed', message: error.message };
     if (!(error instanceof HandlerInitError)) throw error;
-    const durationMs = performance.now() - loadStarted;
-    return { kind: 'error', phase: 'init', error: error.response, durationMs, initDurationMs: durationMs };
+    // As the sandbox reports it: the invocation never started, its init took this long.
+    const initDurationMs = performance.now() - loadStarted;
+    return { kind: 'error', phase: 'init', error: error.response, durationMs: 0, initDurationMs };
   }
   const initDurationMs = performance.now() - loadStarted;
 
@@ -391,6 +393,7 @@ async function loadAndRun(
     functionName: options.functionName,
     memoryLimitInMB: options.memory,
     awsRequestId: requestId,
+    logStreamName: process.env.AWS_LAMBDA_LOG_STREAM_NAME,
   }).then(
     (response) => ({ response }),
     (error: unknown) => ({ error }),
