@@ -11,7 +11,7 @@ import { custom, type GenericSchema } from 'valibot';
 import { InvalidMappingSettingError } from '../lib/emulator/errors.ts';
 import { compileFilterCriteria, type FilterCriteria } from '../lib/emulator/filter.ts';
 import { LAMBDA_LIMITS } from '../lib/kafka-event/limits.ts';
-import { defineOptions, type OptionsSpec, unchecked } from '../lib/options/options.ts';
+import { defineOptions, firstProblem, type OptionsSpec, unchecked } from '../lib/options/options.ts';
 import { lambdaBundling } from './bundling.ts';
 import { KafkaLambdaCdkError } from './errors.ts';
 import {
@@ -204,16 +204,7 @@ function oneOfShapes(
     const shape = typeof tag === 'string' && Object.hasOwn(shapes, tag) ? shapes[tag] : undefined;
     if (shape === undefined)
       return `${prop}.${key} ${JSON.stringify(tag) ?? 'undefined'} is not ${what} (one of ${accepted})`;
-    let found: string | undefined;
-    try {
-      shape.check(value, (problem) => {
-        found = problem.message;
-        return new Error(problem.message);
-      });
-    } catch (error) {
-      if (found === undefined) throw error;
-    }
-    return found;
+    return firstProblem(shape, value)?.message;
   };
   return custom(
     (value) => problemOf(value) === undefined,

@@ -1,6 +1,21 @@
 import { readFile } from 'node:fs/promises';
 import { parseEnv } from 'node:util';
+import { Option } from 'commander';
 import { CliError } from './errors.ts';
+
+/** `--dotenv <file>` of `invoke` and `dev` (repeatable). */
+export const DOTENV_OPTION = new Option(
+  '--dotenv <file>',
+  "the function's environment variables, KEY=value lines as Node's --env-file reads them (repeatable)",
+)
+  .argParser((file: string, files: string[]) => [...files, file])
+  .default([]);
+
+/** `--env-vars <file>` of `invoke` and `dev`. */
+export const ENV_VARS_OPTION = new Option(
+  '--env-vars <file>',
+  'the function\'s environment variables as JSON: {"KEY": "value"}, or sam local invoke\'s form ({"Parameters": {…}, "<function name>": {…}})',
+);
 
 /** A `--dotenv` or `--env-vars` file `invoke` or `dev` cannot use. */
 export class FunctionEnvironmentError extends CliError {}

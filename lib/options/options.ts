@@ -145,6 +145,31 @@ export function unknownOption(key: string, validKeys: readonly string[], within?
 export const unchecked: GenericSchema = /* @__PURE__ */ custom<unknown>(() => true);
 
 /**
+ * The first problem `spec` finds in `value`, or `undefined` when it has none (for a spec nested in
+ * another option's schema, whose message is then the outer option's).
+ *
+ * @example
+ * ```ts
+ * firstProblem(QUEUE, { type: 'sqs', queueURL: 'q' })?.message; // 'unknown option "onFailure.queueURL" — did you mean…'
+ * ```
+ */
+export function firstProblem(
+  spec: Pick<OptionsSpec<unknown>, 'check'>,
+  value: unknown,
+): OptionProblem | undefined {
+  let found: OptionProblem | undefined;
+  try {
+    spec.check(value, (problem) => {
+      found = problem;
+      return new Error(problem.message);
+    });
+  } catch (error) {
+    if (found === undefined) throw error;
+  }
+  return found;
+}
+
+/**
  * The schema of an option whose value is itself a set of options (`source`, `onFailure`): `specFor` picks
  * their spec from the value (by its `kind` or `type`; declared with `within` set to the option's name), or
  * returns `undefined` to leave the value to the code that uses it, as it does for a value that is not an
@@ -166,16 +191,7 @@ export function nestedOptions(
   const problemOf = (value: unknown): OptionProblem | undefined => {
     if (typeof value !== 'object' || value === null) return undefined;
     const spec = specFor(value as Record<string, unknown>);
-    let found: OptionProblem | undefined;
-    try {
-      spec?.check(value, (problem) => {
-        found = problem;
-        return new Error(problem.message);
-      });
-    } catch (error) {
-      if (found === undefined) throw error;
-    }
-    return found;
+    return spec === undefined ? undefined : firstProblem(spec, value);
   };
   return custom(
     (value) => problemOf(value) === undefined,

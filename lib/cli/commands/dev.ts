@@ -27,7 +27,12 @@ import {
   resolveCluster,
 } from '../cluster.ts';
 import { redirectConsole } from '../console.ts';
-import { FunctionEnvironmentError, readFunctionEnvironment } from '../function-environment.ts';
+import {
+  DOTENV_OPTION,
+  ENV_VARS_OPTION,
+  FunctionEnvironmentError,
+  readFunctionEnvironment,
+} from '../function-environment.ts';
 import { prepareLocalFunction, useFunctionTimeZone } from '../local-function.ts';
 import { exitWithUsageCode, integerOption, invalidArgument, USAGE_EXIT_CODE } from '../usage.ts';
 import { resolveSqsEndpoint } from './sqs.ts';
@@ -253,16 +258,8 @@ export function registerDevCommand(program: Command): void {
       'run the handler in this process (for debuggers) instead of Lambda-like sandbox environments; a handler past its timeout cannot be stopped there',
       false,
     )
-    .option(
-      '--dotenv <file>',
-      "the function's environment variables, KEY=value lines as Node's --env-file reads them (repeatable)",
-      (file: string, files: string[]) => [...files, file],
-      [] as string[],
-    )
-    .option(
-      '--env-vars <file>',
-      'the function\'s environment variables as JSON: {"KEY": "value"}, or sam local invoke\'s form ({"Parameters": {…}, "<function name>": {…}})',
-    )
+    .addOption(DOTENV_OPTION)
+    .addOption(ENV_VARS_OPTION)
     .option(
       '--invoke <function>',
       'invoke this function through the Lambda Invoke API instead of a local handler',

@@ -28,7 +28,12 @@ import {
   validateKafkaEvent,
 } from '../../testing/index.ts';
 import { CliError } from '../errors.ts';
-import { FunctionEnvironmentError, readFunctionEnvironment } from '../function-environment.ts';
+import {
+  DOTENV_OPTION,
+  ENV_VARS_OPTION,
+  FunctionEnvironmentError,
+  readFunctionEnvironment,
+} from '../function-environment.ts';
 import { useFunctionTimeZone } from '../local-function.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 
@@ -114,16 +119,8 @@ export function registerInvokeCommand(program: Command): void {
       integerOption(128, 10_240),
       DEFAULT_MEMORY_MB,
     )
-    .option(
-      '--dotenv <file>',
-      "the function's environment variables, KEY=value lines as Node's --env-file reads them (repeatable)",
-      (file: string, files: string[]) => [...files, file],
-      [] as string[],
-    )
-    .option(
-      '--env-vars <file>',
-      'the function\'s environment variables as JSON: {"KEY": "value"}, or sam local invoke\'s form ({"Parameters": {…}, "<function name>": {…}})',
-    )
+    .addOption(DOTENV_OPTION)
+    .addOption(ENV_VARS_OPTION)
     .option(
       '--in-process',
       'run the handler in this process (for debuggers) instead of a Lambda-like sandbox; a handler past its timeout cannot be stopped there',
