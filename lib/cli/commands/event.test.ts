@@ -133,6 +133,10 @@ describe('kafka-lambda event', () => {
       ['--timestamp', 'yesterday'],
       /'--timestamp <time>' argument 'yesterday' is invalid\. timestamp "yesterday" is not ISO 8601/,
     ],
+    [
+      ['--timestamp', '1767225600'],
+      /looks like epoch seconds \(2026-01-01T00:00:00\.000Z\): .* give 1767225600000/,
+    ],
     [['--event-source-arn', 'arn:aws:sqs:eu-west-1:111122223333:q'], /must be an MSK cluster ARN/],
     [['--bootstrap-servers', 'SASL_SSL://b-1:9096'], /must be host:port entries/],
     [

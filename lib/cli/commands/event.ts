@@ -45,6 +45,11 @@ function recordTime(value: string): number {
   }
   if (ms < 0)
     throw new InvalidArgumentError('must not be before 1970 (Kafka timestamps are epoch milliseconds)');
+  // Epoch seconds of this century read as milliseconds would be January 1970: almost surely a mistake.
+  if (/^\d+$/.test(value.trim()) && ms >= 1e9 && ms < 1e11)
+    throw new InvalidArgumentError(
+      `looks like epoch seconds (${new Date(ms * 1000).toISOString()}): Kafka timestamps are epoch milliseconds, give ${ms * 1000} or an ISO 8601 time`,
+    );
   return ms;
 }
 
