@@ -762,6 +762,23 @@ describe('configurations refused at synth time', () => {
     expect(build).toThrow(message);
   });
 
+  it('replay function in no subnet of its network', () => {
+    const stack = newStack();
+    const vpc = new ec2.Vpc(stack, 'Vpc');
+    const network = {
+      vpc,
+      subnets: { subnets: [] },
+      securityGroups: [new ec2.SecurityGroup(stack, 'Sg', { vpc })],
+    };
+    const build = () =>
+      new KafkaReplayFunction(stack, 'R', { entry: ENTRY, source: { ...msk, network }, target });
+    expect(build).toThrow(
+      new KafkaReplayConfigError(
+        'source.network.subnets selects no subnet of source.network.vpc: the replay function in a VPC needs at least one subnet to reach the brokers',
+      ),
+    );
+  });
+
   it.each([
     [-1, /startingPositionTimestamp -1 is not a time Lambda accepts: Unix seconds, 0 or more/],
     [Number.POSITIVE_INFINITY, /startingPositionTimestamp Infinity is not a time Lambda accepts/],

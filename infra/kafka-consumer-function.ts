@@ -388,7 +388,13 @@ export class KafkaConsumerFunction extends Construct {
       );
     }
     const subnetIds =
-      source.kind === 'self-managed' && source.network !== undefined ? networkSubnetIds(source.network) : [];
+      source.kind === 'self-managed' && source.network !== undefined
+        ? networkSubnetIds(
+            source.network,
+            'a self-managed trigger in a VPC needs at least one subnet for its pollers',
+            (message, options) => new KafkaConsumerConfigError(message, options),
+          )
+        : [];
     assertConsumerGroupId(consumerGroupId, source);
     const onFailure = props.onFailure ?? { type: 'sqs' };
     const filters = filterProperty(props.filterCriteria);
@@ -808,31 +814,33 @@ function assertStartingTimestamp(prop: string, timestamp: number | undefined): v
     );
 }
 
-const NEEDS_SUBNET = 'a self-managed trigger in a VPC needs at least one subnet for its pollers';
-
 /**
- * The subnets of a self-managed trigger's `source.network`. Lambda runs the trigger's pollers in them to
- * reach brokers inside the VPC (https://docs.aws.amazon.com/lambda/latest/dg/with-kafka-cluster-network.html),
- * so a selection of none (a subnet type or group the VPC lacks, an empty list, filters nothing passes)
- * is refused here, naming the prop: CDK's own error for a missing type or group names neither, and an
- * empty selection would deploy a mapping with security groups but no subnet.
+ * The subnets of a `source.network`: where a self-managed trigger's pollers run to reach brokers inside
+ * the VPC (https://docs.aws.amazon.com/lambda/latest/dg/with-kafka-cluster-network.html), and where the
+ * replay function runs. A selection of none (a subnet type or group the VPC lacks, an empty list,
+ * filters nothing passes) is refused, naming the prop: CDK's own error for a missing type or group names
+ * neither, and an empty selection would deploy security groups with no subnet. `needs` says who needs one.
  */
-function networkSubnetIds(network: KafkaNetwork): string[] {
+export function networkSubnetIds(
+  network: KafkaNetwork,
+  needs: string,
+  toError: (message: string, options?: ErrorOptions) => Error,
+): string[] {
   let subnetIds: string[];
   try {
     subnetIds = network.vpc.selectSubnets(network.subnets).subnetIds;
   } catch (error) {
     // CDK's message says what the VPC has instead: kept, under the prop's name.
     if (!Errors.isValidationError(error)) throw error;
-    throw new KafkaConsumerConfigError(
-      `source.network.subnets selects no subnet of source.network.vpc (${error.message}): ${NEEDS_SUBNET}`,
-      { cause: error },
+    throw toError(
+      `source.network.subnets selects no subnet of source.network.vpc (${error.message}): ${needs}`,
+      {
+        cause: error,
+      },
     );
   }
   if (subnetIds.length === 0)
-    throw new KafkaConsumerConfigError(
-      `source.network.subnets selects no subnet of source.network.vpc: ${NEEDS_SUBNET}`,
-    );
+    throw toError(`source.network.subnets selects no subnet of source.network.vpc: ${needs}`);
   return subnetIds;
 }
 

@@ -14,7 +14,7 @@ import {
   mskReplayStatements,
   networkInterfaceStatements,
 } from './iam.ts';
-import { kafkaSourceOptions } from './kafka-consumer-function.ts';
+import { kafkaSourceOptions, networkSubnetIds } from './kafka-consumer-function.ts';
 import { type KafkaSource, sourceSecret, sourceSecrets } from './kafka-source.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
 import { packagedReplayHandler } from './packaged-replay-handler.ts';
@@ -124,6 +124,12 @@ export class KafkaReplayFunction extends Construct {
 
     const { environment, ...functionOverrides } = props.functionProps ?? {};
     const network = source.network;
+    if (network)
+      networkSubnetIds(
+        network,
+        'the replay function in a VPC needs at least one subnet to reach the brokers',
+        (message, options) => new KafkaReplayConfigError(message, options),
+      );
     this.function = new NodejsFunction(this, 'Function', {
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
