@@ -3,7 +3,8 @@
 // temporary folder, installed once from the tarball and the registry, where the handler type-checks, its
 // test passes, `invoke`, `cdk synth` and `dev` work, and importing `kafka-lambda` loads nothing heavy.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -356,5 +357,35 @@ describe('a project outside the repository, installed from the tarball', () => {
       expect(refused.stderr).toContain('another is not empty');
     },
     5 * MINUTE,
+  );
+
+  // Last: it installs avsc into the scaffold.
+  it(
+    "encodes schema values with kafka-lambda event needing only that format's library, and names it when missing",
+    async () => {
+      // The scaffold is JSON only: none of the optional schema libraries is installed.
+      for (const library of ['avsc', 'protobufjs', 'ajv'])
+        expect(existsSync(join(app, 'node_modules', library))).toBe(false);
+      await writeFile(
+        join(temp, 'order.avsc'),
+        JSON.stringify({ type: 'record', name: 'Order', fields: [{ name: 'id', type: 'string' }] }),
+      );
+      const args = ['kafka-lambda', 'event', '--topic', 'orders', '--value-avro', join(temp, 'order.avsc')];
+      const missing = await npx([...args, '--value', '{"id":"o-1"}']);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('Avro values need the avsc package: npm install --save-dev avsc');
+      succeeded(
+        await run('npm', ['install', '--no-audit', '--no-fund', '--no-save', 'avsc'], {
+          cwd: app,
+          timeoutMs: 5 * MINUTE,
+        }),
+      );
+      const printed = succeeded(await npx([...args, '--value', '{"id":"o-1"}', '--format', 'source']));
+      expect(JSON.parse(printed.stdout).records['orders-0'][0].valueSchemaMetadata).toEqual({
+        dataFormat: 'AVRO',
+        schemaId: '1',
+      });
+    },
+    10 * MINUTE,
   );
 });

@@ -8,11 +8,29 @@
  * - `confluent` / `glue`: no registry on the trigger: the producer serializer's framing, no metadata.
  * Used by `kafka-lambda event --value-avro|--value-proto|--value-json-schema` and the sample events.
  */
-import { Ajv, type AnySchema } from 'ajv';
-import avsc from 'avsc';
-import protobuf from 'protobufjs';
+import { createRequire } from 'node:module';
+import type { Ajv, AnySchema } from 'ajv';
+import type * as Avsc from 'avsc';
+import type * as Protobuf from 'protobufjs';
 import type { KafkaSchemaMetadata } from '../kafka-event/types.ts';
 import { KafkaTestingError } from './errors.ts';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The schema library a format needs, loaded when that format is asked for: avsc, protobufjs and ajv are
+ * optional peer dependencies, and a project encoding Avro installs only avsc.
+ */
+function peer<T>(name: 'avsc' | 'protobufjs' | 'ajv', format: string): T {
+  try {
+    return require(name) as T;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+    throw new SchemaEncodeError(`${format} values need the ${name} package: npm install --save-dev ${name}`, {
+      cause: error,
+    });
+  }
+}
 
 /**
  * The schema language of {@link schemaEncoder}.
@@ -136,9 +154,10 @@ type Codec = (value: unknown) => { encoded: Buffer; json: string; indexes?: numb
 
 function compile(options: SchemaEncoderOptions): Codec {
   if (options.format === 'avro') {
-    let type: avsc.Type;
+    const avsc = peer<typeof Avsc>('avsc', 'Avro');
+    let type: Avsc.Type;
     try {
-      type = avsc.Type.forSchema(JSON.parse(options.schema) as avsc.Schema);
+      type = avsc.Type.forSchema(JSON.parse(options.schema) as Avsc.Schema);
     } catch (error) {
       throw new SchemaEncodeError(`not a valid Avro schema: ${(error as Error).message}`, { cause: error });
     }
@@ -152,7 +171,8 @@ function compile(options: SchemaEncoderOptions): Codec {
   if (options.format === 'protobuf') {
     if (!options.type)
       throw new SchemaEncodeError('a Protobuf schema needs the message type (--type shop.Order)');
-    let root: protobuf.Root;
+    const protobuf = peer<typeof Protobuf>('protobufjs', 'Protobuf');
+    let root: Protobuf.Root;
     let pkg: string | undefined;
     try {
       const parsed = protobuf.parse(options.schema, { keepCase: true });
@@ -161,13 +181,13 @@ function compile(options: SchemaEncoderOptions): Codec {
     } catch (error) {
       throw new SchemaEncodeError(`not a valid .proto file: ${(error as Error).message}`, { cause: error });
     }
-    let type: protobuf.Type;
+    let type: Protobuf.Type;
     try {
       type = root.lookupType(options.type);
     } catch (error) {
       throw new SchemaEncodeError(`the .proto file has no message ${options.type}`, { cause: error });
     }
-    const indexes = messagePath(pkg ? (root.lookup(pkg) as protobuf.Namespace) : root, type);
+    const indexes = messagePath(protobuf, pkg ? (root.lookup(pkg) as Protobuf.Namespace) : root, type);
     return (value) => {
       const problem = type.verify(value as Record<string, unknown>);
       if (problem) throw new SchemaEncodeError(`value does not fit ${options.type}: ${problem}`);
@@ -177,9 +197,10 @@ function compile(options: SchemaEncoderOptions): Codec {
       return { encoded, json: JSON.stringify(object), indexes };
     };
   }
+  const { Ajv: AjvClass } = peer<{ Ajv: typeof Ajv }>('ajv', 'JSON Schema');
   let validate: ReturnType<Ajv['compile']>;
   try {
-    validate = new Ajv({ strict: false }).compile(JSON.parse(options.schema) as AnySchema);
+    validate = new AjvClass({ strict: false }).compile(JSON.parse(options.schema) as AnySchema);
   } catch (error) {
     throw new SchemaEncodeError(`not a valid JSON Schema: ${(error as Error).message}`, { cause: error });
   }
@@ -194,10 +215,10 @@ function compile(options: SchemaEncoderOptions): Codec {
 }
 
 /** The message's position path among the file's message types (Confluent's message indexes). */
-function messagePath(scope: protobuf.Namespace, target: protobuf.Type): number[] {
+function messagePath(protobuf: typeof Protobuf, scope: Protobuf.Namespace, target: Protobuf.Type): number[] {
   const path: number[] = [];
-  const chain: protobuf.Type[] = [];
-  for (let at: protobuf.ReflectionObject | null = target; at instanceof protobuf.Type; at = at.parent)
+  const chain: Protobuf.Type[] = [];
+  for (let at: Protobuf.ReflectionObject | null = target; at instanceof protobuf.Type; at = at.parent)
     chain.unshift(at);
   let candidates = scope.nestedArray;
   for (const type of chain) {
