@@ -270,6 +270,21 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
     expect(run.stderr).toContain('Task timed out after 1.00 seconds\n');
   }, 60_000);
 
+  it('reports a timeout in process too when the handler held the thread past it and then answered (exit 124)', async () => {
+    const run = await runCli([
+      'invoke',
+      `${fixtures}#spinsThenAnswers`,
+      '--event',
+      sample,
+      '--timeout',
+      '0.5',
+      '--in-process',
+    ]);
+    expect(run.code).toBe(124);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('Task timed out after 0.50 seconds\n');
+  }, 60_000);
+
   it('bounds the module loading: a top-level await that never settles times out (init 10 s, retried within --timeout)', async () => {
     const run = await runCli([
       'invoke',
