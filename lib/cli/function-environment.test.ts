@@ -64,7 +64,7 @@ describe('readFunctionEnvironment', () => {
     [
       'region.json',
       '{"AWS_REGION": "eu-west-3", "A": "1"}',
-      /sets AWS_REGION, which Lambda reserves and sets itself/,
+      /sets AWS_REGION, which Lambda reserves and sets itself \(the region is this shell's AWS_REGION, us-east-1 without one\)$/,
     ],
   ])('refuses %s with a FunctionEnvironmentError naming the file', async (name, content, message) => {
     const path = content === undefined ? join(dir, name) : await file(name, content);

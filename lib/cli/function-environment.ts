@@ -141,7 +141,11 @@ export async function readFunctionEnvironment(
     .sort();
   if (reserved.length > 0)
     throw new FunctionEnvironmentError(
-      `${files.join(' and ')} ${reserved.length === 1 ? 'sets' : 'set'} ${reserved.join(', ')}, which Lambda reserves and sets itself (the region comes from this shell's AWS_REGION)`,
+      `${files.join(' and ')} ${reserved.length === 1 ? 'sets' : 'set'} ${reserved.join(', ')}, which Lambda reserves and sets itself${
+        reserved.some((name) => name.includes('REGION'))
+          ? " (the region is this shell's AWS_REGION, us-east-1 without one)"
+          : ''
+      }`,
     );
   return environment;
 }

@@ -52,6 +52,18 @@ describe('kafkaEvent', () => {
     });
   });
 
+  it('refuses an option it does not know, naming the one meant, rather than build an MSK event', () => {
+    const misspelled = { topic: 'clicks', records: [{ value: 'x' }], selfManaged: true };
+    expect(() => kafkaEvent(misspelled as never)).toThrow(
+      new InvalidEventInputError(
+        'unknown option "selfManaged" (valid options: topic, records, partitions, startOffset, timestamp, eventSource, eventSourceArn, bootstrapServers)',
+      ),
+    );
+    expect(() => kafkaEvent({ topic: 'clicks', records: [], partitons: 2 } as never)).toThrow(
+      /unknown option "partitons" — did you mean "partitions"\?/,
+    );
+  });
+
   it('keeps an absent key absent and a null key null, and encodes a null value as a tombstone', () => {
     const event = kafkaEvent({ topic: 't', records: [{ value: 'a' }, { key: null, value: null }] });
     const [absent, tombstone] = event.records['t-0']!;

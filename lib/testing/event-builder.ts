@@ -8,6 +8,7 @@ import type {
   SelfManagedKafkaEvent,
 } from '../kafka-event/types.ts';
 import { partitionKey } from '../kafka-event/types.ts';
+import { defineOptions, unchecked } from '../options/options.ts';
 import { KafkaTestingError } from './errors.ts';
 import { partitionForKey } from './partitioner.ts';
 
@@ -108,6 +109,19 @@ export class InvalidEventInputError extends KafkaTestingError {
   override readonly name: string = 'InvalidEventInputError';
 }
 
+// Only the names are checked here (each value has its own rule below): a misspelled option, such as
+// `selfManaged: true`, would otherwise build an MSK event without a word.
+const OPTIONS = defineOptions<KafkaEventOptions>({
+  topic: unchecked,
+  records: unchecked,
+  partitions: unchecked,
+  startOffset: unchecked,
+  timestamp: unchecked,
+  eventSource: unchecked,
+  eventSourceArn: unchecked,
+  bootstrapServers: unchecked,
+});
+
 const DEFAULT_CLUSTER_ARN =
   'arn:aws:kafka:us-east-1:123456789012:cluster/local/11111111-2222-3333-4444-555555555555-1';
 const DEFAULT_MSK_SERVERS =
@@ -139,6 +153,7 @@ export function kafkaEvent(
 ): SelfManagedKafkaEvent;
 export function kafkaEvent(options: KafkaEventOptions): MskKafkaEvent | SelfManagedKafkaEvent;
 export function kafkaEvent(options: KafkaEventOptions): MskKafkaEvent | SelfManagedKafkaEvent {
+  OPTIONS.check(options, (problem) => new InvalidEventInputError(problem.message));
   const { topic } = options;
   if (!TOPIC_NAME.test(topic) || topic === '.' || topic === '..') {
     throw new InvalidEventInputError(
