@@ -1,7 +1,6 @@
 import type { LocalFunction } from '../emulator/index.ts';
 import {
   createSandbox,
-  DEFAULT_MEMORY_MB,
   HandlerInitError,
   HandlerNotFoundError,
   lambdaEnvironment,
@@ -77,17 +76,7 @@ export async function prepareLocalFunction(
   resolveHandlerReference(reference);
   if (options.inProcess) {
     // This process is the function's environment: its variables, and Lambda's reserved ones.
-    Object.assign(
-      process.env,
-      environment,
-      lambdaEnvironment({
-        functionName,
-        memoryLimitInMB: DEFAULT_MEMORY_MB,
-        region: process.env.AWS_REGION || 'us-east-1',
-        handler: reference,
-        taskRoot: process.cwd(),
-      }),
-    );
+    Object.assign(process.env, environment, lambdaEnvironment({ functionName, handler: reference }));
     return { handler: await loadHandler(reference), timeoutSeconds, functionName };
   }
   const probe = createSandbox({

@@ -5,8 +5,7 @@ import type { KafkaEvent } from '../kafka-event/types.ts';
 import { createLambdaContext, lambdaLogStreamName } from '../lambda-runtime/context.ts';
 import {
   type AsyncHandler,
-  HandlerInitError,
-  HandlerNotFoundError,
+  loadErrorResponse,
   loadHandler,
   refuseCallbackHandler,
 } from '../lambda-runtime/load-handler.ts';
@@ -205,13 +204,8 @@ function inProcessInvoker(target: LocalFunction): Invoker {
         try {
           handler = await load();
         } catch (error) {
-          if (error instanceof HandlerNotFoundError)
-            return { kind: 'function-error', errorType: error.lambdaErrorType, errorMessage: error.message };
-          if (error instanceof HandlerInitError) {
-            const { errorType, errorMessage } = error.response;
-            return { kind: 'function-error', errorType, errorMessage };
-          }
-          return { kind: 'function-error', ...errorFields(error) };
+          const { errorType, errorMessage } = loadErrorResponse(error);
+          return { kind: 'function-error', errorType, errorMessage };
         }
         const context = createLambdaContext({
           functionName,

@@ -1,14 +1,16 @@
-import { lambdaLogStreamName } from './context.ts';
+import { DEFAULT_MEMORY_MB, lambdaLogStreamName } from './context.ts';
 
 /** What {@link lambdaEnvironment} describes. */
 export interface LambdaEnvironmentOptions {
   functionName: string;
-  memoryLimitInMB: number;
-  region: string;
+  /** Default {@link DEFAULT_MEMORY_MB}. */
+  memoryLimitInMB?: number;
+  /** Default this process's `AWS_REGION`, else `us-east-1`. */
+  region?: string;
   /** The handler reference, as `_HANDLER` holds the function's Handler setting. */
   handler: string;
-  /** The folder the function's code is in (`LAMBDA_TASK_ROOT`). */
-  taskRoot: string;
+  /** The folder the function's code is in (`LAMBDA_TASK_ROOT`; default the current directory). */
+  taskRoot?: string;
   /** The execution environment's log stream (default: a new one). */
   logStreamName?: string;
 }
@@ -22,18 +24,19 @@ export interface LambdaEnvironmentOptions {
  *
  * @example
  * ```ts
- * const env = lambdaEnvironment({ functionName: 'orders', memoryLimitInMB: 1024, region: 'eu-west-1', handler: 'handler.ts', taskRoot: process.cwd() });
+ * const env = lambdaEnvironment({ functionName: 'orders', handler: 'handler.ts', region: 'eu-west-1' });
  * env.AWS_LAMBDA_LOG_GROUP_NAME; // '/aws/lambda/orders'
  * ```
  */
 export function lambdaEnvironment(options: LambdaEnvironmentOptions): Record<string, string> {
-  const { functionName, region } = options;
+  const { functionName } = options;
+  const region = options.region || process.env.AWS_REGION || 'us-east-1';
   return {
     _HANDLER: options.handler,
-    LAMBDA_TASK_ROOT: options.taskRoot,
+    LAMBDA_TASK_ROOT: options.taskRoot ?? process.cwd(),
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
     AWS_LAMBDA_FUNCTION_NAME: functionName,
-    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(options.memoryLimitInMB),
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(options.memoryLimitInMB ?? DEFAULT_MEMORY_MB),
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${functionName}`,

@@ -26,6 +26,7 @@ export {
   HandlerInitError,
   type HandlerLocation,
   HandlerNotFoundError,
+  loadErrorResponse,
   loadHandler,
   refuseCallbackHandler,
   resolveHandlerReference,

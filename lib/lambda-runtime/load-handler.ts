@@ -132,19 +132,29 @@ export function resolveHandlerReference(reference: string, cwd = process.cwd()):
  * (aws-lambda-nodejs-runtime-interface-client, src/function/module-loader.ts).
  */
 function initErrorOf(error: unknown): RuntimeErrorResponse {
-  if (error instanceof SyntaxError)
-    return {
-      ...toRuntimeError(error),
-      errorType: 'Runtime.UserCodeSyntaxError',
-      errorMessage: String(error),
-    };
-  if (error instanceof Error && (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND')
-    return {
-      errorType: 'Runtime.ImportModuleError',
-      errorMessage: String(error),
-      trace: toRuntimeError(error).trace,
-    };
-  return toRuntimeError(error);
+  const errorType =
+    error instanceof SyntaxError
+      ? 'Runtime.UserCodeSyntaxError'
+      : error instanceof Error && (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND'
+        ? 'Runtime.ImportModuleError'
+        : undefined;
+  const response = toRuntimeError(error);
+  return errorType === undefined ? response : { ...response, errorType, errorMessage: String(error) };
+}
+
+/**
+ * What an invocation fails with when {@link loadHandler} failed, as Lambda reports it: a wrong
+ * reference by its runtime error type, an init failure by its response, anything else as thrown.
+ *
+ * @example
+ * ```ts
+ * const response = await loadHandler(reference).then(() => undefined, loadErrorResponse);
+ * ```
+ */
+export function loadErrorResponse(error: unknown): RuntimeErrorResponse {
+  if (error instanceof HandlerNotFoundError)
+    return { errorType: error.lambdaErrorType, errorMessage: error.message, trace: [] };
+  return error instanceof HandlerInitError ? error.response : toRuntimeError(error);
 }
 
 function exportAt(container: unknown, exportPath: string): unknown {

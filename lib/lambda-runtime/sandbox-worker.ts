@@ -4,7 +4,7 @@
 // port as the results, so its logs always arrive before the response they precede.
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLambdaContext } from './context.ts';
-import { type AsyncHandler, HandlerInitError, HandlerNotFoundError, loadHandler } from './load-handler.ts';
+import { type AsyncHandler, loadErrorResponse, loadHandler } from './load-handler.ts';
 import { type RuntimeErrorResponse, toRuntimeError, unhandledRejectionError } from './runtime-error.ts';
 import type { EnvironmentData, FromEnvironment, ToEnvironment } from './sandbox-protocol.ts';
 
@@ -46,12 +46,7 @@ async function init(): Promise<void> {
   } catch (error) {
     post({
       type: 'init-error',
-      error:
-        error instanceof HandlerNotFoundError
-          ? { errorType: error.lambdaErrorType, errorMessage: error.message, trace: [] }
-          : error instanceof HandlerInitError
-            ? error.response
-            : toRuntimeError(error),
+      error: loadErrorResponse(error),
     });
   }
 }

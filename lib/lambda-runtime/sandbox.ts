@@ -378,7 +378,7 @@ class Environment {
 export function createSandbox(options: SandboxOptions): Sandbox {
   const functionName = options.functionName ?? 'local-function';
   const memoryLimitInMB = options.memoryLimitInMB ?? DEFAULT_MEMORY_MB;
-  const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
+  const region = options.region || process.env.AWS_REGION || 'us-east-1';
   const timeoutMs = options.timeoutSeconds * 1000;
   const initLimitMs = (options.initTimeoutSeconds ?? LAMBDA_LIMITS.initTimeoutSeconds) * 1000;
   const onOutput =

@@ -164,20 +164,17 @@ async function invoke(reference: string, options: InvokeOptions): Promise<number
   try {
     environment = await readFunctionEnvironment(options);
     event = await readEvent(options.event);
+    resolveHandlerReference(reference);
   } catch (error) {
-    if (!(error instanceof EventFileError || error instanceof FunctionEnvironmentError)) throw error;
+    const usage =
+      error instanceof EventFileError ||
+      error instanceof FunctionEnvironmentError ||
+      error instanceof HandlerNotFoundError;
+    if (!usage) throw error;
     console.error(`error: ${error.message}`);
     return INVOKE_EXIT_CODES.usage;
   }
   useFunctionTimeZone(environment);
-
-  try {
-    resolveHandlerReference(reference);
-  } catch (error) {
-    if (!(error instanceof HandlerNotFoundError)) throw error;
-    console.error(`error: ${error.message}`);
-    return INVOKE_EXIT_CODES.usage;
-  }
 
   const requestId = randomUUID();
   const batch = describeBatch(event);
@@ -324,9 +321,7 @@ async function runInProcess(
     lambdaEnvironment({
       functionName: options.functionName,
       memoryLimitInMB: options.memory,
-      region: process.env.AWS_REGION || 'us-east-1',
       handler: reference,
-      taskRoot: process.cwd(),
     }),
   );
   // Whatever the handler leaves behind (a rejection, an exception) fails the invocation, as in Lambda.
