@@ -180,7 +180,11 @@ function targetTimestamp(target: ReplayTarget, now: Date): number | undefined {
     throw new ReplayInputError(`offset must be a non-negative integer, got ${target.offset}`);
   }
   if (target.kind === 'shift' && !Number.isSafeInteger(target.by)) {
-    throw new ReplayInputError(`shift must be an integer, got ${target.by}`);
+    throw new ReplayInputError(
+      Number.isInteger(target.by)
+        ? `shift must be within ±${Number.MAX_SAFE_INTEGER} (a safe integer), got ${target.by}`
+        : `shift must be an integer, got ${target.by}`,
+    );
   }
   if (target.kind === 'offsets') {
     const bad = target.offsets.find((o) => !Number.isSafeInteger(o.offset) || o.offset < 0);

@@ -105,6 +105,26 @@ describe('requestTopic', () => {
   });
 });
 
+describe('numeric bounds', () => {
+  it('refuses numbers no plan can use, naming the field, before anything is asked of the cluster', () => {
+    const issues = (request: Record<string, unknown>) => {
+      try {
+        parseReplayRequest({ group: 'g', topic: 't', ...request });
+      } catch (error) {
+        return (error as { issues?: string[] }).issues;
+      }
+      return undefined;
+    };
+    expect(issues({ toDatetime: 9e15 })).toEqual([
+      expect.stringMatching(/^toDatetime: .*later than any time/),
+    ]);
+    expect(issues({ toDatetime: '9000000000000000' })).toEqual([expect.stringMatching(/^toDatetime: /)]);
+    expect(issues({ shiftBy: 1e300 })).toEqual(['shiftBy: must be within ±(2^53 − 1)']);
+    expect(issues({ toOffset: 2 ** 60 })).toEqual(['toOffset: must be at most 2^53 − 1']);
+    expect(issues({ toDatetime: 8.64e15 })).toBeUndefined();
+  });
+});
+
 describe('requestTarget', () => {
   it('maps fields to core targets, with the partition subset', () => {
     expect(requestTarget(parseReplayRequest({ group: 'g', shiftBy: -5, partitions: [1] }), 't')).toEqual({

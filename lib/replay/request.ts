@@ -10,17 +10,22 @@ import {
 } from './targets.ts';
 import type { ReplayTarget } from './types.ts';
 
-const offset = v.pipe(v.number(), v.integer('must be an integer'), v.minValue(0, 'must not be negative'));
+const offset = v.pipe(
+  v.number(),
+  v.integer('must be an integer'),
+  v.minValue(0, 'must not be negative'),
+  v.maxValue(Number.MAX_SAFE_INTEGER, 'must be at most 2^53 − 1'),
+);
 const name = (max: number) => v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(max));
 /** A check that `parse` accepts the text; its issue is the parser's own message (what is wrong, where). */
-const parsed = (parse: (text: string) => unknown, fallback: string) =>
+const parsed = <T extends string | number>(parse: (input: T) => unknown, fallback: string) =>
   v.check(
-    (text: string) => problem(parse, text) === undefined,
-    (issue: v.CheckIssue<string>) => problem(parse, String(issue.input)) ?? fallback,
+    (input: T) => problem(parse, input) === undefined,
+    (issue: v.CheckIssue<T>) => problem(parse, issue.input as T) ?? fallback,
   );
-function problem(parse: (text: string) => unknown, text: string): string | undefined {
+function problem<T>(parse: (input: T) => unknown, input: T): string | undefined {
   try {
-    parse(text);
+    parse(input);
     return undefined;
   } catch (error) {
     return error instanceof ReplayInputError ? error.message : undefined;
@@ -88,7 +93,7 @@ export const ReplayRequestSchema = v.pipe(
           v.string(),
           parsed(parseTimestamp, 'must be ISO 8601 (2026-11-29T10:00:00Z; no zone is UTC) or epoch ms'),
         ),
-        offset,
+        v.pipe(offset, parsed(parseTimestamp, 'must be epoch milliseconds')),
       ]),
     ),
     byDuration: v.optional(
@@ -97,7 +102,14 @@ export const ReplayRequestSchema = v.pipe(
     toEarliest: v.optional(v.literal(true)),
     toLatest: v.optional(v.literal(true)),
     toCurrent: v.optional(v.literal(true)),
-    shiftBy: v.optional(v.pipe(v.number(), v.integer('must be an integer'))),
+    shiftBy: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer('must be an integer'),
+        v.minValue(-Number.MAX_SAFE_INTEGER, 'must be within ±(2^53 − 1)'),
+        v.maxValue(Number.MAX_SAFE_INTEGER, 'must be within ±(2^53 − 1)'),
+      ),
+    ),
     /** Plan file content: `topic,partition,offset` lines, as `kafka-consumer-groups --export` writes. */
     fromFile: v.optional(
       v.pipe(

@@ -70,6 +70,11 @@ describe('parseTimestamp', () => {
     expect(() => parseTimestamp('2026-13-45T10:00:00Z')).toThrow(ReplayInputError);
     expect(() => parseTimestamp(-5)).toThrow(ReplayInputError);
   });
+  it('refuses epoch milliseconds past the last time a Date holds (the plan could not name it)', () => {
+    expect(parseTimestamp(8.64e15)).toBe(8.64e15);
+    expect(() => parseTimestamp(8.64e15 + 1)).toThrow(/later than any time a date can hold/);
+    expect(() => parseTimestamp('9000000000000000')).toThrow(ReplayInputError);
+  });
   it('refuses days, hours, minutes, seconds and zones that do not exist instead of rolling them over', () => {
     expect(() => parseTimestamp('2026-02-30T00:00:00Z')).toThrow(/2026-02 has no day 30/);
     expect(() => parseTimestamp('2026-04-31T00:00:00Z')).toThrow(/2026-04 has no day 31/);

@@ -65,6 +65,9 @@ export function parseDuration(duration: string | number): number {
 const ISO_TIME =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2})(?::?(\d{2}))?)?$/i;
 
+/** The largest time value a Date holds: https://tc39.es/ecma262/#sec-time-values-and-time-range */
+const MAX_EPOCH_MS = 8.64e15;
+
 /**
  * Parses a timestamp: ISO 8601 or epoch milliseconds. A time without a zone is UTC, as
  * `kafka-consumer-groups --to-datetime` reads it (its documented format is `YYYY-MM-DDTHH:mm:SS.sss`;
@@ -88,6 +91,13 @@ export function parseTimestamp(timestamp: string | number): number {
     if (!Number.isSafeInteger(ms) || ms < 0) {
       throw new ReplayInputError(
         `timestamp must be non-negative epoch milliseconds, got ${clip(String(timestamp))}`,
+      );
+    }
+    // A time past the last one a Date can hold (ECMA-262's time value range, year 275760) names no
+    // record and cannot be shown in the plan's notes.
+    if (ms > MAX_EPOCH_MS) {
+      throw new ReplayInputError(
+        `timestamp ${ms} is later than any time a date can hold (${MAX_EPOCH_MS} ms, in the year 275760)`,
       );
     }
     return ms;
