@@ -91,13 +91,16 @@ export const ReplayRequestSchema = v.pipe(
       v.union([
         v.pipe(
           v.string(),
-          parsed(parseTimestamp, 'must be ISO 8601 (2026-11-29T10:00:00Z; no zone is UTC) or epoch ms'),
+          parsed<string>(
+            parseTimestamp,
+            'must be ISO 8601 (2026-11-29T10:00:00Z; no zone is UTC) or epoch ms',
+          ),
         ),
-        v.pipe(offset, parsed(parseTimestamp, 'must be epoch milliseconds')),
+        v.pipe(offset, parsed<number>(parseTimestamp, 'must be epoch milliseconds')),
       ]),
     ),
     byDuration: v.optional(
-      v.pipe(v.string(), parsed(parseDuration, 'must be an ISO 8601 duration like PT1H30M or P1D')),
+      v.pipe(v.string(), parsed<string>(parseDuration, 'must be an ISO 8601 duration like PT1H30M or P1D')),
     ),
     toEarliest: v.optional(v.literal(true)),
     toLatest: v.optional(v.literal(true)),
