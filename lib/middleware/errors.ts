@@ -147,17 +147,60 @@ export function jsonSyntaxCause(error: unknown): SyntaxError {
 }
 
 /**
- * A record's key or value was rejected by its Standard Schema. Of the schema's issues, `paths` keeps
- * only where they are: schema messages may quote the rejected value, which must not reach the logs.
+ * @internal A path into a key or value as an error shows it, segments joined with `.`: a declared
+ * field's name and an array index stay, every segment that may come from the data itself is `*`.
+ *
+ * A key of the data is payload: a record's or map's key (valibot's `v.record`, zod's `z.record`), an
+ * unknown key a strict object refuses. Valibot marks some of its path items (`type: 'map' | 'set'`;
+ * `origin: 'key'` for a key checked as a key, https://valibot.dev/api/ObjectPathItem/), but a
+ * record's value sits under an item like a declared field's, and other Standard Schema libraries put
+ * a key in the path as a plain string: so a string shows only if it looks like a declared name (an
+ * identifier of at most 64 characters), a number only if it can be an array index. A record key that
+ * looks like an identifier still shows.
  *
  * @example
  * ```ts
- * error.paths; // ['amount', 'items.0.sku']
+ * shownPath(['items', 0, 'sku']); // 'items.0.sku'
+ * shownPath(['prices', 'SECRET-PAYLOAD-123']); // 'prices.*'
+ * ```
+ */
+export function shownPath(segments: readonly (PropertyKey | StandardSchemaV1.PathSegment)[]): string {
+  return segments.map(shownSegment).join('.');
+}
+
+const DECLARED_NAME = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/;
+/** Array indices are below 2^32 − 1, the longest an array can be (https://tc39.es/ecma262/#array-index). */
+const INDEX_LIMIT = 2 ** 32 - 1;
+
+function shownSegment(segment: PropertyKey | StandardSchemaV1.PathSegment): string {
+  let key = segment;
+  if (typeof segment === 'object') {
+    const item = segment as StandardSchemaV1.PathSegment & { type?: unknown; origin?: unknown };
+    if (item.type === 'map' || item.type === 'set' || item.origin === 'key') return '*';
+    key = item.key;
+  }
+  if (typeof key === 'number')
+    return Number.isInteger(key) && key >= 0 && key < INDEX_LIMIT ? String(key) : '*';
+  return typeof key === 'string' && DECLARED_NAME.test(key) ? key : '*';
+}
+
+/**
+ * A record's key or value was rejected by its Standard Schema. Of the schema's issues, `paths` keeps
+ * only where they are, and of a path only what the schema declares ({@link shownPath}): schema
+ * messages may quote the rejected value, and a path may hold the data's own keys; neither must reach
+ * the logs.
+ *
+ * @example
+ * ```ts
+ * error.paths; // ['amount', 'items.0.sku', 'prices.*']
  * ```
  */
 export class KafkaSchemaError extends KafkaPoisonRecordError {
   override readonly name: string = 'KafkaSchemaError';
-  /** Dotted paths of the rejected fields (`''` for the root). */
+  /**
+   * Dotted paths of the rejected fields (`''` for the root): declared field names and array indices,
+   * `*` for a segment that comes from the data (a record's or map's key, an unknown key).
+   */
   readonly paths: readonly string[];
 
   constructor(position: RecordPosition, field: 'key' | 'value', paths: readonly string[]) {
@@ -166,7 +209,8 @@ export class KafkaSchemaError extends KafkaPoisonRecordError {
   }
 
   /**
-   * The error for a Standard Schema's issues: their paths only (at most 10), never their messages.
+   * The error for a Standard Schema's issues: their paths only (at most 10, data keys as `*`), never
+   * their messages.
    *
    * @example
    * ```ts
@@ -181,7 +225,7 @@ export class KafkaSchemaError extends KafkaPoisonRecordError {
   ): KafkaSchemaError {
     const paths = new Set<string>();
     for (const issue of issues) {
-      paths.add((issue.path ?? []).map((s) => String(typeof s === 'object' ? s.key : s)).join('.'));
+      paths.add(shownPath(issue.path ?? []));
       if (paths.size === 10) break;
     }
     return new KafkaSchemaError(position, field, [...paths]);

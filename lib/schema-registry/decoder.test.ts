@@ -284,6 +284,22 @@ describe('jsonSchemaDecoder', () => {
     );
   });
 
+  it("names a validate schema's rejected paths without the value's own keys", () => {
+    const decoder = jsonSchemaDecoder({
+      schema: { type: 'object' },
+      validate: v.object({ prices: v.record(v.string(), v.number()) }),
+    });
+    let thrown: unknown;
+    try {
+      decode(decoder, confluent(2, Buffer.from('{"prices":{"SECRET-PAYLOAD-123":"x"}}')));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(KafkaSchemaError);
+    expect((thrown as KafkaSchemaError).paths).toEqual(['prices.*']);
+    expect((thrown as Error).message).not.toContain('SECRET');
+  });
+
   it.each([
     ['https://json-schema.org/draft/2020-12/schema', 'prefixItems'],
     ['https://json-schema.org/draft/2019-09/schema', 'items'],
