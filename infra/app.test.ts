@@ -141,6 +141,19 @@ describe('the default app (MSK Serverless)', () => {
     });
   });
 
+  it('never lets Lambda retry an asynchronous replay (a retried shift would move the offsets twice)', () => {
+    const replayFunction = Object.keys(
+      application.findResources('AWS::Lambda::Function', {
+        Properties: { Environment: { Variables: { REPLAY_MAPPING_UUID: Match.anyValue() } } },
+      }),
+    );
+    expect(replayFunction).toHaveLength(1);
+    application.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: replayFunction[0] },
+      MaximumRetryAttempts: 0,
+    });
+  });
+
   it('grants the consumer only its cluster, topic, group, queue, logs and ENIs', () => {
     expect(roleStatements(application, 'OrdersRole')).toEqual([
       {

@@ -141,6 +141,11 @@ export class KafkaReplayFunction extends Construct {
       logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
       bundling: lambdaBundling(),
+      // An asynchronous invocation that timed out or crashed is retried twice by Lambda by default; a
+      // retry of a relative replay (a shift, a duration) would move the offsets again from where the
+      // first left them. An operator re-runs a replay after reading what the first did, never Lambda.
+      // https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-error-handling.html
+      retryAttempts: 0,
       ...(network && {
         vpc: network.vpc,
         vpcSubnets: network.subnets,

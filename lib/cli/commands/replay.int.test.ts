@@ -353,6 +353,11 @@ describe('kafka-lambda replay --function', () => {
         res.end(JSON.stringify({ Type: 'User', message: 'Function not found' }));
         return;
       }
+      if ((event as { reason?: string }).reason === 'drop') {
+        // The connection lost while the function runs: the answer never arrives.
+        req.socket.destroy();
+        return;
+      }
       if ((event as { reason?: string }).reason === 'crash') {
         res.writeHead(200, { 'content-type': 'application/json', 'x-amz-function-error': 'Unhandled' });
         res.end(
@@ -410,6 +415,32 @@ describe('kafka-lambda replay --function', () => {
     const missing = await run(['--function', 'nope', '--to-latest'], env());
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('Function not found');
+  });
+
+  it('an executing replay that ends without an answer is exit 5, naming what to check and how to resume', async () => {
+    const crashed = await run(
+      ['--function', 'replay-fn', '--esm', 'esm-cli', '--to-latest', '--execute', '--reason', 'crash'],
+      env(),
+    );
+    expect(crashed.code).toBe(5);
+    expect(crashed.stderr).toContain(
+      'replay-fn failed without answering (Runtime.ExitError: RequestId: 1 Error: exited)',
+    );
+    expect(crashed.stderr).toContain('aws lambda update-event-source-mapping --uuid esm-cli --enabled');
+    expect(crashed.stderr).toContain('kafka-lambda replay --function replay-fn --to-current');
+    // A lost connection is not sent again: a second run of a relative replay would move the offsets twice.
+    const before = invocations.length;
+    const dropped = await run(
+      ['--function', 'replay-fn', '--shift-by', '-1', '--execute', '--reason', 'drop'],
+      env(),
+    );
+    expect(invocations.length - before).toBe(1);
+    expect(dropped.code).toBe(5);
+    expect(dropped.stderr).toContain('replay-fn gave no answer (unexpected ');
+    expect(dropped.stderr).toContain('--uuid <mapping uuid>');
+    // A dry run changes nothing: its crash stays an error (exit 1).
+    const dryRun = await run(['--function', 'replay-fn', '--shift-by', '-1', '--reason', 'drop'], env());
+    expect(dryRun.code).toBe(1);
   });
 });
 

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
+import { Agent as HttpsAgent } from 'node:https';
 import { text } from 'node:stream/consumers';
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
 import Table from 'cli-table3';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import {
@@ -18,6 +19,7 @@ import {
   requestTopic,
   runReplay,
 } from '../../replay/index.ts';
+import { summarizeError } from '../../replay/outcome.ts';
 import { parseTopicPartitions } from '../../replay/targets.ts';
 import { beforeDeadline } from '../../replay/wait.ts';
 import { addAuthOptions, type ClusterOptions, ClusterOptionsError, resolveCluster } from '../cluster.ts';
@@ -54,7 +56,8 @@ Exit codes:
   3  refused, nothing changed (group has members, mapping in transition, --strict range, not allowed)
   4  failed mid-way; the mapping is back in its original state and the offsets are all set or untouched
      (the report on stderr / in --json says which)
-  5  failed mid-way and the mapping could NOT be restored: check it now
+  5  failed mid-way and the mapping could NOT be restored, or the replay function ended without an
+     answer (timeout, crash, lost connection) while executing: check the mapping and the offsets now
   6  conflict: another replay of the group ran at the same time; this one changed nothing (plan again)
 
 Examples:
@@ -241,32 +244,91 @@ async function readPlanFile(path: string): Promise<string> {
   return readFile(path, 'utf8').catch(cannot);
 }
 
+/**
+ * The replay function runs for up to 15 minutes while the Invoke request waits: the request must not be
+ * sent twice (the SDK retries a request whose connection dropped, which would run a relative replay
+ * again from where the first left the offsets), must outlive the function, and its idle connection is
+ * kept alive by TCP keep-alive probes meanwhile, as AWS advises for long synchronous invocations.
+ * https://docs.aws.amazon.com/lambda/latest/dg/invocation-sync.html
+ */
+const INVOKE_CLIENT = {
+  maxAttempts: 1,
+  requestHandler: {
+    connectionTimeout: 10_000,
+    requestTimeout: 16 * 60_000,
+    httpsAgent: new HttpsAgent({ keepAlive: true, keepAliveMsecs: 60_000 }),
+  },
+} as const;
+
 async function invokeReplayFunction(
   name: string,
   request: ReplayRequest,
   options: ReplayOptions,
 ): Promise<ReplayOutcome> {
-  const lambda = await lambdaClient(options, '--function');
+  const lambda = await lambdaClient(options, '--function', INVOKE_CLIENT);
   progress(`invoking ${name}${request.execute ? ' (waits for the mapping to disable and re-enable)' : ''}`);
-  const response = await lambda.send(
-    new InvokeCommand({ FunctionName: name, Payload: new TextEncoder().encode(JSON.stringify(request)) }),
-  );
+  let response: InvokeCommandOutput;
+  try {
+    response = await lambda.send(
+      new InvokeCommand({ FunctionName: name, Payload: new TextEncoder().encode(JSON.stringify(request)) }),
+    );
+  } catch (error) {
+    // A request the service refused (no such function, not allowed, throttled) ran nothing; a lost
+    // connection or a timeout may have lost the answer of a replay that ran.
+    if (!request.execute || isRefusedRequest(error)) throw error;
+    return unknownOutcome(name, request, `gave no answer (${summarizeError(error).message})`);
+  }
   const payload = response.Payload ? new TextDecoder().decode(response.Payload) : '';
   if (response.FunctionError) {
-    const { errorType, errorMessage } = JSON.parse(payload || '{}') as {
-      errorType?: string;
-      errorMessage?: string;
-    };
+    const { errorType, errorMessage } = parseFunctionError(payload);
+    const failure = `${errorType}: ${errorMessage}`;
+    if (request.execute) return unknownOutcome(name, request, `failed without answering (${failure})`);
     return {
       ok: false,
-      error: {
-        name: errorType ?? 'FunctionError',
-        kind: 'error',
-        message: `${name} failed: ${errorMessage ?? payload}`,
-      },
+      error: { name: errorType, kind: 'error', message: `${name} failed: ${errorMessage}` },
     };
   }
   return JSON.parse(payload) as ReplayOutcome;
+}
+
+/** Lambda's error payload for a function error (`Unhandled`: a timeout, a crash, an exit). */
+function parseFunctionError(payload: string): { errorType: string; errorMessage: string } {
+  let parsed: { errorType?: unknown; errorMessage?: unknown } = {};
+  try {
+    parsed = JSON.parse(payload || '{}') as typeof parsed;
+  } catch {
+    // Not Lambda's JSON: the payload is the message.
+  }
+  return {
+    errorType: typeof parsed.errorType === 'string' ? parsed.errorType : 'FunctionError',
+    errorMessage: typeof parsed.errorMessage === 'string' ? parsed.errorMessage : payload,
+  };
+}
+
+function isRefusedRequest(error: unknown): boolean {
+  return (error as { $fault?: unknown } | undefined)?.$fault === 'client';
+}
+
+/**
+ * An executing replay that ended without an answer (the function timed out, crashed, or the answer was
+ * lost) may have stopped anywhere between pausing the trigger and resuming it: exit 5, with what to check
+ * and how to resume.
+ */
+function unknownOutcome(name: string, request: ReplayRequest, what: string): ReplayOutcome {
+  const uuid = request.mapping ?? '<mapping uuid>';
+  return {
+    ok: false,
+    error: {
+      name: 'ReplayOutcomeUnknownError',
+      kind: 'failed-unrestored',
+      message: [
+        `${name} ${what}: the replay may have stopped anywhere between pausing the trigger and resuming it.`,
+        'Check both before anything else:',
+        `  the mapping: aws lambda get-event-source-mapping --uuid ${uuid} (resume it if Disabled: aws lambda update-event-source-mapping --uuid ${uuid} --enabled)`,
+        `  the offsets: kafka-lambda replay --function ${name} --to-current (NOTES shows this replay's audit record where it committed)`,
+      ].join('\n'),
+    },
+  };
 }
 
 async function replayDirectly(request: ReplayRequest, options: ReplayOptions): Promise<ReplayOutcome> {
