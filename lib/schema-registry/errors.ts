@@ -19,9 +19,10 @@ export type SchemaRegistryFailureReason = 'SCHEMA_NOT_FOUND' | 'DESERIALIZATION_
 /**
  * Base of the schema-registry module's errors (`SchemaRegistryRequestError`, `SchemaNotFoundError`):
  * `error instanceof SchemaRegistryError` tells them apart from other errors. `cause` (from `options`)
- * keeps what led to the error (a network error, the AWS SDK's exception), never payload bytes. The one
- * exception is {@link KafkaSchemaRegistryDecodeError}: a record that cannot be decoded is a poison
- * record, so that error extends the middleware's `KafkaPoisonRecordError` instead (see there).
+ * says what led to the error (a network error's class and code, the AWS SDK exception's name), never
+ * payload bytes or credentials. The one exception is {@link KafkaSchemaRegistryDecodeError}: a record
+ * that cannot be decoded is a poison record, so that error extends the middleware's
+ * `KafkaPoisonRecordError` instead (see there).
  *
  * @example
  * ```ts
@@ -83,6 +84,25 @@ export class KafkaSchemaRegistryDecodeError extends KafkaPoisonRecordError {
 export function withheldCause(library: string, error: unknown): Error {
   const kind = error instanceof Error ? error.name : typeof error;
   return new Error(`${library} refused the bytes (${kind}; its message is withheld: it may quote them)`);
+}
+
+/**
+ * @internal The cause kept for a request that failed, or was refused, before the registry answered
+ * usefully: the class and code of the error and of its causes, never a message. Node's fetch quotes
+ * an invalid header (a credential) in its message, a server's error message may echo what it was
+ * sent, and a logger that prints causes would write either out.
+ */
+export function requestCause(what: string, error: unknown): Error {
+  const found: string[] = [];
+  // A few levels cover fetch's TypeError and the socket error under it; a cycle ends there too.
+  for (let at = error, depth = 0; at !== undefined && at !== null && depth < 4; depth++) {
+    const { name, code, cause } = at as { name?: unknown; code?: unknown; cause?: unknown };
+    found.push(typeof code === 'string' ? `${String(name)} ${code}` : String(name ?? typeof at));
+    at = cause;
+  }
+  return new Error(
+    `${what} failed (${found.join(', caused by ')}; messages withheld: they may quote credentials)`,
+  );
 }
 
 /**

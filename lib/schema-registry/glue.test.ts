@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { EntityNotFoundException, GetSchemaVersionCommand, GlueClient } from '@aws-sdk/client-glue';
 import avsc from 'avsc';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -59,5 +60,26 @@ describe('glueSchemaRegistry', () => {
     await expect(registry.getSchema(versionId)).rejects.toBeInstanceOf(SchemaNotFoundError);
     await expect(registry.getSchema(versionId)).rejects.toBeInstanceOf(SchemaRegistryRequestError);
     await expect(registry.getSchema('17')).rejects.toBeInstanceOf(SchemaNotFoundError);
+  });
+
+  it("keeps the exception's name and status, never its message, which an endpoint may fill with what it was sent", async () => {
+    glue.on(GetSchemaVersionCommand).rejects(
+      Object.assign(new Error('User is not authorized; token SESSION-TOKEN-XYZ'), {
+        name: 'AccessDeniedException',
+        $metadata: { httpStatusCode: 403 },
+      }),
+    );
+    const registry = glueSchemaRegistry({ client: new GlueClient({ region: 'eu-west-1' }) });
+    const error: Error = await registry.getSchema(versionId).then(
+      () => {
+        throw new Error('the request succeeded');
+      },
+      (rejected: Error) => rejected,
+    );
+    expect(error).toBeInstanceOf(SchemaRegistryRequestError);
+    expect(error.message).toBe(`Glue GetSchemaVersion for ${versionId} failed (AccessDeniedException)`);
+    expect((error as SchemaRegistryRequestError).status).toBe(403);
+    expect((error.cause as Error).message).toMatch(/^GetSchemaVersion failed \(AccessDeniedException; /);
+    expect(inspect(error, { depth: 10 })).not.toContain('SESSION-TOKEN-XYZ');
   });
 });

@@ -3,7 +3,7 @@
  * only functions that use Glue load `@aws-sdk/client-glue`.
  */
 import { GetSchemaVersionCommand, GlueClient } from '@aws-sdk/client-glue';
-import { SchemaNotFoundError, SchemaRegistryRequestError } from './errors.ts';
+import { requestCause, SchemaNotFoundError, SchemaRegistryRequestError } from './errors.ts';
 import {
   CachingSchemaRegistry,
   type RegisteredSchema,
@@ -67,10 +67,12 @@ class GlueSchemaRegistry extends CachingSchemaRegistry {
     } catch (error) {
       if ((error as { name?: unknown }).name === 'EntityNotFoundException') throw new SchemaNotFoundError(id);
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      // The exception's name and status say what went wrong; its message is the endpoint's text,
+      // which may echo what it was sent.
       throw new SchemaRegistryRequestError(
         `Glue GetSchemaVersion for ${id} failed (${(error as { name?: unknown }).name ?? 'error'})`,
         status,
-        { cause: error },
+        { cause: requestCause('GetSchemaVersion', error) },
       );
     }
     const { SchemaDefinition: definition, DataFormat: type } = answer;

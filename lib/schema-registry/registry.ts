@@ -3,7 +3,7 @@
  * as the Lambda container), one request per id however many records ask at once.
  */
 import { BoundedCache } from './cache.ts';
-import { SchemaNotFoundError, SchemaRegistryRequestError } from './errors.ts';
+import { requestCause, SchemaNotFoundError, SchemaRegistryRequestError } from './errors.ts';
 
 /**
  * A writer schema as the registry holds it.
@@ -114,7 +114,9 @@ export abstract class CachingSchemaRegistry implements SchemaRegistryClient {
 
 /**
  * How to authenticate to a Confluent-compatible registry: basic auth (Confluent Cloud's API key and
- * secret) or a bearer token (a string, or a function called per request for tokens that expire).
+ * secret) or a bearer token (a string, or a function called per request for tokens that expire). A
+ * token with a space, a control character or a non-ASCII character inside fails the request with a
+ * `SchemaRegistryRequestError` naming `auth.bearerToken`, before anything is sent.
  *
  * @example
  * ```ts
@@ -179,10 +181,12 @@ class ConfluentSchemaRegistry extends CachingSchemaRegistry {
     };
     const auth = this.#auth;
     if (auth !== undefined) {
-      if ('bearerToken' in auth)
-        headers.authorization = `Bearer ${typeof auth.bearerToken === 'function' ? await auth.bearerToken() : auth.bearerToken}`;
-      else
-        headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+      // Base64 carries any character of a user-id and password, so fetch refuses none of them; a
+      // bearer token goes in as it is, and is checked first.
+      headers.authorization =
+        'bearerToken' in auth
+          ? `Bearer ${await bearerToken(auth.bearerToken)}`
+          : `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
     }
     let response: Response;
     try {
@@ -190,7 +194,7 @@ class ConfluentSchemaRegistry extends CachingSchemaRegistry {
     } catch (error) {
       const reason = signal.aborted ? 'timed out or was aborted' : 'failed';
       throw new SchemaRegistryRequestError(`Schema registry request for schema ${id} ${reason}`, undefined, {
-        cause: error,
+        cause: requestCause('fetch', error),
       });
     }
     const body: unknown = await response.json().catch(() => undefined);
@@ -212,4 +216,38 @@ class ConfluentSchemaRegistry extends CachingSchemaRegistry {
       throw new SchemaRegistryRequestError(`Schema ${id} has an unknown schemaType`, response.status);
     return { id, type, definition: schema };
   }
+}
+
+/**
+ * A bearer token goes into the Authorization header: fetch refuses a header value with a control
+ * character or beyond Latin-1, and its error quotes the header, the token. Visible ASCII holds every
+ * token RFC 6750 allows (b64token, https://www.rfc-editor.org/rfc/rfc6750#section-2.1). Whitespace
+ * around it (a token file's final newline) is dropped, as fetch drops it from any header value
+ * (https://fetch.spec.whatwg.org/#concept-header-value-normalize).
+ */
+const BEARER_TOKEN = /^[\t\n\r ]*([\x21-\x7e]+)[\t\n\r ]*$/;
+
+/** The token to send, or a request error naming `auth.bearerToken`, never the token. */
+async function bearerToken(option: string | (() => string | Promise<string>)): Promise<string> {
+  let token: unknown = option;
+  if (typeof option === 'function') {
+    try {
+      token = await option();
+    } catch (error) {
+      const cause = requestCause('auth.bearerToken()', error);
+      throw new SchemaRegistryRequestError(
+        'The schema registry auth.bearerToken function failed',
+        undefined,
+        {
+          cause,
+        },
+      );
+    }
+  }
+  const valid = typeof token === 'string' ? BEARER_TOKEN.exec(token)?.[1] : undefined;
+  if (valid === undefined)
+    throw new SchemaRegistryRequestError(
+      'The schema registry auth.bearerToken is not a token: it must be visible ASCII, without spaces or control characters',
+    );
+  return valid;
 }
