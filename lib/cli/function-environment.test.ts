@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FunctionEnvironmentError, readFunctionEnvironment } from './function-environment.ts';
 
@@ -73,6 +74,24 @@ describe('readFunctionEnvironment', () => {
     );
     expect(error).toBeInstanceOf(FunctionEnvironmentError);
     expect((error as Error).message).toMatch(message);
+  });
+
+  it.each([
+    ['unquoted.json', '{"DB_PASSWORD": SECRET-ENV-VALUE-1}', 'JSON.parse failed (its'],
+    [
+      'trailing.json',
+      '{"A":"x",\n"DB_PASSWORD": "SECRET-ENV-VALUE-2",\n}',
+      'JSON.parse failed at position 47 (line 3 column 1)',
+    ],
+  ])('refuses %s as not JSON saying where, never quoting the file', async (name, content, where) => {
+    const error = await readFunctionEnvironment({
+      envVars: await file(name, content),
+      functionName: 'orders',
+    }).catch((e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(FunctionEnvironmentError);
+    expect(error.message).toContain(`is not JSON: ${where}`);
+    expect(error.cause).toBeInstanceOf(SyntaxError);
+    expect(inspect(error, { depth: 10 })).not.toContain('SECRET');
   });
 
   it('refuses a variable Lambda reserves, from a dotenv file too', async () => {

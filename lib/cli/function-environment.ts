@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseEnv } from 'node:util';
 import { Option } from 'commander';
+import { jsonSyntaxCause } from '../middleware/errors.ts';
 import { CliError } from './errors.ts';
 
 /** `--dotenv <file>` of `invoke` and `dev` (repeatable). */
@@ -128,9 +129,8 @@ export async function readFunctionEnvironment(
       json = JSON.parse(await readText(options.envVars, '--env-vars'));
     } catch (error) {
       if (error instanceof FunctionEnvironmentError) throw error;
-      throw new FunctionEnvironmentError(`${where} is not JSON: ${(error as Error).message}`, {
-        cause: error,
-      });
+      const cause = jsonSyntaxCause(error, 'the file');
+      throw new FunctionEnvironmentError(`${where} is not JSON: ${cause.message}`, { cause });
     }
     if (!isObject(json)) throw new FunctionEnvironmentError(`${where} must be a JSON object`);
     Object.assign(environment, sectionsOf(json, where, options.functionName));

@@ -131,18 +131,18 @@ export class KafkaRecordDecodeError extends KafkaPoisonRecordError {
 }
 
 /**
- * @internal The cause of a {@link KafkaRecordDecodeError} for a value `JSON.parse` refused: a
- * `SyntaxError` keeping only where parsing stopped. The parser's own error cannot be the cause: its
- * message (and its stack's first line) quotes the text around the problem, payload bytes that a logger
+ * @internal The cause of a {@link KafkaRecordDecodeError} for a value `JSON.parse` refused (and of the
+ * CLI's refusal of a JSON file, which names what it read as `quoted`): a `SyntaxError` keeping only
+ * where parsing stopped, when V8 says. The parser's own error cannot be the cause: its message (and its
+ * stack's first line) quotes the text around the problem, payload bytes or secrets that a logger
  * printing causes (Node's `console.error`, Powertools' Logger) would write out.
  */
-export function jsonSyntaxCause(error: unknown): SyntaxError {
+export function jsonSyntaxCause(error: unknown, quoted = 'the value'): SyntaxError {
   const message = error instanceof SyntaxError ? error.message : '';
-  const position = / at position (\d+)/.exec(message)?.[1];
+  // V8 writes "… in JSON at position 47 (line 3 column 1)", the line and column for multi-line text.
+  const where = / at (position \d+(?: \(line \d+ column \d+\))?)/.exec(message)?.[1];
   return new SyntaxError(
-    position === undefined
-      ? 'JSON.parse failed (its message is withheld: it quotes the value)'
-      : `JSON.parse failed at position ${position} (its message is withheld: it quotes the value)`,
+    `JSON.parse failed${where === undefined ? '' : ` at ${where}`} (its message is withheld: it quotes ${quoted})`,
   );
 }
 

@@ -353,6 +353,21 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
     });
   });
 
+  it('says where an event is not JSON, never quoting it', async () => {
+    for (const [input, where] of [
+      ['{"records": {"t-0": [{"value": SECRET-PAYLOAD-123}]}}', 'JSON.parse failed (its'],
+      [
+        '{"records": {"t-0": [{"value": "SECRET-PAYLOAD-123" "headers": []}]}}',
+        'JSON.parse failed at position 52 (line 1 column 53)',
+      ],
+    ]) {
+      const run = await runCli(['invoke', fixtures, '--event', '-'], { input });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`error: the event in stdin is not JSON: ${where}`);
+      expect(run.stderr).not.toContain('SECRET');
+    }
+  });
+
   it('names the wrong field of an invalid event', async () => {
     const event = kafkaEvent({ topic: 'orders', records: [{ value: 'x' }] });
     event.records['orders-0']![0]!.offset = 2 ** 53 + 2;

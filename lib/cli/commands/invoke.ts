@@ -17,6 +17,7 @@ import {
   toRuntimeError,
   unhandledRejectionError,
 } from '../../lambda-runtime/index.ts';
+import { jsonSyntaxCause } from '../../middleware/errors.ts';
 import {
   failedOffsets,
   HandlerTimeoutError,
@@ -245,9 +246,8 @@ async function readEvent(source: string): Promise<KafkaEvent> {
   try {
     json = JSON.parse(content);
   } catch (error) {
-    throw new EventFileError(`the event in ${name} is not JSON: ${(error as Error).message}`, {
-      cause: error,
-    });
+    const cause = jsonSyntaxCause(error, 'the event');
+    throw new EventFileError(`the event in ${name} is not JSON: ${cause.message}`, { cause });
   }
   try {
     // kafkaBatch's own rules: what it accepts runs; what Lambda would not send (map keys that disagree
