@@ -70,6 +70,7 @@ const allSteps: ReplayStep[] = [
   'plan',
   'commit-offsets',
   'verify-offsets',
+  'verify-offsets',
   'enable-mapping',
   'wait-mapping-enabled',
 ];
@@ -232,6 +233,41 @@ describe('executeReplay with an event source mapping', () => {
     expect((await committedOffsetsByKafkaTool(groupId)).map((r) => r.currentOffset)).toEqual([7, 8, 9]);
   });
 
+  it('a commit made after the replay left the group, before the trigger resumes, is caught, not resumed from silently', async () => {
+    const groupId = await group();
+    const { model, request } = setup(groupId);
+    // A stray member-less commit lands in the gap between the release of the hold and the re-enable.
+    const strayCommit: ReplayKafka = {
+      ...kafka,
+      holdGroup: async (input) => {
+        const hold = await kafka.holdGroup(input);
+        return {
+          ...hold,
+          groupId: hold.groupId,
+          memberId: hold.memberId,
+          generationId: hold.generationId,
+          release: async () => {
+            await hold.release();
+            await kafka.commitOffsets({
+              groupId,
+              topic,
+              offsets: [0, 1, 2].map((partition) => ({ partition, offset: 5, metadata: '' })),
+            });
+          },
+        };
+      },
+    };
+    const error = await executeReplay({ ...request, kafka: strayCommit }).catch((e) => e);
+    expect(error).toBeInstanceOf(ReplayExecutionError);
+    expect(error.report).toMatchObject({
+      failedStep: 'verify-offsets',
+      error: { name: 'OffsetVerificationError' },
+      offsetsNow: [0, 1, 2].map((partition) => ({ partition, offset: 5 })),
+      mappingRestored: true,
+    });
+    expect(model.state()).toBe('Enabled');
+  });
+
   it('re-enabling fails once (a non-retryable error): the restore enables it, offsets are set', async () => {
     const groupId = await group();
     const { model, request } = setup(groupId);
@@ -268,7 +304,9 @@ describe('executeReplay with an event source mapping', () => {
         ...request,
         signal: controller.signal,
         onProgress: (p) => {
-          if (seen.at(-1) !== p.step || p.message.startsWith('planning')) seen.push(p.step);
+          // A step that runs twice in a row (plan, verify-offsets) starts anew with its first message.
+          if (seen.at(-1) !== p.step || /^(planning|reading the committed offsets again)/.test(p.message))
+            seen.push(p.step);
           if (seen.length === index + 1) controller.abort();
         },
       }).catch((e) => e);

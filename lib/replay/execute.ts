@@ -195,15 +195,22 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
   let commit: CommitState = 'none';
   try {
     if (mapping && wasEnabled) {
-      await timedStep('disable-mapping', `disabling mapping ${mapping.uuid}`, async () => {
-        mappingTouched = true;
-        await setMappingEnabled({
-          ...mapping,
-          enabled: false,
-          deadline: Date.now() + budget(timeouts.mappingMs),
-          signal,
-        });
-      });
+      // Said before the trigger stops: if this run is killed (a function timeout, a crash), this line
+      // is what the logs keep of how to resume it.
+      const resume = `aws lambda update-event-source-mapping --uuid ${mapping.uuid} --enabled`;
+      await timedStep(
+        'disable-mapping',
+        `disabling mapping ${mapping.uuid} until the offsets are moved; if this run ends without a result, resume it: ${resume}`,
+        async () => {
+          mappingTouched = true;
+          await setMappingEnabled({
+            ...mapping,
+            enabled: false,
+            deadline: Date.now() + budget(timeouts.mappingMs),
+            signal,
+          });
+        },
+      );
       await timedStep('wait-mapping-disabled', `waiting for mapping ${mapping.uuid} to be Disabled`, () =>
         waitForMappingState({
           ...mapping,
@@ -228,6 +235,7 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
       );
     }
     const hold = await holdGroup(timedStep, kafka, groupId, topic);
+    let offsets: CommittedOffset[] = [];
     const executionId = randomUUID();
     try {
       // With a mapping, Lambda may have committed up to the moment it stopped, and minutes may have
@@ -241,7 +249,7 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
         );
       }
       const at = new Date().toISOString();
-      const offsets = plan.partitions.map((p) => ({
+      offsets = plan.partitions.map((p) => ({
         partition: p.partition,
         offset: p.target,
         metadata: formatReplayMetadata({
@@ -262,31 +270,21 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
           throw error;
         }
       });
-      await timedStep('verify-offsets', 'reading the committed offsets back', async () => {
-        const now = await committedOffsets(kafka, groupId, topic);
-        const differ = offsets.filter(
-          (o) => now.get(o.partition)?.offset !== o.offset || now.get(o.partition)?.metadata !== o.metadata,
-        );
-        const other = differ
-          .map((o) => parseReplayMetadata(now.get(o.partition)?.metadata))
-          .find((audit) => audit?.run !== undefined && audit.run !== executionId);
-        if (other) {
-          throw new ReplayConflictError(
-            groupId,
-            `after this replay's commit, the offsets carry another replay's audit record (at ${other.at}${other.reason ? `: ${other.reason}` : ''}): the other one's offsets won`,
-          );
-        }
-        const mismatches = differ.map((o) => ({
-          partition: o.partition,
-          expected: o.offset,
-          actual: now.get(o.partition)?.offset ?? null,
-        }));
-        if (mismatches.length > 0) throw new OffsetVerificationError(mismatches);
-      });
+      await timedStep('verify-offsets', 'reading the committed offsets back', () =>
+        verifyCommitted(kafka, groupId, topic, offsets, executionId, "after this replay's commit"),
+      );
     } finally {
       await beforeDeadline('leaving the group', Date.now() + RELEASE_MS, hold.hold.release()).catch(() => {});
     }
     if (mapping && wasEnabled) {
+      // Between leaving the group and the trigger's resume, nothing holds the group: a commit made then
+      // (a stray consumer, a script) would be what the trigger resumes from. Nothing may have moved it.
+      await timedStep(
+        'verify-offsets',
+        'reading the committed offsets again before the trigger resumes',
+        () =>
+          verifyCommitted(kafka, groupId, topic, offsets, executionId, 'after this replay left the group'),
+      );
       await timedStep('enable-mapping', `enabling mapping ${mapping.uuid}`, () =>
         setMappingEnabled({
           ...mapping,
@@ -499,4 +497,44 @@ async function restoreEnabled(
     },
     (seen, ms) => progress(`mapping ${uuid}: ${seen} (${Math.round(ms / 1000)} s, restoring to Enabled)`),
   );
+}
+
+/** An offset as a replay commits it: the target and its audit record. */
+interface CommittedOffset {
+  partition: number;
+  offset: number;
+  metadata: string;
+}
+
+/**
+ * Reads the group's offsets and throws unless they are this replay's: {@link ReplayConflictError} when
+ * another replay's audit record is there instead, {@link OffsetVerificationError} for any other change.
+ */
+async function verifyCommitted(
+  kafka: ReplayKafka,
+  groupId: string,
+  topic: string,
+  offsets: CommittedOffset[],
+  executionId: string,
+  when: string,
+): Promise<void> {
+  const now = await committedOffsets(kafka, groupId, topic);
+  const differ = offsets.filter(
+    (o) => now.get(o.partition)?.offset !== o.offset || now.get(o.partition)?.metadata !== o.metadata,
+  );
+  const other = differ
+    .map((o) => parseReplayMetadata(now.get(o.partition)?.metadata))
+    .find((audit) => audit?.run !== undefined && audit.run !== executionId);
+  if (other) {
+    throw new ReplayConflictError(
+      groupId,
+      `${when}, the offsets carry another replay's audit record (at ${other.at}${other.reason ? `: ${other.reason}` : ''}): the other one's offsets won`,
+    );
+  }
+  const mismatches = differ.map((o) => ({
+    partition: o.partition,
+    expected: o.offset,
+    actual: now.get(o.partition)?.offset ?? null,
+  }));
+  if (mismatches.length > 0) throw new OffsetVerificationError(mismatches);
 }

@@ -1,5 +1,6 @@
 // `kafka-lambda replay`, spawned for real: against the test broker directly, and through a local
 // HTTP server speaking the Lambda Invoke API that runs the real replay function.
+import { once } from 'node:events';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +16,7 @@ import {
   testKafka,
   uniqueName,
 } from '../../../test/support/kafka.ts';
-import { runCli } from '../../../test/support/run-cli.ts';
+import { runCli, spawnCli } from '../../../test/support/run-cli.ts';
 import { seedTopic } from '../../../test/support/seed-topic.ts';
 import { runKafkaTool } from '../../broker/broker.ts';
 import { describeGroup } from '../../replay/group.ts';
@@ -514,5 +515,60 @@ describe('kafka-lambda replay --brokers --esm', () => {
     );
     expect(model.history).toEqual(['Enabled', 'Disabling', 'Disabled', 'Enabling', 'Enabled']);
     expect(await current(G)).toEqual([5, 5, 5]);
+  });
+
+  /** Starts an executing replay through the mapping and resolves once it waits for the mapping to disable. */
+  async function replayWaitingForDisable() {
+    const child = spawnCli(
+      ['replay', '--brokers', testBrokers().join(','), '--esm', 'esm-http', '--to-offset', '1', '--execute'],
+      { env: lambdaEnv(endpoint) },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    const seen = async (text: string) =>
+      pollUntil(text, { timeoutMs: 20_000, intervalMs: 20 }, async () => ({
+        done: stderr.includes(text),
+        seen: stderr.slice(-200),
+      }));
+    await seen('[replay] wait-mapping-disabled');
+    return { child, exited, seen, stderr: () => stderr };
+  }
+
+  it('SIGTERM (kill, timeout, a CI cancel) stops an executing replay as Ctrl-C does: the mapping is restored', async () => {
+    const { child, exited, seen } = await replayWaitingForDisable();
+    child.kill('SIGTERM');
+    await seen('[replay] SIGTERM: stopping and restoring the mapping');
+    const [code] = await exited;
+    expect(code).toBe(4); // failed mid-way, mapping back in its original state
+    expect(model.state()).toBe('Enabled');
+    expect(await current(G)).toEqual([5, 5, 5]);
+  });
+
+  it('a second stop signal says how to resume the trigger by hand; a third quits at once, saying it again', async () => {
+    const { child, exited, seen, stderr } = await replayWaitingForDisable();
+    const resume =
+      'mapping esm-http may be left Disabled: resume it with aws lambda update-event-source-mapping --uuid esm-http --enabled';
+    child.kill('SIGINT');
+    await seen('[replay] SIGINT: stopping and restoring the mapping');
+    child.kill('SIGHUP');
+    await seen(`[replay] SIGHUP: still stopping; send it again to quit at once; ${resume}`);
+    child.kill('SIGTERM');
+    const [code] = await exited;
+    expect(code).toBe(128 + 15);
+    expect(stderr()).toContain(`[replay] SIGTERM: quitting; ${resume}`);
+    // Leave the mapping as the next test expects it, whatever state the quit left it in.
+    await pollUntil('mapping settled', { timeoutMs: 20_000, intervalMs: 50 }, async () => {
+      const state = model.state();
+      if (state === 'Disabled')
+        await model.lambda
+          .send(new UpdateEventSourceMappingCommand({ UUID: 'esm-http', Enabled: true }))
+          .catch(() => {});
+      if (state !== 'Enabled')
+        await model.lambda.send(new GetEventSourceMappingCommand({ UUID: 'esm-http' }));
+      return { done: model.state() === 'Enabled', seen: model.state() };
+    });
   });
 });

@@ -342,11 +342,7 @@ async function replayDirectly(request: ReplayRequest, options: ReplayOptions): P
       })
     : undefined;
   const abort = new AbortController();
-  const onSignal = () => {
-    progress('interrupted: stopping and restoring the mapping');
-    abort.abort();
-  };
-  if (request.execute) process.once('SIGINT', onSignal);
+  const stopSignals = request.execute ? interruptible(abort, request.mapping) : () => {};
   try {
     return await runReplay(request, {
       connection: () => connection(options),
@@ -359,8 +355,41 @@ async function replayDirectly(request: ReplayRequest, options: ReplayOptions): P
       onProgress: (p) => progress(`${p.step}: ${p.message}`),
     });
   } finally {
-    process.off('SIGINT', onSignal);
+    stopSignals();
   }
+}
+
+/** The signals that end a command: Ctrl-C, `kill`/`timeout`/a CI cancel, and a closed terminal. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const SIGNAL_NUMBERS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
+
+/**
+ * While a replay executes, a stop signal aborts it, which restores the mapping; a second one says what
+ * is still being done and how to resume the trigger by hand; a third quits at once, saying it again.
+ * Returns the function that removes the handlers.
+ */
+function interruptible(abort: AbortController, mapping: string | undefined): () => void {
+  let received = 0;
+  const resume =
+    mapping === undefined
+      ? ''
+      : `; mapping ${mapping} may be left Disabled: resume it with aws lambda update-event-source-mapping --uuid ${mapping} --enabled`;
+  const onSignal = (signal: (typeof STOP_SIGNALS)[number]) => {
+    received++;
+    if (received === 1) {
+      progress(`${signal}: stopping${mapping === undefined ? '' : ' and restoring the mapping'}`);
+      abort.abort();
+    } else if (received === 2) {
+      progress(`${signal}: still stopping; send it again to quit at once${resume}`);
+    } else {
+      progress(`${signal}: quitting${resume}`);
+      process.exit(128 + SIGNAL_NUMBERS[signal]);
+    }
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+  return () => {
+    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+  };
 }
 
 /** How long finding AWS credentials may take (the chain ends with the instance metadata service). */
