@@ -27,6 +27,7 @@ import {
   resolveCluster,
 } from '../cluster.ts';
 import { redirectConsole } from '../console.ts';
+import { displayUrl } from '../display-url.ts';
 import {
   DOTENV_OPTION,
   ENV_VARS_OPTION,
@@ -418,7 +419,7 @@ export function registerDevCommand(program: Command): void {
           createMissing: cluster.local,
         });
         process.stderr.write(
-          `dev: ${handlerReference ?? `Invoke API ${options.invoke}`} ← topic ${options.topic} (group ${trigger.consumerGroupId}) on ${cluster.brokers.join(',')} (${cluster.origin})${created.length > 0 ? `; created ${created.join(', ')}` : ''}${sqs ? `; on-failure to SQS at ${sqs.endpoint} (${sqs.origin})` : ''}\n`,
+          `dev: ${handlerReference ?? `Invoke API ${options.invoke}`} ← topic ${options.topic} (group ${trigger.consumerGroupId}) on ${cluster.brokers.join(',')} (${cluster.origin})${created.length > 0 ? `; created ${created.join(', ')}` : ''}${sqs ? `; on-failure to SQS at ${displayUrl(sqs.endpoint)} (${sqs.origin})` : ''}\n`,
         );
         const provisionedOnly = provisionedOnlySettings(mapping);
         if (provisionedOnly.length > 0)

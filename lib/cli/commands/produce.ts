@@ -4,6 +4,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type IHeaders, Kafka, type Message } from 'kafkajs';
 import { partitionForKey } from '../../testing/partitioner.ts';
 import { addClusterOptions, type ClusterOptions, reachCluster } from '../cluster.ts';
+import { displayUrl } from '../display-url.ts';
 import { CliError } from '../errors.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 import { expandTemplate } from './event.ts';
@@ -448,6 +449,7 @@ async function schemaValueEncoder(options: ProduceOptions): Promise<ValueEncoder
     throw new ProduceInputError(
       `--value-${format === 'protobuf' ? 'proto' : format} needs --schema-registry <url> (or SCHEMA_REGISTRY_URL)`,
     );
+  refuseCredentialsIn(options.schemaRegistry);
   if (format === 'protobuf' && options.type === undefined)
     throw new ProduceInputError('--value-proto needs --type <message>, e.g. --type shop.Order');
   let schema: string;
@@ -473,6 +475,23 @@ async function schemaValueEncoder(options: ProduceOptions): Promise<ValueEncoder
   return (value) => Buffer.from(encode(value).bytes);
 }
 
+/**
+ * Refuses a registry URL with a user name or password, naming the option, never the URL: produce sends
+ * no credentials (fetch refuses such a URL anyway), and the URL would end up in error messages.
+ */
+function refuseCredentialsIn(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ProduceInputError('--schema-registry (or SCHEMA_REGISTRY_URL) is not a URL');
+  }
+  if (parsed.username || parsed.password)
+    throw new ProduceInputError(
+      '--schema-registry (or SCHEMA_REGISTRY_URL) has a user name or password in it: produce sends no credentials to the registry; give its URL without them',
+    );
+}
+
 async function registerSchema(
   url: string,
   subject: string,
@@ -490,14 +509,16 @@ async function registerSchema(
       signal: AbortSignal.timeout(REGISTRY_TIMEOUT_MS),
     });
   } catch (error) {
-    throw new SchemaRegistrationError(`the schema registry at ${base} cannot be reached`, { cause: error });
+    throw new SchemaRegistrationError(`the schema registry at ${displayUrl(base)} cannot be reached`, {
+      cause: error,
+    });
   }
   const answer = (await response.json().catch(() => undefined)) as
     | { id?: unknown; message?: unknown }
     | undefined;
   if (!response.ok || typeof answer?.id !== 'number')
     throw new SchemaRegistrationError(
-      `the schema registry at ${base} did not register the schema for subject ${subject} (HTTP ${response.status}${typeof answer?.message === 'string' ? `: ${answer.message}` : ''})`,
+      `the schema registry at ${displayUrl(base)} did not register the schema for subject ${subject} (HTTP ${response.status}${typeof answer?.message === 'string' ? `: ${answer.message}` : ''})`,
     );
   return String(answer.id);
 }

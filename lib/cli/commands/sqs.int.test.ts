@@ -91,6 +91,31 @@ describe('kafka-lambda dev with an SQS on-failure destination', () => {
       client.destroy();
     }
   });
+
+  it('prints the SQS endpoint without its user name, password or query', async () => {
+    const topic = uniqueName('dev-sqs-url');
+    await createTopic(kafka, topic, 1);
+    const run = await runCli(
+      [
+        'dev',
+        'functions/orders/handler.ts',
+        '--topic',
+        topic,
+        '--brokers',
+        testBrokers().join(','),
+        '--on-failure',
+        sqs.queueArn(queue),
+        '--window',
+        '0',
+        '--exit-when-idle',
+      ],
+      // The SDKs' own variable, as a developer's shell may hold it; no record fails, so it is never asked.
+      { env: { AWS_ENDPOINT_URL_SQS: 'http://key:SECRET-PASS@127.0.0.1:1/?token=SECRET-TOKEN' } },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('on-failure to SQS at http://127.0.0.1:1 (AWS_ENDPOINT_URL_SQS)');
+    expect(run.stderr).not.toContain('SECRET');
+  });
 });
 
 describe('kafka-lambda sqs start|status|stop', () => {
