@@ -15,6 +15,7 @@ import {
 } from './errors.ts';
 import { type ExecuteRequest, executeReplay } from './execute.ts';
 import { describeGroup } from './group.ts';
+import { describeReplayError } from './outcome.ts';
 import type { ReplayStep } from './types.ts';
 import { pollUntil } from './wait.ts';
 
@@ -265,6 +266,32 @@ describe('executeReplay with an event source mapping', () => {
       offsetsNow: [0, 1, 2].map((partition) => ({ partition, offset: 5 })),
       mappingRestored: true,
     });
+    expect(model.state()).toBe('Enabled');
+  });
+
+  it('a commit Kafka stores for some partitions only is reported as partial, with the offsets now', async () => {
+    const groupId = await group();
+    const { model, request } = setup(groupId);
+    // Kafka answers an OffsetCommit partition by partition: it can refuse one (here: as if its
+    // metadata were too large) and store the others.
+    const partlyStored: ReplayKafka = {
+      ...kafka,
+      commitOffsets: async (input) => {
+        await kafka.commitOffsets({ ...input, offsets: input.offsets.filter((o) => o.partition !== 2) });
+        throw Object.assign(new Error('The metadata field of the offset request was too large'), {
+          type: 'OFFSET_METADATA_TOO_LARGE',
+        });
+      },
+    };
+    const error = await executeReplay({ ...request, kafka: partlyStored }).catch((e) => e);
+    expect(error).toBeInstanceOf(ReplayExecutionError);
+    expect(error.report).toMatchObject({
+      failedStep: 'commit-offsets',
+      offsets: 'partial',
+      offsetsNow: [2, 2, 9].map((offset, partition) => ({ partition, offset })),
+      mappingRestored: true,
+    });
+    expect(describeReplayError(error).kind).toBe('failed');
     expect(model.state()).toBe('Enabled');
   });
 

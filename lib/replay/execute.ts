@@ -460,8 +460,19 @@ async function failureReport(input: {
     if (input.commit !== 'none') {
       const at = (pick: (p: ReplayPlan['partitions'][number]) => number | null) =>
         input.plan.partitions.every((p) => (read.get(p.partition)?.offset ?? null) === pick(p));
+      const atTargetOrBefore = input.plan.partitions.every((p) =>
+        [p.target, p.committed].includes(read.get(p.partition)?.offset ?? null),
+      );
       if (at((p) => p.target)) offsets = 'set';
       else if (input.commit === 'answered' && at((p) => p.committed)) offsets = 'untouched';
+      // The coordinator stores the partitions it accepted in one write: a mix seen once stays a mix.
+      else if (
+        atTargetOrBefore &&
+        input.plan.partitions.some(
+          (p) => p.target !== p.committed && read.get(p.partition)?.offset === p.target,
+        )
+      )
+        offsets = 'partial';
     }
   }
   let mappingStateNow: string | null = null;

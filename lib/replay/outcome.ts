@@ -10,8 +10,9 @@ import type { FailureReport, ReplayPlan } from './types.ts';
 
 /**
  * How a replay ended, for scripts: `invalid` (bad request, nothing changed), `refused` (safety check,
- * nothing changed), `failed` (failed mid-way, mapping restored, offsets all set or untouched — see the
- * report), `failed-unrestored` (failed and the mapping is NOT in its original state: act), `conflict`
+ * nothing changed), `failed` (failed mid-way, mapping restored; the report says whether the offsets
+ * are set, untouched, partly set or unknown), `failed-unrestored` (failed and the mapping is NOT in its
+ * original state, or the replay function ended without an answer: act), `conflict`
  * (another replay of the group ran at the same time: this one changed nothing — or, found after its
  * commit, the other's offsets won; the mapping is in its original state), `error` (anything else, e.g.
  * the cluster or the Lambda API could not be reached).

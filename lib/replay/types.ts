@@ -163,9 +163,11 @@ export interface FailureReport {
   failedStep: ReplayStep;
   error: { name: string; message: string };
   /** `untouched`: no commit was sent or Kafka refused it whole; `set`: all planned offsets are committed;
-   * `unknown`: the commit's outcome could not be read back, or the commit went unanswered (a broker that
-   * stopped answering may still apply it, whole, later; `offsetsNow` shows what was read). */
-  offsets: 'untouched' | 'set' | 'unknown';
+   * `partial`: some partitions are at their target and the others where they were (Kafka checks a
+   * commit partition by partition, so it can refuse some and store the rest); `unknown`: the commit's
+   * outcome could not be read back, or the commit went unanswered (a broker that stopped answering may
+   * still apply it later). `offsetsNow` shows what was read. */
+  offsets: 'untouched' | 'set' | 'partial' | 'unknown';
   /** Committed offsets read back after the failure (partition → offset, null when none). */
   offsetsNow: { partition: number; offset: number | null }[] | null;
   /** The mapping's state before and after (null without a mapping). */

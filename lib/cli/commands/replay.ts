@@ -54,8 +54,8 @@ Exit codes:
   1  error before anything changed that is not the request's fault (cluster or Lambda API unreachable, …)
   2  invalid request (flags, unknown topic or partition, plan file, no committed offset to shift from)
   3  refused, nothing changed (group has members, mapping in transition, --strict range, not allowed)
-  4  failed mid-way; the mapping is back in its original state and the offsets are all set or untouched
-     (the report on stderr / in --json says which)
+  4  failed mid-way; the mapping is back in its original state; the report (stderr, or --json) says
+     whether the offsets are all set, untouched, partly set or unknown, and what they are now
   5  failed mid-way and the mapping could NOT be restored, or the replay function ended without an
      answer (timeout, crash, lost connection) while executing: check the mapping and the offsets now
   6  conflict: another replay of the group ran at the same time; this one changed nothing (plan again)
