@@ -144,6 +144,61 @@ describe('validateKafkaEvent', () => {
   });
 });
 
+describe('validateKafkaEvent never quotes what it was given', () => {
+  const secret = 'SECRET-PAYLOAD-123';
+  const number = 987_654_321;
+  const inRecord = (fields: Record<string, unknown>) => () => {
+    const event = valid();
+    Object.assign(event.records['order-events-0']![0]!, fields);
+    return event;
+  };
+  it.each([
+    ['a header value as a string', inRecord({ headers: [{ auth: secret }] })],
+    ['a header value of strings', inRecord({ headers: [{ auth: [secret] }] })],
+    ['a header value mixing bytes and a string', inRecord({ headers: [{ auth: [1, 2, secret] }] })],
+    ['a header value with a number beyond a byte', inRecord({ headers: [{ auth: [number] }] })],
+    ['a header as a string', inRecord({ headers: [secret] })],
+    ['headers as a string', inRecord({ headers: secret })],
+    ['a numeric key', inRecord({ key: number })],
+    ['a numeric value', inRecord({ value: number })],
+    ['a value as an object', inRecord({ value: { secret } })],
+    ['a value as an array', inRecord({ value: [secret] })],
+    ['a value that is not base64', inRecord({ value: `${secret}!` })],
+    ['a timestamp as a string', inRecord({ timestamp: secret })],
+    ['a timestamp as a fraction', inRecord({ timestamp: number + 0.5 })],
+    ['an unknown timestampType', inRecord({ timestampType: secret })],
+    ['schema metadata as a string', inRecord({ valueSchemaMetadata: secret })],
+    ['schema metadata of numbers', inRecord({ keySchemaMetadata: { dataFormat: number, schemaId: number } })],
+    [
+      'schema metadata with a field of its own',
+      inRecord({ valueSchemaMetadata: { dataFormat: 'AVRO', x: secret } }),
+    ],
+    ['a field of its own in a record', inRecord({ note: secret })],
+    ['an eventSourceArn of another service', () => ({ ...valid(), eventSourceArn: secret })],
+    ['a numeric eventSourceArn', () => ({ ...valid(), eventSourceArn: number })],
+    ['numeric bootstrapServers', () => ({ ...valid(), bootstrapServers: number })],
+    ['a field of its own in the event', () => ({ ...valid(), note: secret })],
+  ])('(%s) in either mode', (_, malformed) => {
+    for (const accept of ['lambda', 'middleware'] as const) {
+      const printed: string[] = [];
+      try {
+        validateKafkaEvent(malformed(), {
+          accept,
+          onWarning: (warning) => printed.push(JSON.stringify(warning)),
+        });
+      } catch (error) {
+        expect(error).toBeInstanceOf(InvalidKafkaEventError);
+        printed.push((error as Error).message, JSON.stringify((error as InvalidKafkaEventError).issues));
+      }
+      expect(printed.length, accept).toBeGreaterThan(0);
+      for (const text of printed) {
+        expect(text).not.toContain('SECRET');
+        expect(text).not.toContain('987654321');
+      }
+    }
+  });
+});
+
 describe('validateKafkaEvent: the rules kafkaBatch applies', () => {
   const collect = () => {
     const warnings: EventIssue[] = [];

@@ -63,54 +63,100 @@ export interface ValidateEventOptions {
 const TOPIC = /^(?!\.{1,2}$)[a-zA-Z0-9._-]{1,249}$/;
 const SERVERS = /^[^,\s]+:\d{1,5}(?:,[^,\s]+:\d{1,5})*$/;
 
-const base64 = v.nullish(v.pipe(v.string(), v.check(isBase64, 'must be base64 (with padding)')));
+// Every schema and action below has a message of its own: valibot's default messages quote the value
+// received ('Expected number but received "…"': a key's or a header's bytes), which would reach
+// InvalidKafkaEventError's message and invoke's warnings; and a schema's own message wins over those an
+// app may set globally (@valibot/i18n), https://valibot.dev/guides/internationalization/.
+const notAField = 'is not a field Lambda sends';
+/** A strict object's message: its type, or a key it does not declare (the path names the key). */
+const objectOf = (what: string) => (issue: v.StrictObjectIssue) =>
+  issue.expected === 'never' ? notAField : `must be ${what}`;
+
+const base64 = v.nullish(
+  v.pipe(v.string('must be a base64 string'), v.check(isBase64, 'must be base64 (with padding)')),
+);
 // Whether a partition or offset is usable at all is parseKafkaEvent's rule; here only what Lambda sends.
 const position = v.number('must be a number, as Lambda sends it (kafkaBatch also accepts a digit string)');
 const signedByte = v.pipe(
-  v.number(),
+  v.number('must be a signed byte (−128..127)'),
   v.integer('must be an integer'),
   v.minValue(-128, 'must be a signed byte (−128..127)'),
   v.maxValue(127, 'must be a signed byte (−128..127)'),
 );
 const header = v.pipe(
-  v.record(v.string(), v.array(signedByte, 'a header value must be an array of signed bytes')),
+  v.record(
+    v.string('a header name must be a string'),
+    v.array(signedByte, 'a header value must be an array of signed bytes'),
+    'a header must be an object with exactly one key',
+  ),
   v.check((entry) => Object.keys(entry).length === 1, 'a header must be an object with exactly one key'),
 );
-const schemaMetadata = v.strictObject({
-  dataFormat: v.pipe(v.string(), v.nonEmpty('must not be empty')),
-  schemaId: v.optional(v.string()),
-});
-const record = v.strictObject({
-  topic: v.pipe(v.string(), v.regex(TOPIC, 'must be a Kafka topic name (1–249 of a-z A-Z 0-9 . _ -)')),
-  partition: position,
-  offset: position,
-  timestamp: v.pipe(v.number(), v.safeInteger('must be epoch milliseconds')),
-  timestampType: v.picklist(['CREATE_TIME', 'LOG_APPEND_TIME', 'NO_TIMESTAMP_TYPE']),
-  key: v.optional(base64),
-  value: v.optional(base64),
-  headers: v.optional(v.array(header)),
-  keySchemaMetadata: v.optional(schemaMetadata),
-  valueSchemaMetadata: v.optional(schemaMetadata),
-});
-const records = v.record(
-  v.string(),
-  v.pipe(v.array(record), v.nonEmpty('a partition entry must hold at least one record')),
+const schemaMetadata = v.strictObject(
+  {
+    dataFormat: v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty')),
+    schemaId: v.optional(v.string('must be a string')),
+  },
+  objectOf('an object with dataFormat and an optional schemaId'),
 );
-const bootstrapServers = v.pipe(v.string(), v.regex(SERVERS, 'must be a comma-separated host:port list'));
+const record = v.strictObject(
+  {
+    topic: v.pipe(
+      v.string('must be a Kafka topic name'),
+      v.regex(TOPIC, 'must be a Kafka topic name (1–249 of a-z A-Z 0-9 . _ -)'),
+    ),
+    partition: position,
+    offset: position,
+    timestamp: v.pipe(v.number('must be epoch milliseconds'), v.safeInteger('must be epoch milliseconds')),
+    timestampType: v.picklist(
+      ['CREATE_TIME', 'LOG_APPEND_TIME', 'NO_TIMESTAMP_TYPE'],
+      'must be CREATE_TIME, LOG_APPEND_TIME or NO_TIMESTAMP_TYPE',
+    ),
+    key: v.optional(base64),
+    value: v.optional(base64),
+    headers: v.optional(v.array(header, 'must be an array of headers')),
+    keySchemaMetadata: v.optional(schemaMetadata),
+    valueSchemaMetadata: v.optional(schemaMetadata),
+  },
+  objectOf('a record object'),
+);
+const records = v.record(
+  v.string('a records key must be a string'),
+  v.pipe(
+    v.array(record, 'a partition entry must be an array of records'),
+    v.nonEmpty('a partition entry must hold at least one record'),
+  ),
+  'must be an object keyed by "<topic>-<partition>"',
+);
+const bootstrapServers = v.pipe(
+  v.string('must be a comma-separated host:port list'),
+  v.regex(SERVERS, 'must be a comma-separated host:port list'),
+);
 const eventSchema = v.variant(
   'eventSource',
   [
-    v.strictObject({
-      eventSource: v.literal('aws:kafka'),
-      eventSourceArn: v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:kafka:/, 'must be an MSK ARN')),
-      bootstrapServers,
-      records,
-    }),
-    v.strictObject({
-      eventSource: v.picklist(['SelfManagedKafka', 'aws:SelfManagedKafka']),
-      bootstrapServers,
-      records,
-    }),
+    v.strictObject(
+      {
+        eventSource: v.literal('aws:kafka', 'must be "aws:kafka"'),
+        eventSourceArn: v.pipe(
+          v.string('must be an MSK ARN'),
+          v.regex(/^arn:aws[a-z-]*:kafka:/, 'must be an MSK ARN'),
+        ),
+        bootstrapServers,
+        records,
+      },
+      objectOf('an object'),
+    ),
+    v.strictObject(
+      {
+        eventSource: v.picklist(
+          ['SelfManagedKafka', 'aws:SelfManagedKafka'],
+          'must be "SelfManagedKafka" or "aws:SelfManagedKafka"',
+        ),
+        bootstrapServers,
+        records,
+      },
+      objectOf('an object'),
+    ),
   ],
   'eventSource must be "aws:kafka", "SelfManagedKafka" or "aws:SelfManagedKafka"',
 );
