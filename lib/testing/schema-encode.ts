@@ -13,6 +13,7 @@ import type { Ajv, AnySchema } from 'ajv';
 import type * as Avsc from 'avsc';
 import type * as Protobuf from 'protobufjs';
 import type { KafkaSchemaMetadata } from '../kafka-event/types.ts';
+import { shownPath } from '../middleware/errors.ts';
 import { KafkaTestingError } from './errors.ts';
 
 const require = createRequire(import.meta.url);
@@ -162,9 +163,9 @@ function compile(options: SchemaEncoderOptions): Codec {
       throw new SchemaEncodeError(`not a valid Avro schema: ${(error as Error).message}`, { cause: error });
     }
     return (value) => {
-      const paths: string[] = [];
-      if (!type.isValid(value, { errorHook: (path) => paths.push(path.join('.') || '(root)') }))
-        throw new SchemaEncodeError(`value does not fit the Avro schema at ${paths.join(', ')}`);
+      const paths = new Set<string>();
+      if (!type.isValid(value, { errorHook: (path) => paths.add(shownPath(path.map(index)) || '(root)') }))
+        throw new SchemaEncodeError(`value does not fit the Avro schema at ${[...paths].join(', ')}`);
       return { encoded: type.toBuffer(value), json: JSON.stringify(value) };
     };
   }
@@ -205,13 +206,25 @@ function compile(options: SchemaEncoderOptions): Codec {
     throw new SchemaEncodeError(`not a valid JSON Schema: ${(error as Error).message}`, { cause: error });
   }
   return (value) => {
-    if (!validate(value))
-      throw new SchemaEncodeError(
-        `value does not fit the JSON Schema: ${(validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}`).join('; ')}`,
+    if (!validate(value)) {
+      // Ajv's messages say what the schema expects; where is the pointer, its keys masked like Avro's.
+      const problems = (validate.errors ?? []).map(
+        (e) => `${shownPath(e.instancePath.split('/').slice(1).map(index)) || '(root)'} ${e.message}`,
       );
+      throw new SchemaEncodeError(`value does not fit the JSON Schema: ${problems.join('; ')}`);
+    }
     const json = JSON.stringify(value);
     return { encoded: Buffer.from(json), json };
   };
+}
+
+/**
+ * A path segment of avsc's `errorHook` or of Ajv's `instancePath` (a JSON pointer), where an array index
+ * is a digit string: as a number, so that {@link shownPath} keeps it. A map key of digits alone (below
+ * 2^32 − 1) therefore shows, as an identifier-like one does; any other key of the value is `*`.
+ */
+function index(segment: string): string | number {
+  return /^\d+$/.test(segment) ? Number(segment) : segment;
 }
 
 /** The message's position path among the file's message types (Confluent's message indexes). */
