@@ -185,6 +185,28 @@ describe('schema registries refused at synth time', () => {
       /http\(s\) URL/,
     ],
     [
+      {
+        ...base,
+        schemaRegistry: {
+          kind: 'confluent',
+          url: 'https://key:SECRET-PASS@registry.example.com',
+          eventRecordFormat: 'JSON',
+        } as const,
+      },
+      'schemaRegistry.url must not carry a user name or password (it would be written into the CloudFormation template): give them as schemaRegistry.auth, a Secrets Manager secret',
+    ],
+    [
+      {
+        ...base,
+        schemaRegistry: {
+          kind: 'confluent',
+          url: 'https://SECRET-KEY@registry.example.com',
+          eventRecordFormat: 'JSON',
+        } as const,
+      },
+      /must not carry a user name or password/,
+    ],
+    [
       { ...base, schemaRegistry: { ...glue, validation: ['VALUE'] } },
       'unknown option "schemaRegistry.validation" — did you mean "schemaRegistry.validate"?',
     ],

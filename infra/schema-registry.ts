@@ -57,6 +57,7 @@ export type SchemaRegistryLocation =
   | { readonly kind: 'glue'; readonly registryArn: string }
   | {
       readonly kind: 'confluent';
+      /** The registry's http(s) URL, without a user name or password (those go in `auth`). */
       readonly url: string;
       /** @default no authentication */
       readonly auth?: { readonly type: 'basic' | 'mtls'; readonly secret: secretsmanager.ISecret };
@@ -160,7 +161,7 @@ const GLUE_REGISTRY_ARN = /^arn:(aws[a-z-]*):glue:([a-z0-9-]+):(\d{12}):registry
 /**
  * The mapping's `schemaRegistryConfig` for {@link SchemaRegistry}, and the statements its role needs.
  * Checks the registry up front: a known kind (and Confluent auth type, with its secret), a literal Glue
- * registry ARN, an http(s) Confluent URL, each validated part at most once.
+ * registry ARN, an http(s) Confluent URL without credentials, each validated part at most once.
  *
  * @throws SchemaRegistryConfigError naming what is wrong.
  * @example
@@ -226,10 +227,20 @@ export function schemaRegistryConfig(registry: SchemaRegistry): {
     };
   }
 
-  if (!Token.isUnresolved(registry.url) && !/^https?:\/\/[^\s/]+/.test(registry.url)) {
-    throw new SchemaRegistryConfigError(
-      'schemaRegistry.url must be an http(s) URL of the Confluent registry',
-    );
+  if (!Token.isUnresolved(registry.url)) {
+    if (!/^https?:\/\/[^\s/]+/.test(registry.url) || !URL.canParse(registry.url)) {
+      throw new SchemaRegistryConfigError(
+        'schemaRegistry.url must be an http(s) URL of the Confluent registry',
+      );
+    }
+    // The URL is written into the template as it is, for anyone who can read the stack to see; the
+    // message names the prop, never the URL.
+    const { username, password } = new URL(registry.url);
+    if (username || password) {
+      throw new SchemaRegistryConfigError(
+        'schemaRegistry.url must not carry a user name or password (it would be written into the CloudFormation template): give them as schemaRegistry.auth, a Secrets Manager secret',
+      );
+    }
   }
   const accessConfigs: lambda.KafkaSchemaRegistryAccessConfig[] = [];
   const secrets: secretsmanager.ISecret[] = [];
