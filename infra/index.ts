@@ -1,3 +1,5 @@
+// Its types name Node's (Buffer…): declared here, so that a project without @types/node is told so.
+/// <reference types="node" preserve="true" />
 /**
  * `kafka-lambda/cdk`: the CDK constructs for a Kafka-triggered function and its replay function, and the
  * types a stack needs to describe the cluster. Only these are public; the IAM, bundling and ARN helpers
@@ -37,6 +39,7 @@ export {
   type SelfManagedAuth,
   type SelfManagedSource,
 } from './kafka-source.ts';
+export { InvalidClusterArnError } from './msk-arns.ts';
 export { UnsupportedRegionError } from './regions.ts';
 export {
   KafkaReplayConfigError,
@@ -44,4 +47,9 @@ export {
   type KafkaReplayFunctionProps,
   type ReplayTarget,
 } from './replay-function.ts';
-export type { SchemaRegistry, SchemaRegistryLocation, SchemaValidationAttribute } from './schema-registry.ts';
+export {
+  type SchemaRegistry,
+  SchemaRegistryConfigError,
+  type SchemaRegistryLocation,
+  type SchemaValidationAttribute,
+} from './schema-registry.ts';

@@ -1,3 +1,5 @@
+// Its types name Node's (Buffer…): declared here, so that a project without @types/node is told so.
+/// <reference types="node" preserve="true" />
 /**
  * Avro decoder for `kafkaBatch` (`kafka-lambda/avro`), built on avsc (an optional peer dependency:
  * install it beside this package). Writer schemas come from the schema given in code or, with a

@@ -1,3 +1,5 @@
+// Its types name Node's (Buffer…): declared here, so that a project without @types/node is told so.
+/// <reference types="node" preserve="true" />
 /**
  * A real Apache Kafka broker for tests and local work, without Docker: jars from Maven Central,
  * single-node KRaft on 127.0.0.1.

@@ -1,3 +1,5 @@
+// Its types name Node's (Buffer…): declared here, so that a project without @types/node is told so.
+/// <reference types="node" preserve="true" />
 /**
  * JSON Schema decoder for `kafkaBatch` (`kafka-lambda/json-schema`), built on Ajv (an optional peer
  * dependency). Reads Confluent- or Glue-framed JSON, checks it against the writer's JSON Schema (in

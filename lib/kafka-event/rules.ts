@@ -127,7 +127,7 @@ export function usesUrlSafeAlphabet(text: string): boolean {
  * decodeBase64('aGk=')?.toString(); // 'hi'
  * ```
  */
-export function decodeBase64(text: string): Buffer | undefined {
+export function decodeBase64(text: string): Buffer<ArrayBuffer> | undefined {
   // The same rule as isBase64, checked after decoding, because a regular expression over every value
   // costs as much as the decoding itself. Node decodes both alphabets, skips any other character and
   // stops at an inner `=`, so every text isBase64 refuses yields fewer bytes than its length promises
@@ -148,7 +148,7 @@ export function decodeBase64(text: string): Buffer | undefined {
  * decodeHeaderValue([-34, -83])?.toString('hex'); // 'dead'
  * ```
  */
-export function decodeHeaderValue(value: unknown): Buffer | undefined {
+export function decodeHeaderValue(value: unknown): Buffer<ArrayBuffer> | undefined {
   if (Array.isArray(value)) {
     for (const byte of value) if (!Number.isInteger(byte) || byte < -128 || byte > 255) return undefined;
     return Buffer.from(value as number[]);

@@ -1,3 +1,5 @@
+// Its types name Node's (Buffer…): declared here, so that a project without @types/node is told so.
+/// <reference types="node" preserve="true" />
 /**
  * Public entry of the Kafka batch middleware: `kafkaBatch()` plus the types and errors its users
  * touch.

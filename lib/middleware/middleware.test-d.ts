@@ -60,10 +60,12 @@ describe('kafkaBatch types', () => {
       onRecord: (record, batch) => {
         expectTypeOf(record).toEqualTypeOf<KafkaRecord<unknown, string | null>>();
         expectTypeOf(record.data).toEqualTypeOf<unknown>();
-        expectTypeOf(record.key).toEqualTypeOf<Buffer | null | undefined>();
-        expectTypeOf(record.value).toEqualTypeOf<Buffer | null | undefined>();
+        // ArrayBuffer-backed, as Buffer.from gives them: fetch, Blob and Web streams take them as they are.
+        expectTypeOf(record.key).toEqualTypeOf<Buffer<ArrayBuffer> | null | undefined>();
+        expectTypeOf(record.value).toEqualTypeOf<Buffer<ArrayBuffer> | null | undefined>();
+        expectTypeOf(record.value!).toExtend<NonNullable<RequestInit['body']>>();
         expectTypeOf(record.headers).toEqualTypeOf<readonly KafkaHeader[]>();
-        expectTypeOf(record.header('h')).toEqualTypeOf<Buffer | undefined>();
+        expectTypeOf(record.header('h')).toEqualTypeOf<Buffer<ArrayBuffer> | undefined>();
         expectTypeOf(record.timestamp).toEqualTypeOf<Date>();
         expectTypeOf(record.offset).toEqualTypeOf<number>();
         expectTypeOf(batch.signal).toEqualTypeOf<AbortSignal>();

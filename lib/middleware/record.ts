@@ -19,7 +19,7 @@ export const KEY_DATA: unique symbol = Symbol('keyData');
  * for (const [name, value] of record.headers) console.log(name, value.toString('hex'));
  * ```
  */
-export type KafkaHeader = readonly [name: string, value: Buffer];
+export type KafkaHeader = readonly [name: string, value: Buffer<ArrayBuffer>];
 
 /**
  * One Kafka record, as the record handler receives it. Key, value and headers are decoded from the
@@ -45,8 +45,8 @@ export class KafkaRecord<TValue = unknown, TKey = string | null> {
   readonly timestampType: string;
   #raw: KafkaEventRecord;
   #timestamp: Date | undefined;
-  #key: Slot<Buffer | null | undefined> = UNSET;
-  #value: Slot<Buffer | null | undefined> = UNSET;
+  #key: Slot<Buffer<ArrayBuffer> | null | undefined> = UNSET;
+  #value: Slot<Buffer<ArrayBuffer> | null | undefined> = UNSET;
   #json: unknown = UNSET;
   #headers: KafkaHeader[] | undefined;
   /** @internal Schema output of the value, set by the middleware before the handler runs. */
@@ -75,13 +75,13 @@ export class KafkaRecord<TValue = unknown, TKey = string | null> {
   }
 
   /** Key bytes; `null` for a null key, `undefined` when the event has no key field; may be empty. */
-  get key(): Buffer | null | undefined {
+  get key(): Buffer<ArrayBuffer> | null | undefined {
     if (this.#key === UNSET) this.#key = this.#decode('key', this.#raw.key);
     return this.#key;
   }
 
   /** Value bytes; `null` (or `undefined` when the field is absent) for a tombstone; may be empty. */
-  get value(): Buffer | null | undefined {
+  get value(): Buffer<ArrayBuffer> | null | undefined {
     if (this.#value === UNSET) this.#value = this.#decode('value', this.#raw.value);
     return this.#value;
   }
@@ -124,7 +124,7 @@ export class KafkaRecord<TValue = unknown, TKey = string | null> {
    * record.header('content-type')?.toString(); // 'application/json'
    * ```
    */
-  header(name: string): Buffer | undefined {
+  header(name: string): Buffer<ArrayBuffer> | undefined {
     const headers = this.headers;
     for (let i = headers.length - 1; i >= 0; i--) if (headers[i]![0] === name) return headers[i]![1];
     return undefined;
@@ -174,7 +174,7 @@ export class KafkaRecord<TValue = unknown, TKey = string | null> {
     return { topic: this.topic, partition: this.partition, offset: this.offset };
   }
 
-  #decode(field: 'key' | 'value', encoded: unknown): Buffer | null | undefined {
+  #decode(field: 'key' | 'value', encoded: unknown): Buffer<ArrayBuffer> | null | undefined {
     if (encoded === null || encoded === undefined) return encoded;
     const bytes = typeof encoded === 'string' ? decodeBase64(encoded) : undefined;
     if (bytes === undefined) throw new KafkaRecordEncodingError(this, field, 'is not a base64 string');
@@ -196,7 +196,7 @@ export class KafkaRecord<TValue = unknown, TKey = string | null> {
     return headers;
   }
 
-  #headerBytes(bytes: unknown): Buffer {
+  #headerBytes(bytes: unknown): Buffer<ArrayBuffer> {
     const decoded = decodeHeaderValue(bytes);
     if (decoded === undefined)
       throw new KafkaRecordEncodingError(this, 'headers', 'has a value that is not a byte array');

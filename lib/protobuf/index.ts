@@ -1,3 +1,5 @@
+// Its types name Node's (Buffer…): declared here, so that a project without @types/node is told so.
+/// <reference types="node" preserve="true" />
 /**
  * Protobuf decoder for `kafkaBatch` (`kafka-lambda/protobuf`). It decodes with the message type you
  * already have, and imports no Protobuf library itself: protobufjs static classes (`pbjs -t

@@ -1,3 +1,5 @@
+// Its types name Node's (Buffer…): declared here, so that a project without @types/node is told so.
+/// <reference types="node" preserve="true" />
 // The replay core: plan and execute moving a Kafka consumer group (typically a Lambda event source
 // mapping's) to an offset, a time, or a plan file, safely; `runReplay` (pipeline.ts) runs a whole request
 // end to end. This is the public surface of `kafka-lambda/replay`; the building blocks behind it (group

@@ -1,3 +1,5 @@
+// Its types name Node's (Buffer…): declared here, so that a project without @types/node is told so.
+/// <reference types="node" preserve="true" />
 /**
  * The AWS Glue Schema Registry client: its own entry point (`kafka-lambda/schema-registry/glue`), so
  * only functions that use Glue load `@aws-sdk/client-glue`.

@@ -1,3 +1,5 @@
+// Its types name Node's (Buffer…): declared here, so that a project without @types/node is told so.
+/// <reference types="node" preserve="true" />
 /**
  * Schema-registry support shared by the decoders of `kafka-lambda/avro`, `kafka-lambda/protobuf` and
  * `kafka-lambda/json-schema`: the Confluent-compatible registry client, the readers of the wire

@@ -1,3 +1,5 @@
+// Its types name Node's (Buffer…): declared here, so that a project without @types/node is told so.
+/// <reference types="node" preserve="true" />
 /**
  * Helpers for testing Kafka-triggered handlers: build events exactly as Lambda sends them, invoke a
  * handler with a Lambda-like context and timeout, read which offsets its response reports.
@@ -25,7 +27,10 @@ export type {
   SelfManagedKafkaEvent,
 } from '../kafka-event/types.ts';
 export { createLambdaContext, type LambdaContextOptions } from '../lambda-runtime/context.ts';
+// HandlerInitError's base class and the response it carries, so that both can be named and caught.
+export { LambdaRuntimeError } from '../lambda-runtime/errors.ts';
 export { HandlerInitError } from '../lambda-runtime/load-handler.ts';
+export type { RuntimeErrorResponse } from '../lambda-runtime/runtime-error.ts';
 export { failedOffsets, InvalidBatchResponseError } from './batch-response.ts';
 export { KafkaTestingError } from './errors.ts';
 export {
