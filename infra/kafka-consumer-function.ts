@@ -53,6 +53,7 @@ const MAX_KAFKA_FUNCTION_TIMEOUT = Duration.seconds(LAMBDA_LIMITS.kafkaFunctionT
  * try { new KafkaConsumerFunction(stack, 'C', props); } catch (e) { if (e instanceof KafkaConsumerConfigError) console.error(e.message); }
  */
 export class KafkaConsumerConfigError extends KafkaLambdaCdkError {
+  /** Always `'KafkaConsumerConfigError'`. */
   override readonly name = 'KafkaConsumerConfigError';
 }
 
@@ -361,17 +362,29 @@ const CONSUMER_PROPS = defineOptions<KafkaConsumerFunctionProps>({
  * new CfnOutput(this, 'MappingUuid', { value: consumer.mappingUuid });
  */
 export class KafkaConsumerFunction extends Construct {
+  /** The consumer function (bundled from `entry` with esbuild, no Docker). */
   readonly function: NodejsFunction;
+  /** The Kafka trigger: the event source mapping from the topic to {@link KafkaConsumerFunction.function}. */
   readonly eventSourceMapping: lambda.EventSourceMapping;
   /** The mapping's UUID (`kafka-lambda replay --esm`, `aws lambda get-event-source-mapping --uuid`). */
   readonly mappingUuid: string;
+  /** The mapping's ARN, for IAM policies (the replay function's `lambda:UpdateEventSourceMapping`). */
   readonly mappingArn: string;
+  /** The trigger's consumer group: where its committed offsets are, and what a replay moves. */
   readonly consumerGroupId: string;
+  /** The one topic the trigger reads. */
   readonly topic: string;
+  /** The cluster the trigger reads from, as given in the props. */
   readonly source: KafkaSource;
   /** The on-failure queue, when failed records go to SQS. */
   readonly failureQueue: sqs.IQueue | undefined;
 
+  /**
+   * @param scope - The construct (usually a stack) to add the function and its trigger to.
+   * @param id - The construct's id.
+   * @param props - The function, its source and topic, and the trigger's settings.
+   * @throws KafkaConsumerConfigError when a prop is unknown, out of range or cannot work with the others.
+   */
   constructor(scope: Construct, id: string, props: KafkaConsumerFunctionProps) {
     super(scope, id);
     CONSUMER_PROPS.check(props, (problem) => new KafkaConsumerConfigError(problem.message));

@@ -26,6 +26,7 @@ import { packagedReplayHandler } from './packaged-replay-handler.ts';
  * try { new KafkaReplayFunction(stack, 'Replay', props); } catch (e) { if (e instanceof KafkaReplayConfigError) console.error(e.message); }
  */
 export class KafkaReplayConfigError extends KafkaLambdaCdkError {
+  /** Always `'KafkaReplayConfigError'`. */
   override readonly name = 'KafkaReplayConfigError';
 }
 
@@ -89,9 +90,17 @@ const REPLAY_PROPS = defineOptions<KafkaReplayFunctionProps>({
  * new CfnOutput(this, 'ReplayFunctionName', { value: replay.function.functionName });
  */
 export class KafkaReplayFunction extends Construct {
+  /** The replay function: `kafka-lambda replay --function <its name>` invokes it. */
   readonly function: NodejsFunction;
+  /** The topics it may move the group on (`allowedTopics`, or the target's one topic). */
   readonly allowedTopics: readonly string[];
 
+  /**
+   * @param scope - The construct (usually a stack) to add the function to.
+   * @param id - The construct's id.
+   * @param props - The cluster, the trigger whose group it moves, and the function's settings.
+   * @throws KafkaReplayConfigError when a prop is unknown or cannot work with the others.
+   */
   constructor(scope: Construct, id: string, props: KafkaReplayFunctionProps) {
     super(scope, id);
     REPLAY_PROPS.check(props, (problem) => new KafkaReplayConfigError(problem.message));

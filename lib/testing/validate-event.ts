@@ -17,8 +17,11 @@ export type { EventIssue } from '../kafka-event/parse.ts';
  * ```
  */
 export class InvalidKafkaEventError extends KafkaTestingError {
+  /** Always `'InvalidKafkaEventError'`. */
   override readonly name: string = 'InvalidKafkaEventError';
+  /** Every problem found, each with its path in the event; the message shows the first five. */
   readonly issues: readonly EventIssue[];
+  /** @param issues - The problems found (at least one). */
   constructor(issues: readonly EventIssue[]) {
     const shown = issues.slice(0, 5).map((issue) => `${issue.path || '(event)'}: ${issue.message}`);
     if (issues.length > shown.length) shown.push(`…and ${issues.length - shown.length} more`);
