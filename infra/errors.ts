@@ -13,6 +13,12 @@
  * ```
  */
 export class KafkaLambdaCdkError extends Error {
+  /**
+   * `name` becomes the constructed class's name (`new.target.name`).
+   *
+   * @param message - What is wrong with the configuration, as synth reports it.
+   * @param options - `cause`: the error that led to this one, if any.
+   */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = new.target.name;

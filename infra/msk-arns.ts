@@ -8,8 +8,11 @@ import { KafkaLambdaCdkError } from './errors.ts';
  * try { mskTopicArn('nope', 'orders'); } catch (e) { if (e instanceof InvalidClusterArnError) console.error(e.message); }
  */
 export class InvalidClusterArnError extends KafkaLambdaCdkError {
+  /** Always `'InvalidClusterArnError'`. */
   override readonly name = 'InvalidClusterArnError';
+  /** The ARN as given. */
   readonly clusterArn: string;
+  /** @param clusterArn - The ARN that is not an MSK cluster's; the message quotes it. */
   constructor(clusterArn: string) {
     super(
       `"${clusterArn}" is not an MSK cluster ARN (arn:<partition>:kafka:<region>:<account>:cluster/<name>/<uuid>)`,

@@ -38,9 +38,14 @@ export const MSK_SERVERLESS_REGIONS: readonly string[] = [
  * try { buildApp(app, config); } catch (e) { if (e instanceof UnsupportedRegionError) console.error(e.message); }
  */
 export class UnsupportedRegionError extends KafkaLambdaCdkError {
+  /** Always `'UnsupportedRegionError'`. */
   override readonly name = 'UnsupportedRegionError';
   /** The stack's Region, as synth resolved it (for example `cn-north-1`). */
   readonly region: string;
+  /**
+   * @param region - The stack's Region, as synth resolved it.
+   * @param message - What the Region cannot host, and the alternative.
+   */
   constructor(region: string, message: string) {
     super(message);
     this.region = region;
