@@ -27,7 +27,14 @@ export const BROKER_RUN_DIRS: RunDirKind = {
   jvmArgument: (runDir) => `kafka.Kafka ${propertiesFileOf(runDir)}`,
 };
 
-/** Options of {@link startBroker}. */
+/**
+ * Options of {@link startBroker}.
+ *
+ * @example
+ * ```ts
+ * await using broker = await startBroker({ version: '4.1.1', heapMb: 1024, startTimeoutMs: 120_000 });
+ * ```
+ */
 export interface StartBrokerOptions {
   /** Apache Kafka version; defaults to `KAFKA_VERSION` or {@link DEFAULT_KAFKA_VERSION}. */
   version?: string;
@@ -37,7 +44,15 @@ export interface StartBrokerOptions {
   startTimeoutMs?: number;
 }
 
-/** A running single-node KRaft broker on 127.0.0.1. */
+/**
+ * A running single-node KRaft broker on 127.0.0.1.
+ *
+ * @example
+ * ```ts
+ * await using broker = await startBroker(); // stopped, and its data folder removed, at the end of the scope
+ * console.log(`Kafka ${broker.version} at ${broker.bootstrapServers} (pid ${broker.pid})`);
+ * ```
+ */
 export interface EmbeddedBroker {
   /** `host:port` to give Kafka clients. */
   readonly bootstrapServers: string;
@@ -217,7 +232,18 @@ export async function brokerLogTail(runDir: string, lines = 40): Promise<string>
   return text.trimEnd().split('\n').slice(-lines).join('\n');
 }
 
-/** Output of one of Kafka's own command-line tools. */
+/**
+ * Output of one of Kafka's own command-line tools.
+ *
+ * @example
+ * ```ts
+ * const result: KafkaToolResult = await runKafkaTool(
+ *   'org.apache.kafka.tools.consumer.group.ConsumerGroupCommand',
+ *   ['--bootstrap-server', broker.bootstrapServers, '--list'],
+ * );
+ * if (result.code !== 0) throw new Error(result.stderr);
+ * ```
+ */
 export interface KafkaToolResult {
   code: number | null;
   stdout: string;

@@ -7,6 +7,12 @@
  * ```
  */
 export class BrokerError extends Error {
+  /**
+   * `name` becomes the constructed class's name (`new.target.name`).
+   *
+   * @param message - What went wrong.
+   * @param options - `cause`: the error that led to this one, if any.
+   */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = new.target.name;
@@ -33,7 +39,16 @@ export class BrokerPrerequisiteError extends BrokerError {}
  * ```
  */
 export class BrokerStartError extends BrokerError {
+  /**
+   * The last lines of the broker's logs (its server log and stdout; the storage tool's output when
+   * formatting the storage failed), or `''` when there were none. The message ends with them too.
+   */
   readonly logTail: string;
+  /**
+   * @param message - What failed, e.g. `'The broker process died during start-up'`.
+   * @param logTail - The end of the broker's logs; appended to the message unless empty.
+   * @param options - `cause`: the error that led to this one, if any.
+   */
   constructor(message: string, logTail: string, options?: ErrorOptions) {
     super(logTail ? `${message}\n--- broker log (tail) ---\n${logTail}` : message, options);
     this.logTail = logTail;
@@ -50,7 +65,13 @@ export class BrokerStartError extends BrokerError {
  * ```
  */
 export class TopicMissingError extends BrokerError {
+  /** The topics that do not exist. */
   readonly topics: readonly string[];
+  /**
+   * @param message - Which topics are missing, and on which brokers.
+   * @param topics - The topics that do not exist.
+   * @param options - `cause`: the error that led to this one, if any.
+   */
   constructor(message: string, topics: readonly string[], options?: ErrorOptions) {
     super(message, options);
     this.topics = topics;

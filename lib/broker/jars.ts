@@ -8,7 +8,14 @@ import {
 } from '../maven-server/index.ts';
 import { BrokerPrerequisiteError } from './errors.ts';
 
-/** The Apache Kafka version the embedded broker runs unless `KAFKA_VERSION` says otherwise. */
+/**
+ * The Apache Kafka version the embedded broker runs unless `KAFKA_VERSION` says otherwise.
+ *
+ * @example
+ * ```ts
+ * const version = process.env.KAFKA_VERSION ?? DEFAULT_KAFKA_VERSION; // what startBroker() runs
+ * ```
+ */
 export const DEFAULT_KAFKA_VERSION = '3.9.2';
 
 const MISSING_TOOLS =

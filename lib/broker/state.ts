@@ -1,7 +1,15 @@
 import { BackgroundServer } from '../maven-server/index.ts';
 import { BROKER_RUN_DIRS, startBroker, waitUntilServing } from './broker.ts';
 
-/** What `kafka-lambda broker start` records so that `status` and `stop` find the broker again. */
+/**
+ * What `kafka-lambda broker start` records so that `status` and `stop` find the broker again.
+ *
+ * @example
+ * ```ts
+ * const { broker } = await startBackgroundBroker();
+ * console.log(broker.bootstrapServers, broker.version, broker.pid, broker.startedAt);
+ * ```
+ */
 export interface BrokerRecord {
   bootstrapServers: string;
   pid: number;
@@ -11,7 +19,15 @@ export interface BrokerRecord {
   startedAt: string;
 }
 
-/** State of the broker started by `kafka-lambda broker start`. */
+/**
+ * State of the broker started by `kafka-lambda broker start`.
+ *
+ * @example
+ * ```ts
+ * const status: BrokerStatus = await backgroundBrokerStatus();
+ * if (status.state !== 'stopped') console.log(status.state, status.broker.bootstrapServers);
+ * ```
+ */
 export type BrokerStatus =
   | { state: 'stopped' }
   | { state: 'running'; broker: BrokerRecord }
