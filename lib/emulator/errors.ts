@@ -13,8 +13,13 @@
  * ```
  */
 export class EmulatorError extends Error {
+  /** `'EmulatorError'`; each subclass sets its own class name. */
   override readonly name: string = 'EmulatorError';
 
+  /**
+   * @param message - What went wrong: a position or a setting, never a record's payload.
+   * @param options - `cause`: what led to the error, if anything.
+   */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
   }
@@ -34,9 +39,19 @@ export class EmulatorError extends Error {
  * ```
  */
 export class InvalidMappingSettingError extends EmulatorError {
+  /** Always `'InvalidMappingSettingError'`. */
   override readonly name: string = 'InvalidMappingSettingError';
+  /**
+   * The offending option as the mapping's settings name it (`batchSize`, `onFailure`,
+   * `provisionedPollerConfig.maximumPollers`, …), or `settings` for the settings object as a whole.
+   */
   readonly setting: string;
 
+  /**
+   * @param setting - The offending option; the message starts with it.
+   * @param message - What is wrong with it.
+   * @param options - `cause`: what led to the error, if anything.
+   */
   constructor(setting: string, message: string, options?: ErrorOptions) {
     super(`${setting}: ${message}`, options);
     this.setting = setting;
@@ -56,10 +71,20 @@ export class InvalidMappingSettingError extends EmulatorError {
  * ```
  */
 export class RecordTooLargeError extends EmulatorError {
+  /** Always `'RecordTooLargeError'`. */
   override readonly name: string = 'RecordTooLargeError';
+  /** The record's partition, as `"<topic>-<partition>"` (e.g. `orders-0`). */
   readonly partition: string;
+  /** The record's offset. */
   readonly offset: number;
 
+  /**
+   * @param partition - The record's partition, as `"<topic>-<partition>"`.
+   * @param offset - The record's offset.
+   * @param bytes - The size of the record as the event holds it (its JSON, UTF-8), in bytes.
+   * @param limit - The invocation payload limit in bytes (`LAMBDA_LIMITS.payloadBytes`).
+   * @param options - `cause`: what led to the error, if anything.
+   */
   constructor(partition: string, offset: number, bytes: number, limit: number, options?: ErrorOptions) {
     super(
       `record ${partition}@${offset} encodes to ${bytes} bytes, above the ${limit}-byte invocation payload limit`,
@@ -82,6 +107,7 @@ export class RecordTooLargeError extends EmulatorError {
  * ```
  */
 export class InvokeRequestError extends EmulatorError {
+  /** Always `'InvokeRequestError'`. */
   override readonly name: string = 'InvokeRequestError';
 }
 
@@ -96,5 +122,6 @@ export class InvokeRequestError extends EmulatorError {
  * ```
  */
 export class EmulatorStateError extends EmulatorError {
+  /** Always `'EmulatorStateError'`. */
   override readonly name: string = 'EmulatorStateError';
 }
