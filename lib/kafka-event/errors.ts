@@ -16,6 +16,7 @@
  * ```
  */
 export class KafkaEventError extends Error {
+  /** Always `'KafkaEventError'`. */
   override readonly name: string = 'KafkaEventError';
   /** Path of the offending field in the event, e.g. `records["orders-0"][3].offset`. */
   readonly field: string;

@@ -4,9 +4,23 @@
  * batch-response type, hence these.
  */
 
-/** `eventSource` of an Amazon MSK trigger. */
+/**
+ * `eventSource` of an Amazon MSK trigger.
+ *
+ * @example
+ * ```ts
+ * const source: MskEventSource = 'aws:kafka';
+ * ```
+ */
 export type MskEventSource = 'aws:kafka';
-/** `eventSource` of a self-managed Kafka trigger (both spellings occur in the wild). */
+/**
+ * `eventSource` of a self-managed Kafka trigger (both spellings occur in the wild).
+ *
+ * @example
+ * ```ts
+ * const sources: SelfManagedEventSource[] = ['SelfManagedKafka', 'aws:SelfManagedKafka'];
+ * ```
+ */
 export type SelfManagedEventSource = 'SelfManagedKafka' | 'aws:SelfManagedKafka';
 
 /**
@@ -19,13 +33,30 @@ export type SelfManagedEventSource = 'SelfManagedKafka' | 'aws:SelfManagedKafka'
  */
 export type KafkaEventHeader = Record<string, number[]>;
 
-/** Schema registry metadata, present only when the trigger has a schema registry configured. */
+/**
+ * Schema registry metadata, present only when the trigger has a schema registry configured.
+ *
+ * @example
+ * ```ts
+ * const metadata: KafkaSchemaMetadata = { dataFormat: 'AVRO', schemaId: '17' };
+ * ```
+ */
 export interface KafkaSchemaMetadata {
   dataFormat: string;
   schemaId?: string;
 }
 
-/** One Kafka record inside a Lambda Kafka event. */
+/**
+ * One Kafka record inside a Lambda Kafka event.
+ *
+ * @example
+ * ```ts
+ * const record: KafkaEventRecord = {
+ *   topic: 'orders', partition: 0, offset: 7, timestamp: 1764400000000, timestampType: 'CREATE_TIME',
+ *   key: null, value: 'eyJpZCI6N30=', headers: [{ 'trace-id': [97, 98, 99] }],
+ * };
+ * ```
+ */
 export interface KafkaEventRecord {
   topic: string;
   partition: number;
@@ -59,7 +90,14 @@ export interface KafkaEventRecord {
  */
 export type KafkaEvent = MskKafkaEvent | SelfManagedKafkaEvent;
 
-/** An Amazon MSK trigger's event. */
+/**
+ * An Amazon MSK trigger's event.
+ *
+ * @example
+ * ```ts
+ * if (event.eventSource === 'aws:kafka') console.log(event.eventSourceArn); // event is an MskKafkaEvent here
+ * ```
+ */
 export interface MskKafkaEvent {
   eventSource: MskEventSource;
   /** The cluster's ARN (or the VPC connection's, cross-account). */
@@ -69,21 +107,46 @@ export interface MskKafkaEvent {
   records: Record<string, KafkaEventRecord[]>;
 }
 
-/** A self-managed Kafka trigger's event (no `eventSourceArn`). */
+/**
+ * A self-managed Kafka trigger's event (no `eventSourceArn`).
+ *
+ * @example
+ * ```ts
+ * const event: SelfManagedKafkaEvent = {
+ *   eventSource: 'SelfManagedKafka',
+ *   bootstrapServers: 'kafka-1.example.com:9092,kafka-2.example.com:9092',
+ *   records: { 'orders-0': [] },
+ * };
+ * ```
+ */
 export interface SelfManagedKafkaEvent {
   eventSource: SelfManagedEventSource;
   bootstrapServers: string;
   records: Record<string, KafkaEventRecord[]>;
 }
 
-/** Identifies one record in a partial batch response. */
+/**
+ * Identifies one record in a partial batch response.
+ *
+ * @example
+ * ```ts
+ * const id: KafkaItemIdentifier = { partition: 'orders-3', offset: 1042 };
+ * ```
+ */
 export interface KafkaItemIdentifier {
   /** `"<topic>-<partition>"`, the same form as the event's `records` keys. */
   partition: string;
   offset: number;
 }
 
-/** One failed record in a partial batch response. */
+/**
+ * One failed record in a partial batch response.
+ *
+ * @example
+ * ```ts
+ * const failure: KafkaBatchItemFailure = { itemIdentifier: { partition: 'orders-3', offset: 1042 } };
+ * ```
+ */
 export interface KafkaBatchItemFailure {
   itemIdentifier: KafkaItemIdentifier;
 }

@@ -23,8 +23,13 @@ export { KafkaEventError } from '../kafka-event/errors.ts';
  * ```
  */
 export class KafkaBatchError extends Error {
+  /** `'KafkaBatchError'`; each subclass sets its own class name. */
   override readonly name: string = 'KafkaBatchError';
 
+  /**
+   * @param message - What went wrong, without a record's key, value or headers.
+   * @param options - `cause`: what led to the error, if anything.
+   */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
   }
@@ -40,6 +45,7 @@ export class KafkaBatchError extends Error {
  * ```
  */
 export class KafkaBatchOptionsError extends KafkaBatchError {
+  /** Always `'KafkaBatchOptionsError'`. */
   override readonly name: string = 'KafkaBatchOptionsError';
 }
 
@@ -68,9 +74,13 @@ export interface RecordPosition {
  * ```
  */
 export class KafkaPoisonRecordError extends KafkaBatchError {
+  /** `'KafkaPoisonRecordError'`; each subclass sets its own class name. */
   override readonly name: string = 'KafkaPoisonRecordError';
+  /** The record's topic. */
   readonly topic: string;
+  /** The record's partition. */
   readonly partition: number;
+  /** The record's offset. */
   readonly offset: number;
   /** The part of the record that is bad. */
   readonly field: 'key' | 'value';
@@ -98,9 +108,13 @@ export class KafkaPoisonRecordError extends KafkaBatchError {
  * ```
  */
 export class KafkaRecordEncodingError extends KafkaBatchError {
+  /** Always `'KafkaRecordEncodingError'`. */
   override readonly name: string = 'KafkaRecordEncodingError';
+  /** The record's topic. */
   readonly topic: string;
+  /** The record's partition. */
   readonly partition: number;
+  /** The record's offset. */
   readonly offset: number;
   /** The part of the record that is not encoded as Lambda encodes it. */
   readonly field: 'key' | 'value' | 'headers';
@@ -127,6 +141,7 @@ export class KafkaRecordEncodingError extends KafkaBatchError {
  * ```
  */
 export class KafkaRecordDecodeError extends KafkaPoisonRecordError {
+  /** Always `'KafkaRecordDecodeError'`. */
   override readonly name: string = 'KafkaRecordDecodeError';
 }
 
@@ -196,6 +211,7 @@ function shownSegment(segment: PropertyKey | StandardSchemaV1.PathSegment): stri
  * ```
  */
 export class KafkaSchemaError extends KafkaPoisonRecordError {
+  /** Always `'KafkaSchemaError'`. */
   override readonly name: string = 'KafkaSchemaError';
   /**
    * Dotted paths of the rejected fields (`''` for the root): declared field names and array indices,
@@ -203,6 +219,14 @@ export class KafkaSchemaError extends KafkaPoisonRecordError {
    */
   readonly paths: readonly string[];
 
+  /**
+   * `paths` go into the message as given: {@link KafkaSchemaError.fromIssues} builds them from a
+   * Standard Schema's issues without the data's own keys.
+   *
+   * @param position - Where the record is.
+   * @param field - The part of the record the schema rejected.
+   * @param paths - Dotted paths of the rejected fields, as {@link KafkaSchemaError.paths} holds them.
+   */
   constructor(position: RecordPosition, field: 'key' | 'value', paths: readonly string[]) {
     super(position, field, `failed schema validation at ${paths.map((p) => p || '(root)').join(', ')}`);
     this.paths = paths;
@@ -243,10 +267,12 @@ export class KafkaSchemaError extends KafkaPoisonRecordError {
  * ```
  */
 export class KafkaBatchFailedError extends KafkaBatchError {
+  /** Always `'KafkaBatchFailedError'`. */
   override readonly name: string = 'KafkaBatchFailedError';
   /** How many records the invocation had (all of them failed). */
   readonly records: number;
 
+  /** @param records - How many records the invocation had (all of them failed). */
   constructor(records: number) {
     super(`All ${records} records of the batch failed`);
     this.records = records;

@@ -38,8 +38,11 @@ export type KafkaHeader = readonly [name: string, value: Buffer<ArrayBuffer>];
  * ```
  */
 export class KafkaRecord<TValue = unknown, TKey = string | null> {
+  /** The record's topic. */
   readonly topic: string;
+  /** The record's partition. */
   readonly partition: number;
+  /** The record's offset in its partition. */
   readonly offset: number;
   /** `CREATE_TIME` or `LOG_APPEND_TIME`. */
   readonly timestampType: string;

@@ -60,25 +60,40 @@ export interface ProtobufCommonOptions<TOutput>
 
 /**
  * A decoder for Protobuf keys or values, for the `key` or `value` option of `kafkaBatch`: with a
- * protobufjs class (`{ type }`) or a `@bufbuild/protobuf` descriptor (`{ type, fromBinary }`). Every
- * wire situation: Confluent- or Glue-framed bytes, `EventRecordFormat` `SOURCE` or `JSON`. With
- * `SOURCE`, whether Lambda leaves the message index in place is not documented: a first byte below 8
- * cannot start a Protobuf message (field number 0), so such a prefix is read as the index, and
- * anything else as the message itself. Undecodable records are poison, never quoted.
+ * protobufjs class (`{ type }`, this signature) or a `@bufbuild/protobuf` descriptor
+ * (`{ type, fromBinary }`, the other one). Every wire situation: Confluent- or Glue-framed bytes,
+ * `EventRecordFormat` `SOURCE` or `JSON`. With `SOURCE`, whether Lambda leaves the message index in
+ * place is not documented: a first byte below 8 cannot start a Protobuf message (field number 0), so
+ * such a prefix is read as the index, and anything else as the message itself. Undecodable records
+ * are poison, never quoted.
  *
  * @example
  * ```ts
- * import { fromBinary } from '@bufbuild/protobuf';
  * import { protobufDecoder } from 'kafka-lambda/protobuf';
- * import { OrderSchema } from './gen/orders_pb.js';
+ * import { orders } from './generated/orders.js'; // pbjs -t static-module
  *
- * kafkaBatch({ value: protobufDecoder({ type: OrderSchema, fromBinary }), onRecord: (r) => r.data?.id });
- * kafkaBatch({ value: protobufDecoder({ type: orders.Order }), onRecord: (r) => r.data?.id }); // protobufjs
+ * kafkaBatch({ value: protobufDecoder({ type: orders.Order }), onRecord: (r) => r.data?.id });
  * ```
  */
 export function protobufDecoder<TMessage, TOutput = TMessage>(
   options: ProtobufCommonOptions<TOutput> & { type: ProtobufjsMessageType<TMessage> },
 ): KafkaDecoder<TOutput | null>;
+/**
+ * A decoder for Protobuf keys or values, for the `key` or `value` option of `kafkaBatch`, with a
+ * `@bufbuild/protobuf` message descriptor (`protoc-gen-es`) and that package's `fromBinary`; with a
+ * protobufjs class, the other signature (`{ type }`). The same wire situations: Confluent- or
+ * Glue-framed bytes, `EventRecordFormat` `SOURCE` or `JSON`, a message index read as with a protobufjs
+ * class. Undecodable records are poison, never quoted.
+ *
+ * @example
+ * ```ts
+ * import { fromBinary } from '@bufbuild/protobuf';
+ * import { protobufDecoder } from 'kafka-lambda/protobuf';
+ * import { OrderSchema } from './gen/orders_pb.js'; // protoc-gen-es
+ *
+ * kafkaBatch({ value: protobufDecoder({ type: OrderSchema, fromBinary }), onRecord: (r) => r.data?.id });
+ * ```
+ */
 export function protobufDecoder<Desc extends DescMessage, TOutput = MessageShape<Desc>>(
   options: ProtobufCommonOptions<TOutput> & {
     type: Desc;
