@@ -21,8 +21,13 @@ import type { FailureReport } from './types.ts';
  * ```
  */
 export class ReplayError extends Error {
+  /** `'ReplayError'`; each subclass sets its own class name. */
   override name = 'ReplayError';
 
+  /**
+   * @param message - What is wrong, written to be shown: no secrets, no payloads.
+   * @param options - `cause`: the error that led to this one (a kafkajs or AWS SDK error), if any.
+   */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
   }
@@ -37,6 +42,7 @@ export class ReplayError extends Error {
  * ```
  */
 export class ReplayInputError extends ReplayError {
+  /** `'ReplayInputError'`; each subclass sets its own class name. */
   override name = 'ReplayInputError';
 }
 
@@ -49,6 +55,7 @@ export class ReplayInputError extends ReplayError {
  * ```
  */
 export class ReplayRefusedError extends ReplayError {
+  /** `'ReplayRefusedError'`; each subclass sets its own class name. */
   override name = 'ReplayRefusedError';
 }
 
@@ -61,8 +68,11 @@ export class ReplayRefusedError extends ReplayError {
  * ```
  */
 export class UnknownTopicError extends ReplayInputError {
+  /** Always `'UnknownTopicError'`. */
   override name = 'UnknownTopicError';
+  /** The topic that was not found. */
   readonly topic: string;
+  /** @param topic - The topic that does not exist (or that this principal may not describe). */
   constructor(topic: string) {
     super(`topic "${topic}" does not exist (or this principal may not describe it)`);
     this.topic = topic;
@@ -78,9 +88,17 @@ export class UnknownTopicError extends ReplayInputError {
  * ```
  */
 export class UnknownPartitionError extends ReplayInputError {
+  /** Always `'UnknownPartitionError'`. */
   override name = 'UnknownPartitionError';
+  /** The topic. */
   readonly topic: string;
+  /** The partitions named that the topic does not have. */
   readonly partitions: number[];
+  /**
+   * @param topic - The topic.
+   * @param partitions - The partitions named that the topic does not have.
+   * @param existing - How many partitions the topic has (numbered from 0).
+   */
   constructor(topic: string, partitions: number[], existing: number) {
     super(
       `topic "${topic}" has no partition ${listSome(partitions)} (it has ${existing}: 0..${existing - 1})`,
@@ -99,8 +117,14 @@ export class UnknownPartitionError extends ReplayInputError {
  * ```
  */
 export class OffsetOutOfRangeError extends ReplayRefusedError {
+  /** Always `'OffsetOutOfRangeError'`. */
   override name = 'OffsetOutOfRangeError';
+  /** Each refused partition: the offset `requested` and its valid range, `low`..`high` (its watermarks). */
   readonly outOfRange: { partition: number; requested: number; low: number; high: number }[];
+  /**
+   * @param topic - The topic, named in the message.
+   * @param outOfRange - Each refused partition, as {@link OffsetOutOfRangeError.outOfRange} holds it.
+   */
   constructor(topic: string, outOfRange: OffsetOutOfRangeError['outOfRange']) {
     super(
       `target out of range on ${topic}: ${listSome(
@@ -120,8 +144,15 @@ export class OffsetOutOfRangeError extends ReplayRefusedError {
  * ```
  */
 export class NoCommittedOffsetError extends ReplayInputError {
+  /** Always `'NoCommittedOffsetError'`. */
   override name = 'NoCommittedOffsetError';
+  /** The partitions without a committed offset. */
   readonly partitions: number[];
+  /**
+   * @param groupId - The consumer group.
+   * @param topic - The topic.
+   * @param partitions - The partitions where the group has no committed offset.
+   */
   constructor(groupId: string, topic: string, partitions: number[]) {
     super(
       `group "${groupId}" has no committed offset on ${topic} partition ${listSome(partitions)} to shift from`,
@@ -139,11 +170,24 @@ export class NoCommittedOffsetError extends ReplayInputError {
  * ```
  */
 export class GroupNotEmptyError extends ReplayRefusedError {
+  /** Always `'GroupNotEmptyError'`. */
   override name = 'GroupNotEmptyError';
+  /** The consumer group. */
   readonly groupId: string;
+  /**
+   * The group's state as Kafka reports it (`Stable`, `PreparingRebalance`, …), or, when the broker
+   * refused the replay's join or commit, what that refusal says (`active (the broker refused …)`).
+   */
   readonly state: string;
   /** Member count, or null when the broker refused a commit without saying how many. */
   readonly members: number | null;
+  /**
+   * @param groupId - The consumer group.
+   * @param state - The group's state (see {@link GroupNotEmptyError.state}).
+   * @param members - Member count, or null when the broker refused a commit without saying how many.
+   * @param waitedMs - How long the replay waited for the group to empty, when it waited.
+   * @param options - `cause`: the error that led to this one, if any.
+   */
   constructor(
     groupId: string,
     state: string,
@@ -175,8 +219,15 @@ export class GroupNotEmptyError extends ReplayRefusedError {
  * ```
  */
 export class ReplayConflictError extends ReplayRefusedError {
+  /** Always `'ReplayConflictError'`. */
   override name = 'ReplayConflictError';
+  /** The consumer group. */
   readonly groupId: string;
+  /**
+   * @param groupId - The consumer group; the message starts with it.
+   * @param message - What happened, and whether this replay changed anything.
+   * @param options - `cause`: the error that led to this one, if any.
+   */
   constructor(groupId: string, message: string, options?: ErrorOptions) {
     super(`consumer group "${groupId}": ${message}`, options);
     this.groupId = groupId;
@@ -192,9 +243,17 @@ export class ReplayConflictError extends ReplayRefusedError {
  * ```
  */
 export class MappingRefusedError extends ReplayRefusedError {
+  /** Always `'MappingRefusedError'`. */
   override name = 'MappingRefusedError';
+  /** The event source mapping's UUID. */
   readonly uuid: string;
+  /** The mapping's state as Lambda reported it (`Enabled`, `Disabling`, …), if it reported one. */
   readonly state: string | undefined;
+  /**
+   * @param uuid - The event source mapping's UUID.
+   * @param state - The mapping's state as Lambda reported it, if it reported one.
+   * @param message - Why the mapping cannot be used.
+   */
   constructor(uuid: string, state: string | undefined, message: string) {
     super(`event source mapping ${uuid}${state ? ` (${state})` : ''}: ${message}`);
     this.uuid = uuid;
@@ -212,9 +271,17 @@ export class MappingRefusedError extends ReplayRefusedError {
  * ```
  */
 export class NotEnoughTimeError extends ReplayRefusedError {
+  /** Always `'NotEnoughTimeError'`. */
   override name = 'NotEnoughTimeError';
+  /** Milliseconds left before the deadline once the restore's and the failure report's shares are kept. */
   readonly availableMs: number;
+  /** The fewest milliseconds the replay needs to disable the mapping, wait and re-enable it. */
   readonly neededMs: number;
+  /**
+   * @param availableMs - Milliseconds left once the restore's and the failure report's shares are kept.
+   * @param neededMs - The fewest milliseconds needed.
+   * @param restoreMs - Milliseconds kept to restore the mapping, named in the message.
+   */
   constructor(availableMs: number, neededMs: number, restoreMs: number) {
     super(
       `only ${Math.max(0, availableMs)} ms would be left to disable the mapping, wait and re-enable it after keeping ${restoreMs} ms to restore it (at least ${neededMs} ms needed): allow more time (the function's timeout) or a shorter restore timeout (REPLAY_RESTORE_TIMEOUT_MS)`,
@@ -235,6 +302,7 @@ export class NotEnoughTimeError extends ReplayRefusedError {
  * ```
  */
 export class ReplayConnectionError extends ReplayError {
+  /** Always `'ReplayConnectionError'`. */
   override name = 'ReplayConnectionError';
 }
 
@@ -247,8 +315,16 @@ export class ReplayConnectionError extends ReplayError {
  * ```
  */
 export class ReplayTimeoutError extends ReplayError {
+  /** Always `'ReplayTimeoutError'`. */
   override name = 'ReplayTimeoutError';
+  /** What the wait was for, e.g. `mapping <uuid> to be Disabled`. */
   readonly waitingFor: string;
+  /**
+   * @param waitingFor - What the wait was for.
+   * @param ms - How long it waited, in milliseconds.
+   * @param last - What was seen last (a state, the attempts made), if anything.
+   * @param options - `cause`: the error that led to this one, if any.
+   */
   constructor(waitingFor: string, ms: number, last?: string, options?: ErrorOptions) {
     super(
       `timed out after ${ms} ms waiting for ${waitingFor}${last ? ` (last seen: ${last})` : ''}`,
@@ -267,6 +343,7 @@ export class ReplayTimeoutError extends ReplayError {
  * ```
  */
 export class ReplayAbortedError extends ReplayError {
+  /** Always `'ReplayAbortedError'`. */
   override name = 'ReplayAbortedError';
 }
 
@@ -279,8 +356,11 @@ export class ReplayAbortedError extends ReplayError {
  * ```
  */
 export class OffsetVerificationError extends ReplayError {
+  /** Always `'OffsetVerificationError'`. */
   override name = 'OffsetVerificationError';
+  /** Each partition whose committed offset is not the planned one (`actual` null: none committed). */
   readonly mismatches: { partition: number; expected: number; actual: number | null }[];
+  /** @param mismatches - Each partition whose committed offset differs from the plan. */
   constructor(mismatches: OffsetVerificationError['mismatches']) {
     super(
       `committed offsets differ from the plan: ${listSome(
@@ -303,8 +383,14 @@ export class OffsetVerificationError extends ReplayError {
  * ```
  */
 export class ReplayExecutionError extends ReplayError {
+  /** Always `'ReplayExecutionError'`. */
   override name = 'ReplayExecutionError';
+  /** The step that failed, and where the offsets and the mapping are now. */
   readonly report: FailureReport;
+  /**
+   * @param report - The step that failed, and where the offsets and the mapping are now.
+   * @param cause - The error the step failed with, kept as `cause`.
+   */
   constructor(report: FailureReport, cause: unknown) {
     super(
       `replay failed at step ${report.failedStep}: ${report.error.message}; offsets ${report.offsets}; ${

@@ -150,8 +150,11 @@ export type ReplayRequest = v.InferOutput<typeof ReplayRequestSchema>;
  * ```
  */
 export class ReplayRequestError extends ReplayInputError {
+  /** Always `'ReplayRequestError'`. */
   override name = 'ReplayRequestError';
+  /** One line per problem, each naming its field, e.g. `toOffset: must not be negative`. */
   readonly issues: string[];
+  /** @param issues - One line per problem, each naming its field. */
   constructor(issues: string[]) {
     super(`invalid replay request: ${issues.join('; ')}`);
     this.issues = issues;
