@@ -32,8 +32,13 @@ export type SchemaRegistryFailureReason = 'SCHEMA_NOT_FOUND' | 'DESERIALIZATION_
  * ```
  */
 export class SchemaRegistryError extends Error {
+  /** `'SchemaRegistryError'`; each subclass sets its own class name. */
   override readonly name: string = 'SchemaRegistryError';
 
+  /**
+   * @param message - What failed, never payload bytes or credentials.
+   * @param options - `cause`: what led to the error, if anything.
+   */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
   }
@@ -57,11 +62,21 @@ export class SchemaRegistryError extends Error {
  * ```
  */
 export class KafkaSchemaRegistryDecodeError extends KafkaPoisonRecordError {
+  /** Always `'KafkaSchemaRegistryDecodeError'`. */
   override readonly name: string = 'KafkaSchemaRegistryDecodeError';
+  /** Why, in the words of Lambda's on-failure destination: `SCHEMA_NOT_FOUND` or `DESERIALIZATION_ERROR`. */
   readonly reason: SchemaRegistryFailureReason;
   /** The writer schema's id (Confluent) or version id (Glue), when the record named one. */
   readonly schemaId: string | undefined;
 
+  /**
+   * @param position - Where the record is.
+   * @param field - The part of the record that cannot be decoded.
+   * @param reason - Why, in Lambda's words.
+   * @param problem - What is wrong, without quoting the bytes (the message adds the schema id, if any).
+   * @param schemaId - The writer schema's id or version id, when the record named one.
+   * @param options - `cause`: the `SchemaNotFoundError`, or which library refused the bytes, if any.
+   */
   constructor(
     position: RecordPosition,
     field: 'key' | 'value',
@@ -116,10 +131,16 @@ export function requestCause(what: string, error: unknown): Error {
  * ```
  */
 export class SchemaRegistryRequestError extends SchemaRegistryError {
+  /** Always `'SchemaRegistryRequestError'`. */
   override readonly name: string = 'SchemaRegistryRequestError';
   /** HTTP status, when the registry answered. */
   readonly status: number | undefined;
 
+  /**
+   * @param message - What failed and what the registry answered, never credentials.
+   * @param status - The HTTP status, when the registry answered.
+   * @param options - `cause`: what led to the error (a network error's class and code, not its message).
+   */
   constructor(message: string, status?: number, options?: ErrorOptions) {
     super(message, options);
     this.status = status;
@@ -137,9 +158,15 @@ export class SchemaRegistryRequestError extends SchemaRegistryError {
  * ```
  */
 export class SchemaNotFoundError extends SchemaRegistryError {
+  /** Always `'SchemaNotFoundError'`. */
   override readonly name: string = 'SchemaNotFoundError';
+  /** The id the registry has no schema for. */
   readonly schemaId: string;
 
+  /**
+   * @param schemaId - The id the registry has no schema for.
+   * @param options - `cause`: what led to the error, if anything.
+   */
   constructor(schemaId: string, options?: ErrorOptions) {
     super(`The schema registry has no schema ${schemaId}`, options);
     this.schemaId = schemaId;
