@@ -4,7 +4,14 @@ import type { LambdaContext as Context } from '../kafka-event/types.ts';
 /** The memory a local function has unless told otherwise (the context, the sandbox, the CLI). */
 export const DEFAULT_MEMORY_MB = 1024;
 
-/** Options of {@link createLambdaContext}. */
+/**
+ * Options of {@link createLambdaContext}.
+ *
+ * @example
+ * ```ts
+ * const options: LambdaContextOptions = { functionName: 'orders', timeoutMs: 10_000, region: 'eu-west-1' };
+ * ```
+ */
 export interface LambdaContextOptions {
   functionName?: string;
   /** The function's timeout; `getRemainingTimeInMillis()` counts down from it (default 30 s). */

@@ -17,8 +17,13 @@
  * ```
  */
 export class LambdaRuntimeError extends Error {
+  /** `'LambdaRuntimeError'`; each subclass sets its own class name. */
   override readonly name: string = 'LambdaRuntimeError';
 
+  /**
+   * @param message - What went wrong.
+   * @param options - `cause`: what led to the error, if anything.
+   */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
   }

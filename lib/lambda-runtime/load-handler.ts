@@ -55,8 +55,14 @@ export class HandlerNotFoundError extends LambdaRuntimeError {
  * ```
  */
 export class HandlerInitError extends LambdaRuntimeError {
+  /** Always `'HandlerInitError'`. */
   override readonly name: string = 'HandlerInitError';
+  /** The error as Lambda's Node.js runtime reports it (`errorType`, `errorMessage`, `trace`). */
   readonly response: RuntimeErrorResponse;
+  /**
+   * @param response - The error as Lambda's runtime reports it; the message is `errorType: errorMessage`.
+   * @param options - `cause`: the module's own error, if any.
+   */
   constructor(response: RuntimeErrorResponse, options?: ErrorOptions) {
     super(`${response.errorType}: ${response.errorMessage}`, options);
     this.response = response;

@@ -13,6 +13,7 @@ import { KafkaTestingError } from './errors.ts';
  * ```
  */
 export class InvalidBatchResponseError extends KafkaTestingError {
+  /** Always `'InvalidBatchResponseError'`. */
   override readonly name: string = 'InvalidBatchResponseError';
 }
 

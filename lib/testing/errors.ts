@@ -18,8 +18,13 @@
  * ```
  */
 export class KafkaTestingError extends Error {
+  /** `'KafkaTestingError'`; each subclass sets its own class name. */
   override readonly name: string = 'KafkaTestingError';
 
+  /**
+   * @param message - What the helper refused, and why.
+   * @param options - `cause`: what led to the error, if anything.
+   */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
   }

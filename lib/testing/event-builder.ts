@@ -106,6 +106,7 @@ export interface KafkaEventOptions {
  * ```
  */
 export class InvalidEventInputError extends KafkaTestingError {
+  /** Always `'InvalidEventInputError'`. */
   override readonly name: string = 'InvalidEventInputError';
 }
 
@@ -148,9 +149,32 @@ const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
  * @throws InvalidEventInputError for an invalid topic, partition, offset or payload.
  */
 export function kafkaEvent(options: KafkaEventOptions & { eventSource?: MskEventSource }): MskKafkaEvent;
+/**
+ * Builds a self-managed Kafka trigger's event (`eventSource` `'SelfManagedKafka'` or
+ * `'aws:SelfManagedKafka'`) exactly as Lambda sends it: as an MSK event, but without `eventSourceArn`.
+ *
+ * @example
+ * ```ts
+ * const event = kafkaEvent({ topic: 'orders', eventSource: 'SelfManagedKafka', records: [{ value: 'a' }] });
+ * ```
+ * @throws InvalidEventInputError for an invalid topic, partition, offset or payload, or an `eventSourceArn`.
+ */
 export function kafkaEvent(
   options: KafkaEventOptions & { eventSource: SelfManagedEventSource },
 ): SelfManagedKafkaEvent;
+/**
+ * Builds an MSK or a self-managed Kafka event, as `eventSource` says, when which one is known only at
+ * run time (`eventSource` of type `MskEventSource | SelfManagedEventSource`).
+ *
+ * @example
+ * ```ts
+ * // MskKafkaEvent | SelfManagedKafkaEvent:
+ * const build = (eventSource: MskEventSource | SelfManagedEventSource) =>
+ *   kafkaEvent({ topic: 'orders', eventSource, records: [{ value: 'a' }] });
+ * ```
+ * @throws InvalidEventInputError for an invalid topic, partition, offset or payload, or an `eventSourceArn`
+ *   with a self-managed `eventSource`.
+ */
 export function kafkaEvent(options: KafkaEventOptions): MskKafkaEvent | SelfManagedKafkaEvent;
 export function kafkaEvent(options: KafkaEventOptions): MskKafkaEvent | SelfManagedKafkaEvent {
   OPTIONS.check(options, (problem) => new InvalidEventInputError(problem.message));

@@ -12,8 +12,11 @@ import { KafkaTestingError } from './errors.ts';
  * ```
  */
 export class HandlerTimeoutError extends KafkaTestingError {
+  /** Always `'HandlerTimeoutError'`. */
   override readonly name: string = 'HandlerTimeoutError';
+  /** The timeout the handler outlived, in milliseconds. */
   readonly timeoutMs: number;
+  /** @param timeoutMs - The function's timeout, in milliseconds (the message says it as Lambda does). */
   constructor(timeoutMs: number) {
     // Lambda's own wording, so logs read the same locally.
     super(`Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`);
