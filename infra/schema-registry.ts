@@ -72,6 +72,7 @@ export type SchemaRegistryLocation =
  * try { schemaRegistryConfig(registry); } catch (e) { if (e instanceof SchemaRegistryConfigError) console.error(e.message); }
  */
 export class SchemaRegistryConfigError extends KafkaLambdaCdkError {
+  /** Always `'SchemaRegistryConfigError'`. */
   override readonly name = 'SchemaRegistryConfigError';
 }
 
