@@ -17,6 +17,8 @@ interface LocalFunctionOptions {
   inProcess: boolean;
   /** The function's own environment variables. */
   environment: Record<string, string>;
+  /** Told the files of the function each init phase loaded (the module first): for `--watch`. */
+  onInitFiles?: (files: readonly string[]) => void;
 }
 
 /**
@@ -46,7 +48,10 @@ export function useFunctionTimeZone(environment: Record<string, string>): void {
  */
 export function describeSandboxEvent(event: SandboxEvent): string | undefined {
   if (event.type === 'shutdown') {
-    return event.reason === 'close' ? undefined : `environment ${event.environment} ended: ${event.reason}`;
+    // A close, or new code (`dev --watch` says so once, for all environments), is no news of the function.
+    return event.reason === 'close' || event.reason === 'update'
+      ? undefined
+      : `environment ${event.environment} ended: ${event.reason}`;
   }
   const took = `${event.durationMs.toFixed(1)} ms`;
   const phase = event.phase === 'invoke' ? ' (retried within the invocation)' : '';
@@ -79,12 +84,16 @@ export async function prepareLocalFunction(
     Object.assign(process.env, environment, lambdaEnvironment({ functionName, handler: reference }));
     return { handler: await loadHandler(reference), timeoutSeconds, functionName };
   }
+  const initFiles = (event: SandboxEvent) => {
+    if (event.type === 'init' && event.files) options.onInitFiles?.(event.files);
+  };
   const probe = createSandbox({
     handler: reference,
     timeoutSeconds,
     functionName,
     env: environment,
     onOutput: () => {},
+    onEvent: initFiles,
   });
   const initError = await probe.prewarm().finally(() => probe.close());
   if (
@@ -101,6 +110,7 @@ export async function prepareLocalFunction(
     environment,
     onOutput: (text, stream) => (stream === 'stdout' ? console.log : console.error)(text.replace(/\n$/, '')),
     onSandboxEvent: (event) => {
+      initFiles(event);
       const line = describeSandboxEvent(event);
       if (line) console.error(line);
     },

@@ -196,6 +196,15 @@ export interface LocalEventSourceMapping {
   stop(options?: StopOptions): Promise<void>;
   stats(): MappingStats;
   /**
+   * The function's code changed, as after Lambda's UpdateFunctionCode: its next invocations start in new
+   * execution environments, which load its files as they are now (cold starts); invocations running
+   * finish on the old code. What `kafka-lambda dev --watch` calls when a file changes.
+   *
+   * @throws EmulatorStateError unless the function is a module reference run in the sandbox (a module
+   * imported in this process, a handler function or a deployed function cannot be reloaded here).
+   */
+  updateFunctionCode(): void;
+  /**
    * Resolves once the group's committed offsets reach the topic's end offsets as of the call (every
    * record produced before it is done). Waits on the emulator's progress, not a polling loop. Rejects
    * with {@link EmulatorStateError} if the emulator stops first, or its consumer crashes for good.
@@ -932,6 +941,13 @@ class TriggerEmulator implements LocalEventSourceMapping {
 
   #emit(event: MappingEvent): void {
     this.#options.onEvent?.(event);
+  }
+
+  updateFunctionCode(): void {
+    if (!this.#invoker.update())
+      throw new EmulatorStateError(
+        'updateFunctionCode needs the function as a module reference run in the sandbox (not inProcess, not a handler function or a deployed function)',
+      );
   }
 
   stats(): MappingStats {

@@ -84,3 +84,22 @@ describe('createInvoker with an in-process function', () => {
     }
   });
 });
+
+describe('Invoker.update (updateFunctionCode)', () => {
+  it('reloads only what this process can load again: a module reference run in the sandbox', async () => {
+    const sandboxed = createInvoker({ handler: `${fixtures}#counts` });
+    const imported = createInvoker({ handler: `${fixtures}#counts`, inProcess: true });
+    const handlerFunction = createInvoker({ handler: async () => ({ batchItemFailures: [] }) });
+    const deployed = createInvoker({ functionName: 'orders', endpoint: 'http://127.0.0.1:9' });
+    try {
+      expect([sandboxed, imported, handlerFunction, deployed].map((invoker) => invoker.update())).toEqual([
+        true,
+        false,
+        false,
+        false,
+      ]);
+    } finally {
+      await Promise.all([sandboxed, imported, handlerFunction, deployed].map((invoker) => invoker.close()));
+    }
+  });
+});

@@ -95,6 +95,12 @@ export interface Invoker {
    * other invokers have nothing to prepare.
    */
   prepare(concurrency: number): void;
+  /**
+   * The function's code changed (see `Sandbox.update`): its next invocations start in new environments.
+   * False when there is nothing this process can reload (a function object, a module already imported in
+   * this process, a deployed function).
+   */
+  update(): boolean;
   close(): Promise<void>;
 }
 
@@ -155,6 +161,10 @@ function sandboxInvoker(target: LocalFunction & { handler: string }): Invoker {
       return { kind: 'response', payload: JSON.parse(result.json) };
     },
     prepare: (concurrency) => void sandbox.prepare(concurrency),
+    update: () => {
+      sandbox.update();
+      return true;
+    },
     close: () => sandbox.close(),
   };
 }
@@ -231,6 +241,7 @@ function inProcessInvoker(target: LocalFunction): Invoker {
       }
     },
     prepare() {},
+    update: () => false,
     async close() {},
   };
 }
@@ -293,6 +304,7 @@ function lambdaApiInvoker(target: LambdaApiFunction): Invoker {
       return { kind: 'response', payload: body };
     },
     prepare() {},
+    update: () => false,
     async close() {
       if (ownClient) client.destroy();
     },

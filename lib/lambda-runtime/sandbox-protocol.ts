@@ -4,6 +4,12 @@
 import type { RuntimeErrorResponse } from './runtime-error.ts';
 import type { TypeScriptChannel } from './sandbox-typescript.ts';
 
+/**
+ * `Symbol.for` key of the global where an environment's load hook lists the `file:` URLs it loaded
+ * outside node_modules, in order (see sandbox-typescript.ts).
+ */
+export const LOADED_FILES_KEY = 'kafka-lambda.sandbox.loadedFiles';
+
 /** What an environment is started with (its `workerData`). */
 export interface EnvironmentData {
   handler: string;
@@ -42,7 +48,8 @@ export type FromEnvironment =
   | { type: 'booted' }
   /** The runtime starts loading the function's module: the init phase's clock starts. */
   | { type: 'init-start' }
-  | { type: 'ready' }
+  /** The module loaded; `files`: the function's own files it loaded (paths, outside node_modules). */
+  | { type: 'ready'; files: string[] }
   | { type: 'init-error'; error: RuntimeErrorResponse }
   | { type: 'response'; requestId: string; json: string }
   | { type: 'error'; requestId: string; error: RuntimeErrorResponse }

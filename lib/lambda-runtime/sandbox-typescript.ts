@@ -13,7 +13,7 @@
 // which then fails or succeeds exactly as it would without the hook.
 import { stripTypeScriptTypes } from 'node:module';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import type { TypeScriptReply, TypeScriptRequest } from './sandbox-protocol.ts';
+import { LOADED_FILES_KEY, type TypeScriptReply, type TypeScriptRequest } from './sandbox-protocol.ts';
 
 /**
  * What an environment's load hook is given: its end of the channel, and the word it waits on while
@@ -33,7 +33,9 @@ export interface TypeScriptChannel {
 /**
  * The script each environment starts with (CommonJS, run with `eval`, so that it needs no stripping
  * itself): registers the load hook, then imports the environment's runtime (`workerData.entry`), whose
- * own modules are TypeScript too when running from this repository's sources. The hook blocks its
+ * own modules are TypeScript too when running from this repository's sources. The hook also notes every
+ * file it loads outside node_modules (under {@link LOADED_FILES_KEY}), so the runtime can say which files the
+ * function is made of (what `dev --watch` watches). The hook blocks its
  * thread until the reply arrives, as a synchronous load hook must; the parent answers from its event
  * loop, and a parent that never answers is an init timeout like any other.
  */
@@ -43,9 +45,11 @@ const { receiveMessageOnPort, workerData } = require('node:worker_threads');
 const { port, signal, known } = workerData.typeScript;
 const stripped = new Map(known.map(([url, source, js]) => [url, { source, js }]));
 const decoder = new TextDecoder();
+const loadedFiles = (globalThis[Symbol.for(${JSON.stringify(LOADED_FILES_KEY)})] = []);
 registerHooks({
   load(url, context, nextLoad) {
     const loaded = nextLoad(url, context);
+    if (url.startsWith('file:') && !url.includes('/node_modules/')) loadedFiles.push(url);
     if (loaded.format !== 'module-typescript' || url.includes('/node_modules/')) return loaded;
     const source = typeof loaded.source === 'string' ? loaded.source : decoder.decode(loaded.source);
     const same = stripped.get(url);

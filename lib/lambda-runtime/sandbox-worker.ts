@@ -2,11 +2,17 @@
 // parent (lib/lambda-runtime/sandbox.ts) to start its init phase, loads the handler once, then runs one
 // invocation at a time. Everything the function prints travels to the parent as messages on the same
 // port as the results, so its logs always arrive before the response they precede.
+import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLambdaContext } from './context.ts';
 import { type AsyncHandler, loadErrorResponse, loadHandler } from './load-handler.ts';
 import { type RuntimeErrorResponse, toRuntimeError, unhandledRejectionError } from './runtime-error.ts';
-import type { EnvironmentData, FromEnvironment, ToEnvironment } from './sandbox-protocol.ts';
+import {
+  type EnvironmentData,
+  type FromEnvironment,
+  LOADED_FILES_KEY,
+  type ToEnvironment,
+} from './sandbox-protocol.ts';
 
 const port = parentPort!;
 const data = workerData as EnvironmentData;
@@ -37,12 +43,20 @@ process.on('unhandledRejection', (reason) => crash(unhandledRejectionError(reaso
 
 let handler: AsyncHandler;
 
-/** The init phase: loads the function's module once. */
+/** Files the load hook has loaded so far (its list: see sandbox-typescript.ts). */
+const loadedFiles: string[] =
+  (globalThis as Record<symbol, string[] | undefined>)[Symbol.for(LOADED_FILES_KEY)] ?? [];
+
+/** The init phase: loads the function's module once, and says which files it loaded for it. */
 async function init(): Promise<void> {
   post({ type: 'init-start' });
+  const runtimeFiles = loadedFiles.length;
   try {
     handler = await loadHandler(data.handler, data.cwd);
-    post({ type: 'ready' });
+    post({
+      type: 'ready',
+      files: [...new Set(loadedFiles.slice(runtimeFiles))].map((url) => fileURLToPath(url)),
+    });
   } catch (error) {
     post({
       type: 'init-error',

@@ -46,7 +46,14 @@ describe('createSandbox', { timeout: 60_000 }, () => {
     expect(invocations[0]!.initDurationMs).toBeGreaterThan(0);
     expect(invocations[1]!.initDurationMs).toBeUndefined();
     expect(lifecycle).toEqual([
-      { type: 'init', environment: 1, durationMs: expect.any(Number), phase: 'init', status: 'success' },
+      {
+        type: 'init',
+        environment: 1,
+        durationMs: expect.any(Number),
+        phase: 'init',
+        status: 'success',
+        files: [expect.stringMatching(/test\/support\/handlers\/sandbox-handlers\.ts$/)],
+      },
       { type: 'shutdown', environment: 1, reason: 'close' },
     ]);
   });
@@ -239,6 +246,35 @@ describe('createSandbox: loading and booting', { timeout: 60_000 }, () => {
     expect(answers).toEqual([response('1'), response('2')]);
   });
 
+  it('update(), as after UpdateFunctionCode: the next invocation loads the files as they are now, one running finishes on the old code', async () => {
+    const handler = join(dir, 'updated.ts');
+    const answer = join(dir, 'answer.ts');
+    await writeFile(answer, 'export const answer = 1;\n');
+    await writeFile(
+      handler,
+      "import { answer } from './answer.ts';\nexport const handler = async (event: { waitMs?: number }) => {\n  await new Promise((resolve) => setTimeout(resolve, event.waitMs ?? 0));\n  return answer;\n};\n",
+    );
+    const lifecycle: SandboxEvent[] = [];
+    const sandbox = createSandbox({ handler, timeoutSeconds: 5, onEvent: (event) => lifecycle.push(event) });
+    try {
+      expect((await sandbox.invoke('{}', 'a')).result).toEqual(response('1'));
+      const running = sandbox.invoke('{"waitMs":300}', 'b'); // in the warm environment, on the old code
+      await writeFile(answer, 'export const answer = 2;\n');
+      sandbox.update();
+      expect(await running).toMatchObject({ coldStart: false, result: response('1') });
+      expect(await sandbox.invoke('{}', 'c')).toMatchObject({ coldStart: true, result: response('2') });
+      sandbox.update(); // an idle environment ends at once
+      expect(lifecycle.filter((event) => event.type === 'shutdown')).toEqual([
+        { type: 'shutdown', environment: 1, reason: 'update' },
+        { type: 'shutdown', environment: 2, reason: 'update' },
+      ]);
+    } finally {
+      await sandbox.close();
+    }
+    // The function's own files, in the order they loaded: what `dev --watch` watches.
+    expect(lifecycle.find((event) => event.type === 'init')).toMatchObject({ files: [handler, answer] });
+  });
+
   it.each([
     // What type stripping refuses is left to Node.js in the environment, which reports it as usual.
     [
@@ -290,8 +326,22 @@ describe('createSandbox: loading and booting', { timeout: 60_000 }, () => {
       expect(await readFile(marker, 'utf8')).toBe('init\ninit\n');
       // The two inits run at once: either may finish first.
       expect(lifecycle.toSorted(byEnvironment)).toEqual([
-        { type: 'init', environment: 1, durationMs: expect.any(Number), phase: 'init', status: 'success' },
-        { type: 'init', environment: 2, durationMs: expect.any(Number), phase: 'init', status: 'success' },
+        {
+          type: 'init',
+          environment: 1,
+          durationMs: expect.any(Number),
+          phase: 'init',
+          status: 'success',
+          files: expect.any(Array),
+        },
+        {
+          type: 'init',
+          environment: 2,
+          durationMs: expect.any(Number),
+          phase: 'init',
+          status: 'success',
+          files: expect.any(Array),
+        },
       ]);
     } finally {
       await sandbox.close();

@@ -56,11 +56,19 @@ export type SandboxEvent =
       /** `init`: the init phase proper; `invoke`: the retry within an invocation after an init timeout. */
       phase: 'init' | 'invoke';
       status: 'success' | 'error' | 'timeout';
+      /**
+       * After a successful init: the files the function's module loaded (absolute paths, outside
+       * node_modules), the module first. What `dev --watch` watches.
+       */
+      files?: readonly string[];
     }
   | {
       type: 'shutdown';
       environment: number;
-      /** Why the environment ended: the error type that ended it, or `close`. */
+      /**
+       * Why the environment ended: the error type that ended it, `update` (its code was replaced, see
+       * {@link Sandbox.update}), or `close`.
+       */
       reason: string;
     };
 
@@ -133,12 +141,18 @@ export interface Sandbox {
    * `concurrency` says so; 0 boots nothing more. Resolves once the spares are booted (or ended).
    */
   prepare(concurrency: number): Promise<void>;
+  /**
+   * The function's code changed, as after Lambda's UpdateFunctionCode: from now on invocations run in new
+   * environments, whose init phase loads the files as they are now (cold starts). Idle environments end
+   * at once; an environment running an invocation finishes it on the old code, then ends.
+   */
+  update(): void;
   /** Ends every environment; invocations still running fail with `Runtime.ExitError`. */
   close(): Promise<void>;
 }
 
 type InitOutcome =
-  | { status: 'success' }
+  | { status: 'success'; files: string[] }
   | { status: 'error'; error: RuntimeErrorResponse }
   | { status: 'timeout' };
 
@@ -169,6 +183,8 @@ type RuntimeData = Omit<EnvironmentData, 'entry' | 'typeScript'>;
 class Environment {
   /** Numbered from 1 in the order environments start their init phase (unset while only booted). */
   id = 0;
+  /** The sandbox's code version it loaded ({@link Sandbox.update} starts a new one). */
+  codeVersion = 0;
   readonly #worker: Worker;
   readonly #closeTypeScript: () => void;
   /** Resolves once the runtime is up and waits for its init phase (or the environment ended before). */
@@ -228,7 +244,7 @@ class Environment {
           this.#startInit();
           return;
         case 'ready':
-          this.#settleInit({ status: 'success' });
+          this.#settleInit({ status: 'success', files: message.files });
           return;
         case 'init-error':
           this.#settleInit({ status: 'error', error: message.error });
@@ -411,6 +427,8 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   let concurrency = 0;
   let started = 0;
   let closed = false;
+  /** Raised by update(): environments that loaded an older version end instead of being reused. */
+  let codeVersion = 0;
 
   /**
    * Boots spares until the environments and spares cover the concurrency announced by prepare(), a few at
@@ -432,6 +450,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     while (environment?.ended) environment = spares.shift();
     environment ??= new Environment(data, env(), onOutput);
     environment.id = ++started;
+    environment.codeVersion = codeVersion;
     all.add(environment);
     return environment;
   };
@@ -448,6 +467,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       durationMs,
       phase,
       status: outcome.status,
+      ...(outcome.status === 'success' ? { files: outcome.files } : {}),
     });
     if (outcome.status !== 'success')
       retire(environment, outcome.status === 'timeout' ? 'Sandbox.Timedout' : outcome.error.errorType);
@@ -495,7 +515,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (environment.ended)
         retire(environment, result.kind === 'function-error' ? result.errorType : 'ended');
       else if (closed) void environment.end();
-      else idle.push(environment);
+      else if (environment.codeVersion !== codeVersion) {
+        void environment.end();
+        retire(environment, 'update');
+      } else idle.push(environment);
       return {
         result,
         coldStart,
@@ -529,6 +552,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       // Each spare that is up starts the next: wait until no spare is left booting.
       for (let booting = spares; booting.length > 0; booting = spares.filter((spare) => !spare.hasBooted))
         await Promise.all(booting.map((spare) => spare.booted));
+    },
+
+    update() {
+      codeVersion++;
+      // Spares have loaded no code of the function: they stay. Idle environments end now.
+      for (const environment of idle.splice(0)) {
+        void environment.end();
+        retire(environment, 'update');
+      }
     },
 
     async close() {

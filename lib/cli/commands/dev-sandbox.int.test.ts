@@ -1,9 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
-import { runCli } from '../../../test/support/run-cli.ts';
+import { runCli, spawnCli } from '../../../test/support/run-cli.ts';
+import { pollUntil } from '../../replay/wait.ts';
 
 const kafka = testKafka('dev-sandbox-cli');
 const fixtures = 'test/support/handlers/sandbox-handlers.ts';
@@ -57,3 +59,75 @@ it.each([
     expect(run.stderr).toContain(message);
   },
 );
+
+it('dev --watch: after a change to a file the function loaded, its next invocations run the new code in new environments', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-dev-watch-'));
+  const topic = uniqueName('dev-watch');
+  await createTopic(kafka, topic, 1);
+  const producer = kafka.producer();
+  await producer.connect();
+  const handler = join(dir, 'handler.ts');
+  const version = join(dir, 'version.ts');
+  await writeFile(version, 'export const version = 1;\n');
+  await writeFile(
+    handler,
+    "import { version } from './version.ts';\nexport const handler = async () => {\n  console.log('handled by version', version);\n};\n",
+  );
+  const dev = spawnCli([
+    'dev',
+    handler,
+    '--topic',
+    topic,
+    '--brokers',
+    testBrokers().join(','),
+    '--window',
+    '0',
+    '--watch',
+  ]);
+  let output = '';
+  for (const stream of [dev.stdout, dev.stderr])
+    stream.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+  const exited = once(dev, 'exit');
+  const seen = (text: string) =>
+    pollUntil(text, { timeoutMs: 30_000, intervalMs: 50 }, async () => ({
+      done: output.includes(text),
+      seen: output.slice(-300),
+    }));
+  try {
+    await seen('dev: --watch: watching the 2 file(s) the function loaded');
+    await producer.send({ topic, messages: [{ value: '{}' }] });
+    await seen('handled by version 1');
+    await writeFile(version, 'export const version = 2;\n');
+    await seen('version.ts: the next invocations start new environments (cold starts)');
+    await producer.send({ topic, messages: [{ value: '{}' }] });
+    await seen('handled by version 2');
+    expect(output).toMatch(/cold start: environment 2, init [\d.]+ ms/);
+    expect(output).not.toContain('ended: update');
+  } finally {
+    dev.kill('SIGINT');
+    await exited;
+    await producer.disconnect();
+    await rm(dir, { recursive: true, force: true });
+  }
+  expect(dev.exitCode).toBe(0);
+});
+
+it.each([
+  ['--in-process', 'a module imported in this process (--in-process) cannot be loaded again'],
+  ['--invoke', 'a function called with --invoke is deployed'],
+])('dev --watch %s is refused (exit 2): there is nothing it could reload', async (flag, message) => {
+  const args = flag === '--invoke' ? ['--invoke', 'orders'] : [`${fixtures}#counts`, '--in-process'];
+  const run = await runCli([
+    'dev',
+    ...args,
+    '--watch',
+    '--topic',
+    'unused',
+    '--brokers',
+    testBrokers().join(','),
+  ]);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain(message);
+});

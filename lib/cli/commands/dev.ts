@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { ensureTopics, TopicMissingError } from '../../broker/index.ts';
 import {
@@ -36,6 +37,7 @@ import {
 } from '../function-environment.ts';
 import { prepareLocalFunction, useFunctionTimeZone } from '../local-function.ts';
 import { exitWithUsageCode, integerOption, invalidArgument, USAGE_EXIT_CODE } from '../usage.ts';
+import { watchFiles } from '../watch-files.ts';
 import { resolveSqsEndpoint } from './sqs.ts';
 
 interface DevOptions extends ClusterOptions {
@@ -58,6 +60,7 @@ interface DevOptions extends ClusterOptions {
   redelivery: Redelivery;
   functionName: string;
   inProcess: boolean;
+  watch: boolean;
   dotenv: string[];
   envVars?: string;
   invoke?: string;
@@ -262,6 +265,11 @@ export function registerDevCommand(program: Command): void {
     .addOption(DOTENV_OPTION)
     .addOption(ENV_VARS_OPTION)
     .option(
+      '--watch',
+      "on a change to the function's files, run its next invocations in new environments (as after a deploy)",
+      false,
+    )
+    .option(
       '--invoke <function>',
       'invoke this function through the Lambda Invoke API instead of a local handler',
     )
@@ -304,6 +312,13 @@ export function registerDevCommand(program: Command): void {
         process.exitCode = USAGE_EXIT_CODE;
         return;
       }
+      if (options.watch && (options.invoke || options.inProcess)) {
+        process.stderr.write(
+          `kafka-lambda dev: --watch reloads a handler module run in the sandbox; ${options.invoke ? 'a function called with --invoke is deployed' : 'a module imported in this process (--in-process) cannot be loaded again'}\n`,
+        );
+        process.exitCode = USAGE_EXIT_CODE;
+        return;
+      }
       if (options.invoke && (options.dotenv.length > 0 || options.envVars !== undefined)) {
         process.stderr.write(
           "kafka-lambda dev: --dotenv and --env-vars set a local handler's environment; a function called with --invoke has its own configuration\n",
@@ -311,6 +326,16 @@ export function registerDevCommand(program: Command): void {
         process.exitCode = USAGE_EXIT_CODE;
         return;
       }
+      let trigger: LocalEventSourceMapping | undefined;
+      // Watched: the files each init phase loaded; a change gives the next invocations new environments.
+      const watcher = options.watch
+        ? watchFiles((files) => {
+            console.error(
+              `changed: ${files.map((file) => relative(process.cwd(), file)).join(', ')}: the next invocations start new environments (cold starts)`,
+            );
+            trigger?.updateFunctionCode();
+          })
+        : undefined;
       let fn: MappingFunction;
       try {
         const environment = await readFunctionEnvironment(options);
@@ -321,6 +346,7 @@ export function registerDevCommand(program: Command): void {
               functionName: options.functionName,
               inProcess: options.inProcess,
               environment,
+              ...(watcher ? { onInitFiles: (files: readonly string[]) => watcher.add(files) } : {}),
             })
           : { functionName: options.invoke!, ...(options.endpoint ? { endpoint: options.endpoint } : {}) };
       } catch (error) {
@@ -355,7 +381,6 @@ export function registerDevCommand(program: Command): void {
         process.exitCode = 1;
         return;
       }
-      let trigger: LocalEventSourceMapping | undefined;
       const display = createDisplay(() => trigger);
       let signals = 0;
       let stopOnSignal: (() => void) | undefined;
@@ -421,6 +446,10 @@ export function registerDevCommand(program: Command): void {
         process.stderr.write(
           `dev: ${handlerReference ?? `Invoke API ${options.invoke}`} ← topic ${options.topic} (group ${trigger.consumerGroupId}) on ${cluster.brokers.join(',')} (${cluster.origin})${created.length > 0 ? `; created ${created.join(', ')}` : ''}${sqs ? `; on-failure to SQS at ${displayUrl(sqs.endpoint)} (${sqs.origin})` : ''}\n`,
         );
+        if (watcher)
+          process.stderr.write(
+            `dev: --watch: watching the ${watcher.size} file(s) the function loaded, and those it loads later\n`,
+          );
         const provisionedOnly = provisionedOnlySettings(mapping);
         if (provisionedOnly.length > 0)
           process.stderr.write(
@@ -450,6 +479,7 @@ export function registerDevCommand(program: Command): void {
         }
         throw error;
       } finally {
+        watcher?.close();
         await trigger?.stop();
         display.close();
         const partitions = trigger?.stats().partitions ?? [];
