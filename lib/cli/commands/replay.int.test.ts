@@ -443,6 +443,25 @@ describe('kafka-lambda replay --function', () => {
     const dryRun = await run(['--function', 'replay-fn', '--shift-by', '-1', '--reason', 'drop'], env());
     expect(dryRun.code).toBe(1);
   });
+
+  it('says when the mapping is Disabled and stays so: its trigger reads nothing until someone enables it', async () => {
+    const settle = async (state: string) => {
+      while (model.state() !== state)
+        await model.lambda.send(new GetEventSourceMappingCommand({ UUID: 'esm-cli' }));
+    };
+    await model.lambda.send(new UpdateEventSourceMappingCommand({ UUID: 'esm-cli', Enabled: false }));
+    await settle('Disabled');
+    try {
+      const result = await run(['--function', 'replay-fn', '--to-current'], env());
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(
+        'Mapping esm-cli is Disabled and would stay so: its trigger reads nothing until it is enabled (aws lambda update-event-source-mapping --uuid esm-cli --enabled).',
+      );
+    } finally {
+      await model.lambda.send(new UpdateEventSourceMappingCommand({ UUID: 'esm-cli', Enabled: true }));
+      await settle('Enabled');
+    }
+  });
 });
 
 describe('kafka-lambda replay --brokers --esm', () => {

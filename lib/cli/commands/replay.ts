@@ -483,6 +483,15 @@ function print(outcome: ReplayOutcome, options: ReplayOptions): void {
       : `Plan for ${where} (dry run: nothing changed; add --execute to apply):`,
   );
   if (!outcome.executed && plan.members > 0) console.log(membersNote(plan, outcome.mapping));
+  if (outcome.mapping?.stateAfter === 'Disabled') {
+    // Possibly paused by hand, possibly left so by a replay that was killed mid-way: either way the
+    // trigger reads nothing until someone enables it, which this replay does not do for a mapping it
+    // did not disable.
+    const { uuid } = outcome.mapping;
+    console.log(
+      `Mapping ${uuid} is Disabled and ${outcome.executed ? 'stays' : 'would stay'} so: its trigger reads nothing until it is enabled (aws lambda update-event-source-mapping --uuid ${uuid} --enabled).`,
+    );
+  }
   console.log(planTable(plan, outcome.executed));
   console.log(
     `${plan.totals.redeliver} record(s) ${outcome.executed ? 'will be' : 'would be'} delivered again, ${plan.totals.skip} skipped.`,
