@@ -168,5 +168,6 @@ export function describeValue(value: unknown): string {
   if (value === undefined) return 'missing';
   if (typeof value === 'string') return value.length > 40 ? 'a long string' : JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }

@@ -132,6 +132,57 @@ export class KafkaRecordEncodingError extends KafkaBatchError {
 }
 
 /**
+ * A key's or value's schema threw (or its promise rejected) instead of answering with issues: a
+ * `transform` that failed, an async refinement whose lookup failed. The throw may be transient, so the
+ * record is not poison: it is reported for retry and never skipped by `onPoison`. The thrown error's
+ * message may quote the value (`JSON.parse` in a transform does), so only its class is kept: the
+ * `cause` is an error of the same name whose message says it was withheld.
+ *
+ * @example
+ * ```ts
+ * // value: v.pipe(v.string(), v.transform((s) => JSON.parse(s))), on a value that is not JSON:
+ * // KafkaSchemaThrewError: orders-0@7: value's schema threw a SyntaxError (its message is withheld: it may quote the value)
+ * ```
+ */
+export class KafkaSchemaThrewError extends KafkaBatchError {
+  /** Always `'KafkaSchemaThrewError'`. */
+  override readonly name: string = 'KafkaSchemaThrewError';
+  /** The record's topic. */
+  readonly topic: string;
+  /** The record's partition. */
+  readonly partition: number;
+  /** The record's offset. */
+  readonly offset: number;
+  /** Whose schema threw. */
+  readonly field: 'key' | 'value';
+
+  /** `thrown` is what the schema threw; only its class name is kept. */
+  constructor(position: RecordPosition, field: 'key' | 'value', thrown: unknown) {
+    const thrownName = errorClassName(thrown);
+    const cause = new Error(`its message is withheld: it may quote the ${field}`);
+    cause.name = thrownName;
+    super(
+      `${position.topic}-${position.partition}@${position.offset}: ${field}'s schema threw ${/^[AEIOU]/.test(thrownName) ? 'an' : 'a'} ${thrownName} (its message is withheld: it may quote the ${field})`,
+      { cause },
+    );
+    this.topic = position.topic;
+    this.partition = position.partition;
+    this.offset = position.offset;
+    this.field = field;
+  }
+}
+
+/** The class name of something thrown, read without trusting it (a getter may throw, a Proxy trap too). */
+function errorClassName(thrown: unknown): string {
+  try {
+    const name = thrown instanceof Error ? thrown.name : undefined;
+    return typeof name === 'string' && /^[A-Za-z_$][\w$]{0,63}$/.test(name) ? name : 'non-Error value';
+  } catch {
+    return 'non-Error value';
+  }
+}
+
+/**
  * A record's key or value cannot be decoded as asked (not JSON when JSON was asked for, not what a
  * decoder reads).
  *

@@ -29,6 +29,7 @@ export {
   KafkaRecordDecodeError,
   KafkaRecordEncodingError,
   KafkaSchemaError,
+  KafkaSchemaThrewError,
   type RecordPosition,
 } from './errors.ts';
 export { jsonLogger, type KafkaBatchLogger, type KafkaBatchMetrics } from './log.ts';

@@ -1,3 +1,5 @@
+import { isThenable } from './thenable.ts';
+
 /**
  * Where the middleware writes its summary line and record errors. Console-compatible in spirit and
  * shape-compatible with the Powertools `Logger` (`logger.info(message, attributes)`): pass either.
@@ -103,7 +105,8 @@ export function safeLogger(logger: KafkaBatchLogger): KafkaBatchLogger {
     (message: string, attributes: Record<string, unknown>): void => {
       try {
         const result: unknown = logger[level](message, attributes);
-        if (result instanceof Promise) result.catch((error: unknown) => loggerFailed(message, error));
+        if (isThenable(result))
+          Promise.resolve(result).catch((error: unknown) => loggerFailed(message, error));
       } catch (error) {
         loggerFailed(message, error);
       }

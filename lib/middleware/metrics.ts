@@ -1,5 +1,6 @@
 import { describeError, type KafkaBatchLogger, type KafkaBatchMetrics } from './log.ts';
 import type { BatchSummary } from './summary.ts';
+import { isThenable } from './thenable.ts';
 
 /**
  * Adds an invocation's metrics (from its summary) to a Powertools-compatible `metrics`: record counts
@@ -17,16 +18,23 @@ export function addBatchMetrics(
   summary: BatchSummary,
   logger: KafkaBatchLogger,
 ): void {
+  const failed = (error: unknown) => logger.warn('Kafka batch metrics not added', describeError(error));
+  // An adapter may answer with a promise: its rejection, unheard, would end the process (Node's and
+  // Lambda's runtime exit on an unhandled rejection) and so fail the invocation after all.
+  const add = (name: string, unit: 'Count' | 'Milliseconds', value: number) => {
+    const added: unknown = metrics.addMetric(name, unit, value);
+    if (isThenable(added)) Promise.resolve(added).catch(failed);
+  };
   try {
-    metrics.addMetric('KafkaRecords', 'Count', summary.records);
-    metrics.addMetric('KafkaRecordsProcessed', 'Count', summary.processed);
-    metrics.addMetric('KafkaRecordsFailed', 'Count', summary.failed);
-    metrics.addMetric('KafkaRecordsSkipped', 'Count', summary.skipped);
-    metrics.addMetric('KafkaRecordsReported', 'Count', summary.reported);
+    add('KafkaRecords', 'Count', summary.records);
+    add('KafkaRecordsProcessed', 'Count', summary.processed);
+    add('KafkaRecordsFailed', 'Count', summary.failed);
+    add('KafkaRecordsSkipped', 'Count', summary.skipped);
+    add('KafkaRecordsReported', 'Count', summary.reported);
     if (summary.oldestRecordAgeMs !== null)
-      metrics.addMetric('KafkaOldestRecordAge', 'Milliseconds', summary.oldestRecordAgeMs);
-    metrics.addMetric('KafkaBatchDuration', 'Milliseconds', summary.durationMs);
+      add('KafkaOldestRecordAge', 'Milliseconds', summary.oldestRecordAgeMs);
+    add('KafkaBatchDuration', 'Milliseconds', summary.durationMs);
   } catch (error) {
-    logger.warn('Kafka batch metrics not added', describeError(error));
+    failed(error);
   }
 }

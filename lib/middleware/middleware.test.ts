@@ -1324,3 +1324,130 @@ describe('kafkaBatch: Middy composition and options', () => {
     expect((errors[0] as KafkaSchemaError).paths).toEqual(['items.0.sku']);
   });
 });
+
+describe('kafkaBatch: hostile schemas, decoders, metrics and options', () => {
+  const event = () =>
+    kafkaEvent({
+      topic: 'orders',
+      records: [{ value: { card: 'PAN=4111111111111111' } }, { value: { card: 'ok' } }],
+    });
+
+  it('a schema that throws fails its record for retry, even with onPoison skip, and never quotes the value', async () => {
+    const { lines, logger } = captureLogger();
+    const value = v.object({
+      card: v.pipe(
+        v.string(),
+        v.transform((text) => JSON.parse(text) as unknown),
+      ),
+    });
+    const response = await run({ value, onPoison: 'skip', logger, onRecord: () => {} }, event());
+    // The throw may be transient (an async refinement's lookup): retried, never skipped as poison.
+    expect(failedOffsets(response, event())).toEqual({ 'orders-0': [0, 1] });
+    const failure = lines.find((line) => line.message === 'Kafka record failed')!;
+    expect(failure).toMatchObject({
+      errorName: 'KafkaSchemaThrewError',
+      errorMessage:
+        "orders-0@0: value's schema threw a SyntaxError (its message is withheld: it may quote the value)",
+    });
+    expect(JSON.stringify(lines)).not.toContain('4111');
+  });
+
+  it('an async schema that rejects is the same: reported, its message withheld', async () => {
+    const { lines, logger } = captureLogger();
+    const value: StandardSchemaV1<unknown, unknown> = {
+      '~standard': {
+        version: 1,
+        vendor: 'test',
+        validate: async () => {
+          throw new TypeError('lookup failed for PAN=4111111111111111');
+        },
+      },
+    };
+    const response = await run({ value, onPoison: 'skip', logger, onRecord: () => {} }, event());
+    expect(failedOffsets(response, event())).toEqual({ 'orders-0': [0, 1] });
+    expect(JSON.stringify(lines)).not.toContain('4111');
+    expect(lines.find((line) => line.message === 'Kafka record failed')).toMatchObject({
+      errorName: 'KafkaSchemaThrewError',
+    });
+  });
+
+  it('a schema answering with a promise of another kind (a thenable) is awaited: its issues still fail the record', async () => {
+    const value: StandardSchemaV1<unknown, unknown> = {
+      '~standard': {
+        version: 1,
+        vendor: 'test',
+        // Not a native Promise: another realm's, or a promise library's.
+        validate: (data) =>
+          ({
+            then: (resolve: (result: StandardSchemaV1.Result<unknown>) => void) =>
+              resolve(
+                (data as { card: string }).card === 'ok'
+                  ? { value: data }
+                  : { issues: [{ message: 'bad card' }] },
+              ),
+          }) as unknown as Promise<StandardSchemaV1.Result<unknown>>,
+      },
+    };
+    const seen: unknown[] = [];
+    const response = await run({ value, onRecord: (record) => void seen.push(record.data) }, event());
+    expect(failedOffsets(response, event())).toEqual({ 'orders-0': [0, 1] });
+    expect(seen).toEqual([]);
+  });
+
+  it('a decoder answering with a thenable is awaited: its rejection fails the record instead of going unheard', async () => {
+    const seen: unknown[] = [];
+    const response = await run(
+      {
+        value: {
+          kind: 'kafka-decoder',
+          decode: (bytes) => ({
+            then: (resolve: (data: unknown) => void, reject: (error: unknown) => void) =>
+              bytes?.toString().includes('PAN') ? reject(new Error('undecodable')) : resolve('decoded'),
+          }),
+        },
+        onRecord: (record) => void seen.push(record.data),
+      },
+      event(),
+    );
+    expect(failedOffsets(response, event())).toEqual({ 'orders-0': [0, 1] });
+    expect(seen).toEqual([]);
+  });
+
+  it('console.log(record) shows its position, not the decoded key and value the middleware keeps on it', async () => {
+    const { inspect } = await import('node:util');
+    const shown: string[] = [];
+    await run(
+      {
+        value: v.object({ card: v.string() }),
+        key: v.string(),
+        onRecord: (record) => void shown.push(inspect(record)),
+      },
+      kafkaEvent({ topic: 'orders', records: [{ key: 'customer-secret-42', value: { card: 'ok' } }] }),
+    );
+    expect(shown).toEqual(["{ topic: 'orders', partition: 0, offset: 0 }"]);
+  });
+
+  it('a metrics adapter whose addMetric rejects is a warning, not an unhandled rejection that ends the process', async () => {
+    const { lines, logger } = captureLogger();
+    const metrics = { addMetric: () => Promise.reject(new Error('metrics backend down')) };
+    const response = await run({ metrics, logger, onRecord: () => {} }, event());
+    expect(response).toEqual({ batchItemFailures: [] });
+    await sleep(10);
+    expect(lines.filter((line) => line.message === 'Kafka batch metrics not added')).toHaveLength(7);
+  });
+
+  it('an option value that cannot be turned into text is still refused with KafkaBatchOptionsError', () => {
+    for (const option of ['ordering', 'concurrency', 'timeoutReserveMs', 'throwOnBatchFailure'])
+      expect(() =>
+        kafkaBatch({ onRecord: () => {}, [option]: Object.create(null) } as KafkaBatchOptions<
+          unknown,
+          unknown
+        >),
+      ).toThrow(
+        expect.objectContaining({
+          name: 'KafkaBatchOptionsError',
+          message: expect.stringContaining('not an object'),
+        }),
+      );
+  });
+});

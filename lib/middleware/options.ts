@@ -1,5 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { custom } from 'valibot';
+import { describeValue } from '../kafka-event/rules.ts';
 import type {
   LambdaContext as Context,
   MskEventSource,
@@ -301,19 +302,19 @@ export const KAFKA_BATCH_OPTIONS: OptionsSpec<KafkaBatchOptions<unknown, unknown
   onPartition: unchecked,
   ordering: custom<KafkaOrdering | undefined>(
     (value) => value == null || ORDERINGS.includes(value),
-    (issue) => `ordering must be 'partition', 'key' or 'none', not ${String(issue.input)}`,
+    (issue) => `ordering must be 'partition', 'key' or 'none', not ${describeValue(issue.input)}`,
   ),
   concurrency: custom<number | undefined>(
     (value) => value == null || (Number.isSafeInteger(value) && (value as number) >= 1),
-    (issue) => `concurrency must be a positive integer, not ${String(issue.input)}`,
+    (issue) => `concurrency must be a positive integer, not ${describeValue(issue.input)}`,
   ),
   timeoutReserveMs: custom<number | undefined>(
     (value) => value == null || (typeof value === 'number' && value >= 0 && Number.isFinite(value)),
-    (issue) => `timeoutReserveMs must be a non-negative number, not ${String(issue.input)}`,
+    (issue) => `timeoutReserveMs must be a non-negative number, not ${describeValue(issue.input)}`,
   ),
   throwOnBatchFailure: custom<boolean | undefined>(
     (value) => value == null || typeof value === 'boolean',
-    (issue) => `throwOnBatchFailure must be true or false, not ${String(issue.input)}`,
+    (issue) => `throwOnBatchFailure must be true or false, not ${describeValue(issue.input)}`,
   ),
   onPoison: custom<KafkaPoisonPolicy | undefined>(
     (value) => value == null || value === 'report' || value === 'skip' || typeof value === 'function',

@@ -5,6 +5,7 @@ import {
   KafkaBatchFailedError,
   KafkaPoisonRecordError,
   KafkaSchemaError,
+  KafkaSchemaThrewError,
   type RecordPosition,
 } from './errors.ts';
 import { describeError, type KafkaBatchLogger, type KafkaBatchMetrics } from './log.ts';
@@ -22,6 +23,7 @@ import { KafkaRecord, KEY_DATA, VALUE_DATA } from './record.ts';
 import { FAILED, NOT_STARTED, PROCESSED, type RecordOutcome, RUNNING, SKIPPED } from './record-state.ts';
 import { partialBatchResponse } from './response.ts';
 import { BATCH_SUMMARY_MESSAGE, batchSummary } from './summary.ts';
+import { isThenable } from './thenable.ts';
 
 /** The options after validation and defaults: what one invocation runs with. */
 export interface BatchConfig {
@@ -72,14 +74,6 @@ interface Lane {
   partition: Partition;
   /** Positions in `partition.records`; `undefined` = all of them. */
   positions: number[] | undefined;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    value !== null &&
-    (typeof value === 'object' || typeof value === 'function') &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }
 
 /**
@@ -572,11 +566,22 @@ export class BatchProcessing {
         decoder.decode((isKey ? record.key : record.value) ?? null, record, field, this.#batch.signal),
       );
     const schema = (isKey ? config.keySchema : config.valueSchema)!;
-    const result = schema['~standard'].validate(isKey ? keyText(record) : record.json());
-    if (result instanceof Promise)
-      return result.then((settled: StandardSchemaV1.Result<unknown>) => {
-        record[slot] = accept(record, field, settled);
-      });
+    const input = isKey ? keyText(record) : record.json();
+    let result: StandardSchemaV1.Result<unknown> | PromiseLike<StandardSchemaV1.Result<unknown>>;
+    try {
+      result = schema['~standard'].validate(input);
+    } catch (error) {
+      throw new KafkaSchemaThrewError(record, field, error);
+    }
+    if (isThenable(result))
+      return Promise.resolve(result).then(
+        (settled: StandardSchemaV1.Result<unknown>) => {
+          record[slot] = accept(record, field, settled);
+        },
+        (error: unknown) => {
+          throw new KafkaSchemaThrewError(record, field, error);
+        },
+      );
     record[slot] = accept(record, field, result);
     return undefined;
   }
@@ -713,8 +718,8 @@ function keepDecoded(
   slot: typeof KEY_DATA | typeof VALUE_DATA,
   decoded: unknown,
 ): Promise<void> | undefined {
-  if (decoded instanceof Promise)
-    return decoded.then((data: unknown) => {
+  if (isThenable(decoded))
+    return Promise.resolve(decoded).then((data: unknown) => {
       record[slot] = data;
     });
   record[slot] = decoded;

@@ -177,6 +177,15 @@ export class KafkaRecord<TValue = unknown, TKey = string | null> {
     return { topic: this.topic, partition: this.partition, offset: this.offset };
   }
 
+  /**
+   * What `console.log(record)` and `util.inspect` show: the position, as {@link KafkaRecord.toJSON}. By
+   * default they would list the decoded key and value the middleware keeps on the record.
+   * https://nodejs.org/api/util.html#utilinspectcustom
+   */
+  [Symbol.for('nodejs.util.inspect.custom')](): { topic: string; partition: number; offset: number } {
+    return this.toJSON();
+  }
+
   #decode(field: 'key' | 'value', encoded: unknown): Buffer<ArrayBuffer> | null | undefined {
     if (encoded === null || encoded === undefined) return encoded;
     const bytes = typeof encoded === 'string' ? decodeBase64(encoded) : undefined;

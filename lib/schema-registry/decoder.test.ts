@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import { afterEach, describe, expect, it } from 'vitest';
 import { avroDecoder } from '../avro/index.ts';
 import { jsonSchemaDecoder } from '../json-schema/index.ts';
-import { KafkaSchemaError } from '../middleware/errors.ts';
+import { KafkaPoisonRecordError, KafkaSchemaError, KafkaSchemaThrewError } from '../middleware/errors.ts';
 import { kafkaBatch } from '../middleware/middleware.ts';
 import type { KafkaBatchOptions, KafkaDecoder } from '../middleware/options.ts';
 import { KafkaRecord } from '../middleware/record.ts';
@@ -298,6 +298,31 @@ describe('jsonSchemaDecoder', () => {
     expect(thrown).toBeInstanceOf(KafkaSchemaError);
     expect((thrown as KafkaSchemaError).paths).toEqual(['prices.*']);
     expect((thrown as Error).message).not.toContain('SECRET');
+  });
+
+  it('a validate schema that throws is a KafkaSchemaThrewError (retried, never poison), its message withheld', () => {
+    const decoder = jsonSchemaDecoder({
+      schema: { type: 'object' },
+      validate: v.object({
+        card: v.pipe(
+          v.string(),
+          v.transform((text) => JSON.parse(text) as unknown),
+        ),
+      }),
+    });
+    let thrown: unknown;
+    try {
+      decode(decoder, confluent(2, Buffer.from('{"card":"PAN=4111111111111111"}')));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(KafkaSchemaThrewError);
+    expect(thrown).not.toBeInstanceOf(KafkaPoisonRecordError);
+    expect(String(thrown)).not.toContain('4111');
+    expect((thrown as Error).cause).toMatchObject({
+      name: 'SyntaxError',
+      message: expect.stringContaining('withheld'),
+    });
   });
 
   it.each([

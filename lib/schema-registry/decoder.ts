@@ -12,9 +12,10 @@
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { KafkaSchemaMetadata } from '../kafka-event/types.ts';
-import { jsonSyntaxCause, KafkaSchemaError } from '../middleware/errors.ts';
+import { jsonSyntaxCause, KafkaSchemaError, KafkaSchemaThrewError } from '../middleware/errors.ts';
 import type { KafkaDecoder } from '../middleware/options.ts';
 import type { KafkaRecord } from '../middleware/record.ts';
+import { isThenable } from '../middleware/thenable.ts';
 import { BoundedCache } from './cache.ts';
 import { KafkaSchemaRegistryDecodeError, SchemaNotFoundError, withheldCause } from './errors.ts';
 import type { RegisteredSchema, SchemaRegistryClient } from './registry.ts';
@@ -121,9 +122,19 @@ export function createSchemaRegistryDecoder<TOutput>(
     field: 'key' | 'value',
   ): TOutput | Promise<TOutput> {
     if (validate === undefined) return data as TOutput;
-    const result = validate['~standard'].validate(data);
-    if (result instanceof Promise)
-      return result.then((settled: StandardSchemaV1.Result<TOutput>) => accepted(settled, record, field));
+    let result: StandardSchemaV1.Result<TOutput> | PromiseLike<StandardSchemaV1.Result<TOutput>>;
+    try {
+      result = validate['~standard'].validate(data);
+    } catch (error) {
+      throw new KafkaSchemaThrewError(record, field, error);
+    }
+    if (isThenable(result))
+      return Promise.resolve(result).then(
+        (settled: StandardSchemaV1.Result<TOutput>) => accepted(settled, record, field),
+        (error: unknown) => {
+          throw new KafkaSchemaThrewError(record, field, error);
+        },
+      );
     return accepted(result, record, field);
   }
 
