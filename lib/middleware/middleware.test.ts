@@ -1379,6 +1379,7 @@ describe('kafkaBatch: hostile schemas, decoders, metrics and options', () => {
         // Not a native Promise: another realm's, or a promise library's.
         validate: (data) =>
           ({
+            // biome-ignore lint/suspicious/noThenProperty: a thenable on purpose, not a native Promise
             then: (resolve: (result: StandardSchemaV1.Result<unknown>) => void) =>
               resolve(
                 (data as { card: string }).card === 'ok'
@@ -1401,6 +1402,7 @@ describe('kafkaBatch: hostile schemas, decoders, metrics and options', () => {
         value: {
           kind: 'kafka-decoder',
           decode: (bytes) => ({
+            // biome-ignore lint/suspicious/noThenProperty: a thenable on purpose, not a native Promise
             then: (resolve: (data: unknown) => void, reject: (error: unknown) => void) =>
               bytes?.toString().includes('PAN') ? reject(new Error('undecodable')) : resolve('decoded'),
           }),
