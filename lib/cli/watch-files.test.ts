@@ -1,4 +1,4 @@
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +50,44 @@ describe('watchFiles', () => {
         }));
       }
       expect(reports).toEqual([[handler], [handler]]);
+    } finally {
+      watcher.close();
+    }
+  });
+
+  it('watches a directory removed and made again (a branch switch) once its files are added again', async () => {
+    const sub = join(dir, 'switched');
+    const file = join(sub, 'handler.ts');
+    await mkdir(sub);
+    await writeFile(file, '// 1\n');
+    const reports: string[][] = [];
+    const watcher = watchFiles((files) => reports.push(files), 50);
+    const reported = (count: number) =>
+      pollUntil(`${count} report(s)`, { timeoutMs: 5_000, intervalMs: 20 }, async () => ({
+        done: reports.length >= count,
+        seen: `${reports.length} report(s)`,
+      }));
+    try {
+      watcher.add([file]);
+      await rm(sub, { recursive: true });
+      await mkdir(sub);
+      await writeFile(file, '// 2\n');
+      await reported(1);
+      watcher.add([file]); // as the next init phase reports it
+      const before = reports.length;
+      await writeFile(file, '// 3\n');
+      await reported(before + 1);
+      expect(reports.at(-1)).toEqual([file]);
+    } finally {
+      watcher.close();
+    }
+  });
+
+  it('skips a file whose directory is gone, without throwing', () => {
+    const watcher = watchFiles(() => {});
+    try {
+      watcher.add([join(dir, 'no-such-dir', 'handler.ts')]);
+      expect(watcher.size).toBe(0);
     } finally {
       watcher.close();
     }

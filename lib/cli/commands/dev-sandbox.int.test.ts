@@ -96,7 +96,7 @@ it('dev --watch: after a change to a file the function loaded, its next invocati
       seen: output.slice(-300),
     }));
   try {
-    await seen('dev: --watch: watching the 2 file(s) the function loaded');
+    await seen("dev: --watch: watching the 2 file(s) the function's init phase loaded");
     await producer.send({ topic, messages: [{ value: '{}' }] });
     await seen('handled by version 1');
     await writeFile(version, 'export const version = 2;\n');

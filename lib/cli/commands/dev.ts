@@ -448,7 +448,7 @@ export function registerDevCommand(program: Command): void {
         );
         if (watcher)
           process.stderr.write(
-            `dev: --watch: watching the ${watcher.size} file(s) the function loaded, and those it loads later\n`,
+            `dev: --watch: watching the ${watcher.size} file(s) the function's init phase loaded\n`,
           );
         const provisionedOnly = provisionedOnlySettings(mapping);
         if (provisionedOnly.length > 0)
