@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import {
@@ -381,7 +383,8 @@ describe('emulator', () => {
     await esm.stop();
     const invokes = events.filter((e) => e.type === 'invoke');
     expect(invokes.map((e) => e.outcome)).toEqual(['function-error', 'success']);
-    expect(invokes[0]?.detail).toMatch(/^Sandbox\.Timedout: Task timed out after 0\.30 seconds/);
+    expect(invokes[0]?.detail).toBe('Sandbox.Timedout');
+    expect(invokes[0]?.errorMessage).toMatch(/^Task timed out after 0\.30 seconds/);
   });
 
   it('resumes from the committed offsets, using the starting position only for a group without them', async () => {
@@ -574,5 +577,39 @@ describe('invocations at once', () => {
       delivered: 72,
     });
     expect(await peakConcurrency({ maximumPollers: 2 })).toEqual({ peak: 10, delivered: 72 });
+  });
+});
+
+describe('an onEvent callback that throws', () => {
+  it('cannot make the emulator drop a batch: the failed batch is still retried, its exception reported apart', async () => {
+    const topic = uniqueName('emulator-throwing-callback');
+    await createTopic(kafka, topic, 1);
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic, messages: [0, 1, 2].map((n) => ({ value: JSON.stringify({ n }) })) });
+    await producer.disconnect();
+    const script = fileURLToPath(
+      new URL('../../test/support/emulator-throwing-callback.ts', import.meta.url),
+    );
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--conditions=kafka-lambda-source',
+        '--disable-warning=TimeoutNegativeWarning',
+        script,
+        testBrokers().join(','),
+        topic,
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
+    expect(child.status, child.stderr).toBe(0);
+    expect(JSON.parse(child.stdout.trim().split('\n').at(-1)!)).toEqual({
+      processed: [0, 1, 2],
+      committed: [3],
+      uncaught: ['an assertion inside onEvent failed'],
+    });
   });
 });

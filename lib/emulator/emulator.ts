@@ -71,7 +71,10 @@ export interface LocalEventSourceMappingOptions extends EventSourceMappingSettin
   destinations?: DestinationTargets;
   /** Delay before retry n is `min(initialMs · 2^(n−1), maxMs)` (default 100 ms … 5 s). */
   retryBackoff?: { initialMs: number; maxMs: number };
-  /** Called for every invocation, retry, destination record, commit and error. */
+  /**
+   * Called for every invocation, retry, destination record, commit and error. What it throws is thrown
+   * again outside the emulator (an uncaught exception), after the emulator has carried on.
+   */
   onEvent?: (event: MappingEvent) => void;
 }
 
@@ -96,6 +99,11 @@ export type MappingEvent =
       outcome: BatchOutcome['kind'];
       /** The error type or invalid-response reason, for failed invocations. */
       detail?: string;
+      /**
+       * A function error's message, as the function wrote it (it may quote a record: `describeEvent`'s
+       * log line leaves it out, as Lambda's trigger logs none).
+       */
+      errorMessage?: string;
       /** Reported failed records, for partial failures. */
       failedRecords?: number;
     }
@@ -649,8 +657,9 @@ class TriggerEmulator implements LocalEventSourceMapping {
     const work: Work[] = [{ parts: batch, attempts: 0 }];
     const held = new Set(batch.map((part) => part.partition));
     const pending = () => new Set(work.flatMap((piece) => piece.parts.map((part) => part.partition)));
+    let piece: Work | undefined;
     try {
-      for (let piece = work.shift(); piece; piece = work.shift()) {
+      for (piece = work.shift(); piece; piece = work.shift()) {
         const ending = await this.#invokeUntilSettled(piece);
         if (ending.kind === 'stopped') return;
         if (ending.kind === 'bisect') work.unshift(...ending.halves);
@@ -668,6 +677,13 @@ class TriggerEmulator implements LocalEventSourceMapping {
           this.#release(partition);
         }
       }
+    } catch (error) {
+      // Something failed outside the function (a bug here, a callback that threw): the records not
+      // settled go back to the head of their queues, last piece first so that each partition keeps its
+      // offset order, to be invoked again; released without them, later batches would commit past them.
+      for (const unfinished of [piece, ...work].reverse())
+        for (const part of unfinished?.parts ?? []) this.#putBack(part.records);
+      throw error;
     } finally {
       for (const partition of held) this.#release(partition);
     }
@@ -872,7 +888,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
       durationMs,
       outcome: outcome.kind,
       ...(outcome.kind === 'function-error'
-        ? { detail: `${outcome.errorType}: ${outcome.errorMessage}` }
+        ? { detail: outcome.errorType, errorMessage: outcome.errorMessage }
         : {}),
       ...(outcome.kind === 'invalid-response' ? { detail: outcome.reason } : {}),
       ...(outcome.kind === 'partial'
@@ -939,8 +955,19 @@ class TriggerEmulator implements LocalEventSourceMapping {
     return this.#stopping.wait(ms);
   }
 
+  /**
+   * Tells `onEvent`. An exception it throws (a test's assertion, a display's bug) must not stop the
+   * emulator midway through its bookkeeping: it is thrown again on its own, an uncaught exception once
+   * the emulator has carried on, where a test runner or the process reports it.
+   */
   #emit(event: MappingEvent): void {
-    this.#options.onEvent?.(event);
+    try {
+      this.#options.onEvent?.(event);
+    } catch (error) {
+      setImmediate(() => {
+        throw error;
+      });
+    }
   }
 
   updateFunctionCode(): void {

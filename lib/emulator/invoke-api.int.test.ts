@@ -94,7 +94,8 @@ it('drives a function through the Lambda Invoke API: function errors, partial re
     ['partial', 2],
     ['success', 3],
   ]);
-  expect(invokes[0]?.detail).toBe('TypeError: boom');
+  expect(invokes[0]?.detail).toBe('TypeError');
+  expect(invokes[0]?.errorMessage).toBe('boom');
   const errors = events.filter((e) => e.type === 'error');
   expect(errors).toHaveLength(1);
   expect(errors[0]?.type === 'error' && errors[0].error).toBeInstanceOf(InvokeRequestError);

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { jsonEvent } from './batch.ts';
@@ -100,6 +103,47 @@ describe('Invoker.update (updateFunctionCode)', () => {
       ]);
     } finally {
       await Promise.all([sandboxed, imported, handlerFunction, deployed].map((invoker) => invoker.close()));
+    }
+  });
+});
+
+describe('a response above Lambda’s 6 MB limit', { timeout: 60_000 }, () => {
+  const refused = {
+    kind: 'function-error',
+    errorType: 'Function.ResponseSizeTooLarge',
+    errorMessage: 'Response payload size exceeded maximum allowed payload size (6291556 bytes).',
+  };
+  // 6,291,556 bytes of response JSON pass; one more byte is a function error (the batch is retried).
+  const answer = (bytes: number) => ({ batchItemFailures: [], debug: 'x'.repeat(bytes - 35) });
+
+  it('is a function error in this process, and one byte less is a response', async () => {
+    expect(JSON.stringify(answer(6_291_556))).toHaveLength(6_291_556);
+    for (const [bytes, expected] of [
+      [6_291_556, { kind: 'response', payload: answer(6_291_556) }],
+      [6_291_557, refused],
+    ] as const) {
+      const invoker = createInvoker({ handler: async () => answer(bytes), inProcess: true });
+      try {
+        expect(await invoker.invoke(jsonEvent('{}'), 'a')).toEqual(expected);
+      } finally {
+        await invoker.close();
+      }
+    }
+  });
+
+  it('is a function error from the sandbox too', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-large-response-'));
+    const handler = join(dir, 'large.mjs');
+    await writeFile(
+      handler,
+      "export const handler = async () => ({ batchItemFailures: [], debug: 'x'.repeat(7e6) });\n",
+    );
+    const invoker = createInvoker({ handler });
+    try {
+      expect(await invoker.invoke(jsonEvent('{}'), 'a')).toEqual(refused);
+    } finally {
+      await invoker.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -52,6 +52,20 @@ describe('describeEvent', () => {
         failedRecords: 3,
       }),
     ).toBe('partial failure: 3 of 10 records reported (attempt 2; orders-1@40..49 orders-2@7)');
+    // A function error's message may quote a record (JSON.parse's does): the line names its type only.
+    expect(
+      describeEvent({
+        type: 'invoke',
+        requestId: 'r',
+        attempt: 1,
+        records: 1,
+        offsets: { 'orders-0': [0, 0] },
+        durationMs: 3,
+        outcome: 'function-error',
+        detail: 'SyntaxError',
+        errorMessage: 'Unexpected token \'c\', "card=41111"... is not valid JSON',
+      }),
+    ).toBe('function-error: SyntaxError (attempt 1; orders-0@0)');
     expect(
       describeEvent({
         type: 'retry',

@@ -18,6 +18,11 @@
 export const LAMBDA_LIMITS = {
   /** A synchronous invocation's payload (6 MB); the Kafka trigger's batches stay under it. */
   payloadBytes: 6 * 1024 * 1024,
+  /**
+   * A synchronous invocation's response, as the runtime enforces it (6 MB and 100 bytes): a function
+   * answering more fails with `Function.ResponseSizeTooLarge`, a function error like any other.
+   */
+  responseBytes: 6_291_556,
   /** `BatchSize` of a Kafka event source mapping: 1–10,000 records. */
   batchSize: { min: 1, max: 10_000, default: 100 },
   /** `MaximumBatchingWindowInSeconds`: 0–300 whole seconds; unset, Kafka triggers wait 500 ms. */

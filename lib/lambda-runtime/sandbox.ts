@@ -383,6 +383,22 @@ class Environment {
 }
 
 /**
+ * A callback of the sandbox's user that cannot throw into the sandbox's bookkeeping: what it throws is
+ * thrown again on its own, an uncaught exception once the sandbox has carried on.
+ */
+function unthrowing<A extends unknown[]>(callback: (...args: A) => void): (...args: A) => void {
+  return (...args) => {
+    try {
+      callback(...args);
+    } catch (error) {
+      setImmediate(() => {
+        throw error;
+      });
+    }
+  };
+}
+
+/**
  * Creates a {@link Sandbox} for a handler module. No environment starts before the first invocation
  * (or {@link Sandbox.prewarm}).
  *
@@ -397,8 +413,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const region = options.region || process.env.AWS_REGION || 'us-east-1';
   const timeoutMs = options.timeoutSeconds * 1000;
   const initLimitMs = (options.initTimeoutSeconds ?? LAMBDA_LIMITS.initTimeoutSeconds) * 1000;
-  const onOutput =
-    options.onOutput ?? ((text: string, stream: 'stdout' | 'stderr') => process[stream].write(text));
+  const onOutput = unthrowing(
+    options.onOutput ?? ((text: string, stream: 'stdout' | 'stderr') => process[stream].write(text)),
+  );
+  const onEvent = options.onEvent && unthrowing(options.onEvent);
   const data: RuntimeData = {
     handler: options.handler,
     cwd: options.cwd ?? process.cwd(),
@@ -456,12 +474,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   };
   const retire = (environment: Environment, reason: string) => {
     all.delete(environment);
-    options.onEvent?.({ type: 'shutdown', environment: environment.id, reason });
+    onEvent?.({ type: 'shutdown', environment: environment.id, reason });
     fill();
   };
   const initialise = async (environment: Environment, limitMs: number, phase: 'init' | 'invoke') => {
     const { durationMs, ...outcome } = await environment.init(limitMs);
-    options.onEvent?.({
+    onEvent?.({
       type: 'init',
       environment: environment.id,
       durationMs,
@@ -571,7 +589,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       const unused = spares.splice(0);
       await Promise.all([...ending, ...unused].map((environment) => environment.end()));
       for (const environment of ending)
-        options.onEvent?.({ type: 'shutdown', environment: environment.id, reason: 'close' });
+        onEvent?.({ type: 'shutdown', environment: environment.id, reason: 'close' });
     },
   };
 }
