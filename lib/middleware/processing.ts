@@ -1,13 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { ParsedKafkaEvent } from '../kafka-event/parse.ts';
 import type { LambdaContext as Context, KafkaBatchResponse, KafkaEventRecord } from '../kafka-event/types.ts';
-import {
-  KafkaBatchFailedError,
-  KafkaPoisonRecordError,
-  KafkaSchemaError,
-  KafkaSchemaThrewError,
-  type RecordPosition,
-} from './errors.ts';
+import { KafkaBatchFailedError, KafkaPoisonRecordError, type RecordPosition } from './errors.ts';
 import { describeError, type KafkaBatchLogger, type KafkaBatchMetrics } from './log.ts';
 import { addBatchMetrics } from './metrics.ts';
 import type {
@@ -24,6 +18,7 @@ import { FAILED, NOT_STARTED, PROCESSED, type RecordOutcome, RUNNING, SKIPPED } 
 import { partialBatchResponse } from './response.ts';
 import { BATCH_SUMMARY_MESSAGE, batchSummary } from './summary.ts';
 import { isThenable } from './thenable.ts';
+import { validateField } from './validate-field.ts';
 
 /** The options after validation and defaults: what one invocation runs with. */
 export interface BatchConfig {
@@ -567,23 +562,11 @@ export class BatchProcessing {
       );
     const schema = (isKey ? config.keySchema : config.valueSchema)!;
     const input = isKey ? keyText(record) : record.json();
-    let result: StandardSchemaV1.Result<unknown> | PromiseLike<StandardSchemaV1.Result<unknown>>;
-    try {
-      result = schema['~standard'].validate(input);
-    } catch (error) {
-      throw new KafkaSchemaThrewError(record, field, error);
-    }
-    if (isThenable(result))
-      return Promise.resolve(result).then(
-        (settled: StandardSchemaV1.Result<unknown>) => {
-          record[slot] = accept(record, field, settled);
-        },
-        (error: unknown) => {
-          throw new KafkaSchemaThrewError(record, field, error);
-        },
-      );
-    record[slot] = accept(record, field, result);
-    return undefined;
+    return (
+      validateField(schema, input, record, field, (output) => {
+        record[slot] = output;
+      }) ?? undefined
+    );
   }
 
   /** Decides a failed record's outcome: poison records follow `onPoison`, others are reported. */
@@ -729,13 +712,4 @@ function keepDecoded(
 function keyText(record: UntypedKafkaRecord): string | null {
   const key = record.key;
   return key == null ? null : key.toString('utf8');
-}
-
-function accept(
-  record: UntypedKafkaRecord,
-  field: 'key' | 'value',
-  result: StandardSchemaV1.Result<unknown>,
-): unknown {
-  if (!result.issues) return result.value;
-  throw KafkaSchemaError.fromIssues(record, field, result.issues);
 }

@@ -12,10 +12,10 @@
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { KafkaSchemaMetadata } from '../kafka-event/types.ts';
-import { jsonSyntaxCause, KafkaSchemaError, KafkaSchemaThrewError } from '../middleware/errors.ts';
+import { jsonSyntaxCause } from '../middleware/errors.ts';
 import type { KafkaDecoder } from '../middleware/options.ts';
 import type { KafkaRecord } from '../middleware/record.ts';
-import { isThenable } from '../middleware/thenable.ts';
+import { validateField } from '../middleware/validate-field.ts';
 import { BoundedCache } from './cache.ts';
 import { KafkaSchemaRegistryDecodeError, SchemaNotFoundError, withheldCause } from './errors.ts';
 import type { RegisteredSchema, SchemaRegistryClient } from './registry.ts';
@@ -122,20 +122,7 @@ export function createSchemaRegistryDecoder<TOutput>(
     field: 'key' | 'value',
   ): TOutput | Promise<TOutput> {
     if (validate === undefined) return data as TOutput;
-    let result: StandardSchemaV1.Result<TOutput> | PromiseLike<StandardSchemaV1.Result<TOutput>>;
-    try {
-      result = validate['~standard'].validate(data);
-    } catch (error) {
-      throw new KafkaSchemaThrewError(record, field, error);
-    }
-    if (isThenable(result))
-      return Promise.resolve(result).then(
-        (settled: StandardSchemaV1.Result<TOutput>) => accepted(settled, record, field),
-        (error: unknown) => {
-          throw new KafkaSchemaThrewError(record, field, error);
-        },
-      );
-    return accepted(result, record, field);
+    return validateField(validate, data, record, field, (output) => output);
   }
 
   function read(
@@ -286,13 +273,4 @@ export function createSchemaRegistryDecoder<TOutput>(
       return readWithId(frame.schemaId, frame.registry, frame.payload, false, record, field, signal);
     },
   };
-}
-
-function accepted<TOutput>(
-  result: StandardSchemaV1.Result<TOutput>,
-  record: KafkaRecord<unknown, unknown>,
-  field: 'key' | 'value',
-): TOutput {
-  if (result.issues) throw KafkaSchemaError.fromIssues(record, field, result.issues);
-  return result.value;
 }
