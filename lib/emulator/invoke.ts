@@ -9,7 +9,7 @@ import {
   loadHandler,
   refuseCallbackHandler,
 } from '../lambda-runtime/load-handler.ts';
-import { toRuntimeError } from '../lambda-runtime/runtime-error.ts';
+import { responseSizeError, toRuntimeError } from '../lambda-runtime/runtime-error.ts';
 import { createSandbox, type SandboxOptions } from '../lambda-runtime/sandbox.ts';
 import type { InvocationEvent } from './batch.ts';
 import { InvalidMappingSettingError, InvokeRequestError } from './errors.ts';
@@ -109,32 +109,14 @@ function errorFields(error: unknown): { errorType: string; errorMessage: string 
   return { errorType, errorMessage };
 }
 
-/**
- * A response above Lambda's limit fails the invocation, as the runtime refuses to post it; for a Kafka
- * trigger that is a function error: the batch is retried (a debug field grown too big must not pass here).
- */
-function tooLarge(json: string): InvokeResult | undefined {
-  // A UTF-16 length is at most its UTF-8 byte length: only a long text is measured.
-  if (
-    json.length <= LAMBDA_LIMITS.responseBytes / 3 ||
-    Buffer.byteLength(json) <= LAMBDA_LIMITS.responseBytes
-  )
-    return undefined;
-  return {
-    kind: 'function-error',
-    errorType: 'Function.ResponseSizeTooLarge',
-    errorMessage: `Response payload size exceeded maximum allowed payload size (${LAMBDA_LIMITS.responseBytes} bytes).`,
-  };
-}
-
 /** Lambda serialises the handler's result to JSON; what does not survive that is a function error. */
 function asJsonResponse(value: unknown): InvokeResult {
   try {
     const json = JSON.stringify(value);
-    if (json !== undefined) {
-      const refused = tooLarge(json);
-      if (refused) return refused;
-    }
+    const tooLarge = json === undefined ? undefined : responseSizeError(json);
+    // Lambda's runtime cannot post it: for a Kafka trigger a function error, and the batch is retried.
+    if (tooLarge)
+      return { kind: 'function-error', errorType: tooLarge.errorType, errorMessage: tooLarge.errorMessage };
     return { kind: 'response', payload: json === undefined ? null : JSON.parse(json) };
   } catch (error) {
     return {
@@ -180,7 +162,7 @@ function sandboxInvoker(target: LocalFunction & { handler: string }): Invoker {
       if (result.kind === 'function-error') {
         return { kind: 'function-error', errorType: result.errorType, errorMessage: result.errorMessage };
       }
-      return tooLarge(result.json) ?? { kind: 'response', payload: JSON.parse(result.json) };
+      return { kind: 'response', payload: JSON.parse(result.json) };
     },
     prepare: (concurrency) => void sandbox.prepare(concurrency),
     update: () => {

@@ -31,7 +31,12 @@ export {
   refuseCallbackHandler,
   resolveHandlerReference,
 } from './load-handler.ts';
-export { type RuntimeErrorResponse, toRuntimeError, unhandledRejectionError } from './runtime-error.ts';
+export {
+  type RuntimeErrorResponse,
+  responseSizeError,
+  toRuntimeError,
+  unhandledRejectionError,
+} from './runtime-error.ts';
 export {
   createSandbox,
   type Sandbox,

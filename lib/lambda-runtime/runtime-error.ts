@@ -1,4 +1,5 @@
 import { types } from 'node:util';
+import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 
 /**
  * A function error as Lambda's Node.js runtime reports it: in the invocation's error response and in
@@ -78,4 +79,27 @@ export function unhandledRejectionError(reason: unknown): RuntimeErrorResponse {
   }
   const errorType = 'Runtime.UnhandledPromiseRejection';
   return { errorType, errorMessage, trace: [`${errorType}: ${errorMessage}`] };
+}
+
+/**
+ * The error of a response above Lambda's limit (6,291,556 bytes of JSON), or `undefined` for one within
+ * it: Lambda's runtime cannot post it, and the invocation fails with this error instead.
+ *
+ * @example
+ * ```ts
+ * responseSizeError(JSON.stringify({ debug: 'x'.repeat(7e6) }))?.errorType; // 'Function.ResponseSizeTooLarge'
+ * ```
+ */
+export function responseSizeError(json: string): RuntimeErrorResponse | undefined {
+  // A UTF-16 length is at most its UTF-8 byte length: only a long text is measured.
+  if (
+    json.length <= LAMBDA_LIMITS.responseBytes / 3 ||
+    Buffer.byteLength(json) <= LAMBDA_LIMITS.responseBytes
+  )
+    return undefined;
+  return {
+    errorType: 'Function.ResponseSizeTooLarge',
+    errorMessage: `Response payload size exceeded maximum allowed payload size (${LAMBDA_LIMITS.responseBytes} bytes).`,
+    trace: [],
+  };
 }

@@ -5,7 +5,7 @@ import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import { DEFAULT_MEMORY_MB } from './context.ts';
 import { lambdaEnvironment } from './environment.ts';
 import { SandboxClosedError } from './errors.ts';
-import type { RuntimeErrorResponse } from './runtime-error.ts';
+import { type RuntimeErrorResponse, responseSizeError } from './runtime-error.ts';
 import type { EnvironmentData, FromEnvironment, ToEnvironment } from './sandbox-protocol.ts';
 import { ENVIRONMENT_BOOTSTRAP, openTypeScriptChannel } from './sandbox-typescript.ts';
 
@@ -525,11 +525,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         }
       }
       const began = performance.now();
-      const result = await environment.run(
+      let result = await environment.run(
         { type: 'invoke', requestId, payload, deadline: Date.now() + timeoutMs - reinitMs },
         options.timeoutSeconds,
       );
       const durationMs = performance.now() - began;
+      const tooLarge = result.kind === 'response' ? responseSizeError(result.json) : undefined;
+      if (tooLarge) result = { kind: 'function-error', ...tooLarge };
       if (environment.ended)
         retire(environment, result.kind === 'function-error' ? result.errorType : 'ended');
       else if (closed) void environment.end();

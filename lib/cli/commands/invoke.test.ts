@@ -172,6 +172,31 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
     );
   });
 
+  it.each([[[] as string[]], [['--in-process']]])(
+    'fails a response above Lambda’s 6 MB limit as Lambda does: Function.ResponseSizeTooLarge, exit 1 (%j)',
+    async (flags) => {
+      const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-invoke-large-'));
+      try {
+        const handler = join(dir, 'large.mjs');
+        await writeFile(
+          handler,
+          "export const handler = async () => ({ batchItemFailures: [], debug: 'x'.repeat(7e6) });\n",
+        );
+        const run = await runCli(['invoke', handler, '--event', sample, ...flags]);
+        expect(run.code).toBe(1);
+        expect(run.stdout).toBe('');
+        const line = run.stderr.split('\n').find((l) => l.startsWith('ERROR\tInvoke Error\t'));
+        expect(JSON.parse(line!.split('\t')[2]!)).toEqual({
+          errorType: 'Function.ResponseSizeTooLarge',
+          errorMessage: 'Response payload size exceeded maximum allowed payload size (6291556 bytes).',
+          trace: [],
+        });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
   it('fails the invocation on a promise rejection nobody handles, as the Lambda runtime does', async () => {
     const run = await runCli(['invoke', `${fixtures}#forgetsRejection`, '--event', sample]);
     expect(run.code).toBe(1);

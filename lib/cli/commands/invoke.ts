@@ -14,6 +14,7 @@ import {
   loadHandler,
   type RuntimeErrorResponse,
   resolveHandlerReference,
+  responseSizeError,
   toRuntimeError,
   unhandledRejectionError,
 } from '../../lambda-runtime/index.ts';
@@ -402,7 +403,10 @@ async function loadAndRun(
       : { kind: 'error', phase: 'invoke', error: toRuntimeError(settled.error), ...timing };
   }
   try {
-    return { kind: 'response', json: JSON.stringify(settled.response) ?? 'null', ...timing };
+    const json = JSON.stringify(settled.response) ?? 'null';
+    const tooLarge = responseSizeError(json);
+    if (tooLarge) return { kind: 'error', phase: 'invoke', error: tooLarge, ...timing };
+    return { kind: 'response', json, ...timing };
   } catch (error) {
     const { errorMessage } = toRuntimeError(error);
     const marshal = {
