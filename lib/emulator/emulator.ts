@@ -1,5 +1,6 @@
 import { type Admin, type Consumer, type EachBatchPayload, Kafka, type KafkaConfig, logLevel } from 'kafkajs';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
+import { unthrowing } from '../lambda-runtime/unthrowing.ts';
 import {
   type BatchPart,
   batchEvent,
@@ -295,6 +296,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
   readonly consumerGroupId: string;
   readonly topic: string;
   readonly #options: LocalEventSourceMappingOptions;
+  readonly #onEvent: ((event: MappingEvent) => void) | undefined;
   readonly #settings: ResolvedMappingSettings;
   readonly #retryPolicy: RetryPolicy;
   readonly #invoker: Invoker;
@@ -327,6 +329,9 @@ class TriggerEmulator implements LocalEventSourceMapping {
 
   constructor(options: LocalEventSourceMappingOptions, settings: ResolvedMappingSettings, invoker: Invoker) {
     this.#options = options;
+    // An exception of onEvent (a test's assertion, a display's bug) must not stop the emulator midway
+    // through its bookkeeping: it is thrown again apart.
+    this.#onEvent = options.onEvent && unthrowing(options.onEvent);
     this.#settings = settings;
     this.#invoker = invoker;
     this.consumerGroupId = settings.consumerGroupId;
@@ -871,7 +876,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
   ): void {
     const records = recordCount(parts);
     countInvocation(this.#stats, outcome, records);
-    if (!this.#options.onEvent) return;
+    if (!this.#onEvent) return;
     const offsets: Record<string, [number, number]> = {};
     for (const part of parts) {
       offsets[`${this.topic}-${part.partition}`] = [
@@ -899,7 +904,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
 
   #retried(parts: BatchPart[], attempt: number, reason: RetryReason): void {
     this.#stats.retries++;
-    if (!this.#options.onEvent) return;
+    if (!this.#onEvent) return;
     const fromOffsets: Record<string, number> = {};
     for (const part of parts) fromOffsets[`${this.topic}-${part.partition}`] ??= part.records[0]!.offset;
     this.#emit({ type: 'retry', attempt, records: recordCount(parts), fromOffsets, reason });
@@ -955,19 +960,8 @@ class TriggerEmulator implements LocalEventSourceMapping {
     return this.#stopping.wait(ms);
   }
 
-  /**
-   * Tells `onEvent`. An exception it throws (a test's assertion, a display's bug) must not stop the
-   * emulator midway through its bookkeeping: it is thrown again on its own, an uncaught exception once
-   * the emulator has carried on, where a test runner or the process reports it.
-   */
   #emit(event: MappingEvent): void {
-    try {
-      this.#options.onEvent?.(event);
-    } catch (error) {
-      setImmediate(() => {
-        throw error;
-      });
-    }
+    this.#onEvent?.(event);
   }
 
   updateFunctionCode(): void {

@@ -8,6 +8,7 @@ import { SandboxClosedError } from './errors.ts';
 import { type RuntimeErrorResponse, responseSizeError } from './runtime-error.ts';
 import type { EnvironmentData, FromEnvironment, ToEnvironment } from './sandbox-protocol.ts';
 import { ENVIRONMENT_BOOTSTRAP, openTypeScriptChannel } from './sandbox-typescript.ts';
+import { unthrowing } from './unthrowing.ts';
 
 /**
  * Options of {@link createSandbox}.
@@ -380,22 +381,6 @@ class Environment {
       ? { ...error, errorMessage: `RequestId: ${requestId} Error: ${error.errorMessage}` }
       : error;
   }
-}
-
-/**
- * A callback of the sandbox's user that cannot throw into the sandbox's bookkeeping: what it throws is
- * thrown again on its own, an uncaught exception once the sandbox has carried on.
- */
-function unthrowing<A extends unknown[]>(callback: (...args: A) => void): (...args: A) => void {
-  return (...args) => {
-    try {
-      callback(...args);
-    } catch (error) {
-      setImmediate(() => {
-        throw error;
-      });
-    }
-  };
 }
 
 /**

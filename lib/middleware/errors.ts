@@ -6,6 +6,7 @@
  */
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { describeError } from './log.ts';
 
 export { KafkaEventError } from '../kafka-event/errors.ts';
 
@@ -131,6 +132,9 @@ export class KafkaRecordEncodingError extends KafkaBatchError {
   }
 }
 
+/** A name a schema declares, or a class name: an identifier of at most 64 characters. */
+const DECLARED_NAME = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/;
+
 /**
  * A key's or value's schema threw (or its promise rejected) instead of answering with issues: a
  * `transform` that failed, an async refinement whose lookup failed. The throw may be transient, so the
@@ -158,7 +162,10 @@ export class KafkaSchemaThrewError extends KafkaBatchError {
 
   /** `thrown` is what the schema threw; only its class name is kept. */
   constructor(position: RecordPosition, field: 'key' | 'value', thrown: unknown) {
-    const thrownName = errorClassName(thrown);
+    // Read as the logs read any error (a throwing getter or Proxy trap tolerated), and kept only when
+    // it looks like a class name: a name is the thrower's to set, and could carry anything.
+    const { errorName } = describeError(thrown);
+    const thrownName = DECLARED_NAME.test(errorName) ? errorName : 'non-Error value';
     const cause = new Error(`its message is withheld: it may quote the ${field}`);
     cause.name = thrownName;
     super(
@@ -169,16 +176,6 @@ export class KafkaSchemaThrewError extends KafkaBatchError {
     this.partition = position.partition;
     this.offset = position.offset;
     this.field = field;
-  }
-}
-
-/** The class name of something thrown, read without trusting it (a getter may throw, a Proxy trap too). */
-function errorClassName(thrown: unknown): string {
-  try {
-    const name = thrown instanceof Error ? thrown.name : undefined;
-    return typeof name === 'string' && /^[A-Za-z_$][\w$]{0,63}$/.test(name) ? name : 'non-Error value';
-  } catch {
-    return 'non-Error value';
   }
 }
 
@@ -234,7 +231,6 @@ export function shownPath(segments: readonly (PropertyKey | StandardSchemaV1.Pat
   return segments.map(shownSegment).join('.');
 }
 
-const DECLARED_NAME = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/;
 /** Array indices are below 2^32 − 1, the longest an array can be (https://tc39.es/ecma262/#array-index). */
 const INDEX_LIMIT = 2 ** 32 - 1;
 

@@ -13,6 +13,7 @@ import { describeGroup, refuseUnlessInactive, waitForEmptyGroup } from './group.
 import { listSome } from './list.ts';
 import {
   checkMapping,
+  enableMappingCommand,
   type MappingInfo,
   readMapping,
   setMappingEnabled,
@@ -197,10 +198,9 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
     if (mapping && wasEnabled) {
       // Said before the trigger stops: if this run is killed (a function timeout, a crash), this line
       // is what the logs keep of how to resume it.
-      const resume = `aws lambda update-event-source-mapping --uuid ${mapping.uuid} --enabled`;
       await timedStep(
         'disable-mapping',
-        `disabling mapping ${mapping.uuid} until the offsets are moved; if this run ends without a result, resume it: ${resume}`,
+        `disabling mapping ${mapping.uuid} until the offsets are moved; if this run ends without a result, resume it: ${enableMappingCommand(mapping.uuid)}`,
         async () => {
           mappingTouched = true;
           await setMappingEnabled({
@@ -458,19 +458,16 @@ async function failureReport(input: {
       offset: read.get(p.partition)?.offset ?? null,
     }));
     if (input.commit !== 'none') {
-      const at = (pick: (p: ReplayPlan['partitions'][number]) => number | null) =>
-        input.plan.partitions.every((p) => (read.get(p.partition)?.offset ?? null) === pick(p));
-      const atTargetOrBefore = input.plan.partitions.every((p) =>
-        [p.target, p.committed].includes(read.get(p.partition)?.offset ?? null),
-      );
-      if (at((p) => p.target)) offsets = 'set';
-      else if (input.commit === 'answered' && at((p) => p.committed)) offsets = 'untouched';
-      // The coordinator stores the partitions it accepted in one write: a mix seen once stays a mix.
+      const { partitions } = input.plan;
+      const now = (p: (typeof partitions)[number]) => read.get(p.partition)?.offset ?? null;
+      if (partitions.every((p) => now(p) === p.target)) offsets = 'set';
+      else if (input.commit === 'answered' && partitions.every((p) => now(p) === p.committed))
+        offsets = 'untouched';
+      // Each partition where it was or at its target, and one that moved: the coordinator stores the
+      // partitions it accepted in one write, so a mix seen once stays a mix.
       else if (
-        atTargetOrBefore &&
-        input.plan.partitions.some(
-          (p) => p.target !== p.committed && read.get(p.partition)?.offset === p.target,
-        )
+        partitions.every((p) => now(p) === p.target || now(p) === p.committed) &&
+        partitions.some((p) => p.target !== p.committed && now(p) === p.target)
       )
         offsets = 'partial';
     }

@@ -140,6 +140,19 @@ export function checkMapping(
 }
 
 /**
+ * The AWS CLI command that enables a mapping again, for the messages that tell an operator how to
+ * resume a trigger a replay may have left paused.
+ *
+ * @example
+ * ```ts
+ * enableMappingCommand('14e0db71'); // 'aws lambda update-event-source-mapping --uuid 14e0db71 --enabled'
+ * ```
+ */
+export function enableMappingCommand(uuid: string): string {
+  return `aws lambda update-event-source-mapping --uuid ${uuid} --enabled`;
+}
+
+/**
  * Enables or disables a mapping (`UpdateEventSourceMapping`), retrying throttling and "in use"
  * conflicts until `deadline`.
  *

@@ -234,12 +234,11 @@ async function bearerToken(option: string | (() => string | Promise<string>)): P
     try {
       token = await option();
     } catch (error) {
-      const cause = requestCause('auth.bearerToken()', error);
       throw new SchemaRegistryRequestError(
         'The schema registry auth.bearerToken function failed',
         undefined,
         {
-          cause,
+          cause: requestCause('auth.bearerToken()', error),
         },
       );
     }

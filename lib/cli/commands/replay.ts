@@ -19,6 +19,7 @@ import {
   requestTopic,
   runReplay,
 } from '../../replay/index.ts';
+import { enableMappingCommand } from '../../replay/mapping.ts';
 import { summarizeError } from '../../replay/outcome.ts';
 import { parseTopicPartitions } from '../../replay/targets.ts';
 import { beforeDeadline } from '../../replay/wait.ts';
@@ -324,7 +325,7 @@ function unknownOutcome(name: string, request: ReplayRequest, what: string): Rep
       message: [
         `${name} ${what}: the replay may have stopped anywhere between pausing the trigger and resuming it.`,
         'Check both before anything else:',
-        `  the mapping: aws lambda get-event-source-mapping --uuid ${uuid} (resume it if Disabled: aws lambda update-event-source-mapping --uuid ${uuid} --enabled)`,
+        `  the mapping: aws lambda get-event-source-mapping --uuid ${uuid} (resume it if Disabled: ${enableMappingCommand(uuid)})`,
         `  the offsets: kafka-lambda replay --function ${name} --to-current (NOTES shows this replay's audit record where it committed)`,
       ].join('\n'),
     },
@@ -373,7 +374,7 @@ function interruptible(abort: AbortController, mapping: string | undefined): () 
   const resume =
     mapping === undefined
       ? ''
-      : `; mapping ${mapping} may be left Disabled: resume it with aws lambda update-event-source-mapping --uuid ${mapping} --enabled`;
+      : `; mapping ${mapping} may be left Disabled: resume it with ${enableMappingCommand(mapping)}`;
   const onSignal = (signal: (typeof STOP_SIGNALS)[number]) => {
     received++;
     if (received === 1) {
@@ -489,7 +490,7 @@ function print(outcome: ReplayOutcome, options: ReplayOptions): void {
     // did not disable.
     const { uuid } = outcome.mapping;
     console.log(
-      `Mapping ${uuid} is Disabled and ${outcome.executed ? 'stays' : 'would stay'} so: its trigger reads nothing until it is enabled (aws lambda update-event-source-mapping --uuid ${uuid} --enabled).`,
+      `Mapping ${uuid} is Disabled and ${outcome.executed ? 'stays' : 'would stay'} so: its trigger reads nothing until it is enabled (${enableMappingCommand(uuid)}).`,
     );
   }
   console.log(planTable(plan, outcome.executed));
