@@ -475,6 +475,11 @@ describe('configurations refused at synth time', () => {
       { ...base, filterCriteria: { Filters: [{ Pattern: '{ "value": { "a": [{ "wildcard": "x*" }] } }' }] } },
       /"wildcard" is not a Lambda filter operator/,
     ],
+    // From JavaScript, where the types do not stop it.
+    [
+      { ...base, filterCriteria: {} as never },
+      /filterCriteria.*expected \{ Filters: \[\{ Pattern: string \}/,
+    ],
   ])('consumer %#', (props, message) => {
     expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).toThrow(KafkaConsumerConfigError);
     expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).toThrow(message);

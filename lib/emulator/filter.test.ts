@@ -135,13 +135,26 @@ const documented: Array<{ name: string; pattern: unknown; matches: unknown[]; re
   {
     name: 'Anything but a prefix',
     pattern: { Region: [{ 'anything-but': { prefix: 'us-' } }] },
-    matches: [{ Region: 'eu-west-1' }],
-    rejects: [{ Region: 'us-east-1' }, { Region: 7 }],
+    // A number or null has no prefix to exclude: EventBridge's TestEventPattern matches them.
+    matches: [{ Region: 'eu-west-1' }, { Region: 7 }, { Region: null }],
+    rejects: [{ Region: 'us-east-1' }, {}],
+  },
+  {
+    name: 'Anything but one of several prefixes',
+    pattern: { state: [{ 'anything-but': { prefix: ['init', 'test'] } }] },
+    matches: [{ state: 'post-init' }, { state: 12 }],
+    rejects: [{ state: 'initializing' }, { state: 'testing' }],
+  },
+  {
+    name: 'Anything but a suffix, ignoring case',
+    pattern: { FileName: [{ 'anything-but': { suffix: { 'equals-ignore-case': '.TXT' } } }] },
+    matches: [{ FileName: 'a.png' }, { FileName: null }, { FileName: false }],
+    rejects: [{ FileName: 'a.txt' }, { FileName: 'B.Txt' }],
   },
   {
     name: 'Anything but, ignoring case',
     pattern: { state: [{ 'anything-but': { 'equals-ignore-case': ['initializing', 'stopped'] } }] },
-    matches: [{ state: 'running' }],
+    matches: [{ state: 'running' }, { state: null }, { state: 3 }],
     rejects: [{ state: 'INITIALIZING' }, { state: 'Stopped' }],
   },
   // `exists` looks for a leaf (Lambda: "exists works only on leaf nodes"); EventBridge's
@@ -206,6 +219,22 @@ describe("compileFilterCriteria: Kafka's value rules", () => {
     const binary = Buffer.from([0xff, 0xfe, 0x00, 0x41]);
     expect(onValue([{ exists: true }])(binary)).toBe(false);
     expect(onValue([{ 'anything-but': ['x'] }])(binary)).toBe(false);
+  });
+
+  it('JSON nested past 1,000 levels is a plain string, on every run alike', () => {
+    const nested = (depth: number) => `{"a":${'['.repeat(depth - 1)}1${']'.repeat(depth - 1)}}`;
+    const asJson = onValue({ a: [1] });
+    const asText = onValue([{ prefix: '{"a":[[' }]);
+    expect(asJson(Buffer.from(nested(1000)))).toBe(true);
+    expect(asText(Buffer.from(nested(1000)))).toBe(false);
+    // Deep enough to overflow a reviver's recursion: the depth check decides first.
+    for (const depth of [1001, 5000, 50_000]) {
+      expect(asJson(Buffer.from(nested(depth)))).toBe(false);
+      expect(asText(Buffer.from(nested(depth)))).toBe(true);
+    }
+    // Brackets inside strings are not nesting.
+    const bracketsInText = JSON.stringify({ a: 1, text: '['.repeat(3000) });
+    expect(asJson(Buffer.from(bracketsInText))).toBe(true);
   });
 
   it('a tombstone (null value) has no value field', () => {
@@ -303,6 +332,16 @@ describe('compileFilterCriteria: invalid criteria are refused with the filter na
       pattern: `{"value":{"a":[{"numeric":${range}}]}}`,
       message: /a range \[">" or ">=", low, "<" or "<=", high\]/,
     })),
+    ...['[">",20,"<",10]', '[">",5,"<",5]', '[">=",5,"<=",5]'].map((range) => ({
+      name: `numeric ${range}`,
+      pattern: `{"value":{"a":[{"numeric":${range}}]}}`,
+      message: /range's low bound 5|range's low bound 20/,
+    })),
+    {
+      name: 'anything-but a list of prefixes with an empty one',
+      pattern: '{"value":{"a":[{"anything-but":{"prefix":["x",""]}}]}}',
+      message: /"anything-but" prefix must not be empty/,
+    },
     {
       name: 'one-branch $or',
       pattern: '{"value":{"$or":[{"a":["1"]}]}}',

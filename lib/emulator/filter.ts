@@ -135,6 +135,13 @@ function compileNumeric(value: unknown, path: string): Rule {
       `${describe(path)}: "numeric" takes [operator, number] (operators =, <, <=, >, >=) or a range [">" or ">=", low, "<" or "<=", high]`,
     );
   }
+  // event-ruler's compiler refuses a range whose low bound is not below its high one ("Bottom must be
+  // less than top"), a point range [">=", 5, "<=", 5] included: `["=", 5]` says that.
+  if (isRange && first.limit >= second!.limit) {
+    throw new PatternError(
+      `${describe(path)}: "numeric" range's low bound ${first.limit} must be below its high bound ${second!.limit}`,
+    );
+  }
   return { kind: 'numeric', bounds };
 }
 
@@ -143,10 +150,15 @@ function compileAnythingBut(value: unknown, path: string): Rule {
     const keys = Object.keys(value);
     const operator = keys[0];
     if (keys.length === 1 && (operator === 'prefix' || operator === 'suffix')) {
-      const excluded = compileText(value[operator], path, operator);
-      if (excluded.text === '')
+      // One text (or `{ "equals-ignore-case": text }`), or a list of texts: EventBridge's
+      // "anything-but prefix" takes both.
+      const operand = value[operator];
+      const excluded = Array.isArray(operand)
+        ? operand.map((text) => compileText(typeof text === 'string' ? text : undefined, path, operator))
+        : [compileText(operand, path, operator)];
+      if (excluded.length === 0 || excluded.some(({ text }) => text === ''))
         throw new PatternError(`${describe(path)}: "anything-but" ${operator} must not be empty`);
-      return { kind: 'anything-but', excluded: [{ kind: operator, ...excluded }] };
+      return { kind: 'anything-but', excluded: excluded.map((text) => ({ kind: operator, ...text })) };
     }
     if (keys.length === 1 && operator === 'equals-ignore-case') {
       const texts = Array.isArray(value[operator]) ? (value[operator] as unknown[]) : [value[operator]];
@@ -273,8 +285,8 @@ function leafMatches(rule: Rule, value: Leaf): boolean {
     case 'suffix':
       return typeof value === 'string' && matchesText(value, rule.text, rule.ignoreCase, rule.kind);
     case 'anything-but':
-      if (rule.excluded.some((excluded) => excluded.kind !== 'equals') && typeof value !== 'string')
-        return false;
+      // A number, a boolean or null has no prefix, suffix or case to exclude, so it passes (EventBridge's
+      // TestEventPattern and aws/event-ruler match `{"anything-but": {"prefix": "init"}}` against `null`).
       return !rule.excluded.some((excluded) => leafMatches(excluded, value));
     case 'numeric':
       return value instanceof JsonNumber && rule.bounds.every((bound) => satisfies(bound, value.value));
@@ -380,11 +392,41 @@ function filterView(value: Buffer | null): { value?: Json } | undefined {
   } catch {
     return undefined;
   }
+  if (text.length > 2 * MAX_JSON_DEPTH && exceedsJsonDepth(text)) return { value: text };
   try {
     return { value: parseJson(text) };
   } catch {
     return { value: text };
   }
+}
+
+/**
+ * How deep a value may nest and still be read as JSON. Lambda does not document a limit; this is the
+ * default of Jackson's `StreamReadConstraints` (a JVM parser refuses deeper text). Without a limit, how
+ * deep a value could nest before parsing it overflowed the stack would depend on the caller's stack: the
+ * same record would match or not from one run to the next. Deeper text is a plain string.
+ */
+const MAX_JSON_DEPTH = 1000;
+
+/** Whether text nests deeper than {@link MAX_JSON_DEPTH} (brackets inside strings do not count). */
+function exceedsJsonDepth(text: string): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      // A backslash escapes the next character.
+      if (code === 0x5c) i++;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) {
+      inString = true;
+    } else if (code === 0x5b || code === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH) return true;
+    } else if (code === 0x5d || code === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
 }
 
 /**
