@@ -49,9 +49,24 @@ describe('validateKafkaEvent', () => {
 
   it('requires the eventSourceArn of an MSK event and refuses it on a self-managed one', () => {
     const { eventSourceArn: _, ...withoutArn } = valid();
-    expect(issuesOf(withoutArn)).toEqual([{ path: 'eventSourceArn', message: expect.any(String) }]);
+    expect(issuesOf(withoutArn)).toEqual([
+      { path: 'eventSourceArn', message: 'is missing: Lambda always sends it' },
+    ]);
     expect(issuesOf({ ...valid(), eventSource: 'SelfManagedKafka' })).toEqual([
-      { path: 'eventSourceArn', message: expect.any(String) },
+      { path: 'eventSourceArn', message: 'is not a field Lambda sends' },
+    ]);
+  });
+
+  it('says a field is missing, not that it has the wrong type', () => {
+    const event = valid();
+    const { bootstrapServers: _, ...withoutServers } = event;
+    const record = Object.values(event.records)[0]![0]!;
+    const { timestamp: _t, timestampType: _tt, ...recordWithoutTime } = record;
+    const key = Object.keys(event.records)[0]!;
+    expect(issuesOf({ ...withoutServers, records: { [key]: [recordWithoutTime] } })).toEqual([
+      { path: 'bootstrapServers', message: 'is missing: Lambda always sends it' },
+      { path: `records["${key}"][0].timestamp`, message: 'is missing: Lambda always sends it' },
+      { path: `records["${key}"][0].timestampType`, message: 'is missing: Lambda always sends it' },
     ]);
   });
 

@@ -71,9 +71,16 @@ const SERVERS = /^[^,\s]+:\d{1,5}(?:,[^,\s]+:\d{1,5})*$/;
 // InvalidKafkaEventError's message and invoke's warnings; and a schema's own message wins over those an
 // app may set globally (@valibot/i18n), https://valibot.dev/guides/internationalization/.
 const notAField = 'is not a field Lambda sends';
-/** A strict object's message: its type, or a key it does not declare (the path names the key). */
-const objectOf = (what: string) => (issue: v.StrictObjectIssue) =>
-  issue.expected === 'never' ? notAField : `must be ${what}`;
+/**
+ * A strict object's message: a key it does not declare, a key it requires that is absent (valibot
+ * reports both on the object's schema, the path naming the key), or its type.
+ */
+const objectOf = (what: string) => (issue: v.StrictObjectIssue) => {
+  if (issue.expected === 'never') return notAField;
+  if (issue.received === 'undefined' && issue.expected.startsWith('"'))
+    return 'is missing: Lambda always sends it';
+  return `must be ${what}`;
+};
 
 const base64 = v.nullish(
   v.pipe(v.string('must be a base64 string'), v.check(isBase64, 'must be base64 (with padding)')),
