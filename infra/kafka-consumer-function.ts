@@ -899,7 +899,7 @@ function assertTopicName(prop: string, topic: string): void {
 
 /** The mapping's `filters` from Lambda's `FilterCriteria`, refused at synth time when Lambda would refuse it. */
 function filterProperty(criteria: FilterCriteria | undefined): Array<{ pattern: string }> | undefined {
-  if (criteria === undefined || criteria.Filters?.length === 0) return undefined;
+  if (criteria === undefined || criteria?.Filters?.length === 0) return undefined;
   try {
     compileFilterCriteria(criteria);
   } catch (error) {
