@@ -452,6 +452,11 @@ describe('configurations refused at synth time', () => {
       { ...base, onFailure: { type: 'kafka' } as never },
       'onFailure.topic must be a topic name, got undefined',
     ],
+    // kafka://dlq is 11 characters: CloudFormation's OnFailure.Destination takes 12 at least.
+    [
+      { ...base, onFailure: { type: 'kafka', topic: 'dlq' } as const },
+      'onFailure.topic "dlq" is too short for an on-failure destination: CloudFormation takes DestinationConfig.OnFailure.Destination ("kafka://dlq") of 12 characters or more, so a topic name of 4 or more',
+    ],
     [
       { ...base, consumerGroupId: '' },
       'consumerGroupId is empty: Lambda would consume as a group id of its own choosing, which the IAM policy and the replay function do not name',

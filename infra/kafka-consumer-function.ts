@@ -61,7 +61,7 @@ export class KafkaConsumerConfigError extends KafkaLambdaCdkError {
  * Where the trigger sends records it gives up on (retries exhausted, too old, too large).
  * `sqs`: a metadata record per failed batch (topic, partition, offsets) in a queue — created when none is
  * given. `kafka`: one message per failed record, payload included, on a topic of the same cluster (not the
- * source topic).
+ * source topic; 4 characters or more, as CloudFormation takes a `kafka://<topic>` destination of 12 or more).
  *
  * @example
  * const toKafka: FailureDestination = { type: 'kafka', topic: 'orders-failed' };
@@ -412,7 +412,7 @@ export class KafkaConsumerFunction extends Construct {
     const onFailure = props.onFailure ?? { type: 'sqs' };
     const filters = filterProperty(props.filterCriteria);
     assertTopicName('topic', topic);
-    if (onFailure.type === 'kafka') assertTopicName('onFailure.topic', onFailure.topic);
+    if (onFailure.type === 'kafka') assertFailureTopicName(onFailure.topic);
     if (onFailure.type === 'kafka' && onFailure.topic === topic) {
       throw new KafkaConsumerConfigError(`the failure topic must differ from the source topic "${topic}"`);
     }
@@ -894,6 +894,22 @@ function assertTopicName(prop: string, topic: string): void {
     );
   throw new KafkaConsumerConfigError(
     `${prop} "${topic}" is not a topic name a Kafka trigger accepts (2–249 of a-z A-Z 0-9 . _ -, not starting with a dot)`,
+  );
+}
+
+// CloudFormation takes DestinationConfig.OnFailure.Destination of 12 characters or more, `kafka://` and
+// the topic included: a topic the trigger's API accepts (2 characters or more) may still be too short.
+// https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-properties-lambda-eventsourcemapping-onfailure.html
+const MIN_DESTINATION_LENGTH = 12;
+const KAFKA_SCHEME = 'kafka://';
+
+/** A Kafka on-failure topic: a topic name the trigger's API accepts, long enough for CloudFormation. */
+function assertFailureTopicName(topic: string): void {
+  assertTopicName('onFailure.topic', topic);
+  const destination = `${KAFKA_SCHEME}${topic}`;
+  if (Token.isUnresolved(topic) || destination.length >= MIN_DESTINATION_LENGTH) return;
+  throw new KafkaConsumerConfigError(
+    `onFailure.topic "${topic}" is too short for an on-failure destination: CloudFormation takes DestinationConfig.OnFailure.Destination ("${destination}") of ${MIN_DESTINATION_LENGTH} characters or more, so a topic name of ${MIN_DESTINATION_LENGTH - KAFKA_SCHEME.length} or more`,
   );
 }
 
