@@ -584,7 +584,9 @@ describe('configurations refused at synth time', () => {
     expect(replay('orders-*')).toThrow(KafkaReplayConfigError);
     expect(replay('orders-*')).toThrow(/target.consumerGroupId "orders-\*" contains "\*": with MSK IAM auth/);
     expect(replay('')).toThrow(
-      new KafkaReplayConfigError('target.consumerGroupId is empty: the replay moves one named group'),
+      new KafkaReplayConfigError(
+        'target.consumerGroupId is empty: Lambda would consume as a group id of its own choosing, which the IAM policy and the replay function do not name',
+      ),
     );
   });
 
@@ -944,6 +946,31 @@ describe('configurations refused at synth time', () => {
     expect(() => new KafkaReplayFunction(newStack(), 'R', { entry: ENTRY, source: msk, target })).toThrow(
       KafkaReplayConfigError,
     );
+  });
+
+  // The consumer's checks: IAM reads * and ? in the granted topic and group ARNs as wildcards.
+  it.each([
+    [
+      { allowedTopics: ['*'] },
+      'allowedTopics[0] "*" is not a topic name a Kafka trigger accepts (2–249 of a-z A-Z 0-9 . _ -, not starting with a dot)',
+    ],
+    [
+      { allowedTopics: ['orders', 'orders-?'] },
+      'allowedTopics[1] "orders-?" is not a topic name a Kafka trigger accepts (2–249 of a-z A-Z 0-9 . _ -, not starting with a dot)',
+    ],
+    [
+      { target: { ...target, topic: 'orders*' } },
+      'target.topic "orders*" is not a topic name a Kafka trigger accepts (2–249 of a-z A-Z 0-9 . _ -, not starting with a dot)',
+    ],
+    [
+      { target: { ...target, consumerGroupId: 'bad group!' } },
+      'target.consumerGroupId "bad group!" is not a consumer group id a Kafka trigger accepts (1–200 of a-z A-Z 0-9 - / * : _ + = . @)',
+    ],
+  ])('replay with a topic or group the role cannot be granted by name %#', (overrides, message) => {
+    const stack = newStack();
+    const source = { ...msk, network: importedNetwork(stack) };
+    const build = () => new KafkaReplayFunction(stack, 'R', { entry: ENTRY, source, target, ...overrides });
+    expect(build).toThrow(new KafkaReplayConfigError(message));
   });
 
   it('replay with an empty allow-list', () => {

@@ -408,10 +408,10 @@ export class KafkaConsumerFunction extends Construct {
             (message, options) => new KafkaConsumerConfigError(message, options),
           )
         : [];
-    assertConsumerGroupId(consumerGroupId, source);
+    refuse(consumerGroupIdProblem('consumerGroupId', consumerGroupId, source));
     const onFailure = props.onFailure ?? { type: 'sqs' };
     const filters = filterProperty(props.filterCriteria);
-    assertTopicName('topic', topic);
+    refuse(topicNameProblem('topic', topic));
     if (onFailure.type === 'kafka') assertFailureTopicName(onFailure.topic);
     if (onFailure.type === 'kafka' && onFailure.topic === topic) {
       throw new KafkaConsumerConfigError(`the failure topic must differ from the source topic "${topic}"`);
@@ -862,39 +862,49 @@ export function networkSubnetIds(
 const CONSUMER_GROUP_ID = /^[a-zA-Z0-9\-/*:_+=.@]{1,200}$/;
 
 /**
- * A consumer group id the trigger's API accepts and the role can be granted by name. An empty one
- * would be dropped from the template (Lambda then makes up a group of its own, which no grant names).
+ * Why a consumer group id cannot be the trigger's (`undefined` when it can): one the trigger's API
+ * refuses, or, with MSK IAM auth, one the role cannot be granted by name. An empty one would be
+ * dropped from the template (Lambda then makes up a group of its own, which no grant names). `prop`
+ * names it in the message. Tokens pass. The replay function holds its target's group to the same rules.
+ *
+ * @example
+ * const problem = consumerGroupIdProblem('target.consumerGroupId', 'bad group!', source); // names the allowed characters
  */
-function assertConsumerGroupId(groupId: string, source: KafkaSource): void {
-  if (Token.isUnresolved(groupId)) return;
+export function consumerGroupIdProblem(
+  prop: string,
+  groupId: string,
+  source: KafkaSource,
+): string | undefined {
+  if (Token.isUnresolved(groupId)) return undefined;
   if (groupId === '')
-    throw new KafkaConsumerConfigError(
-      'consumerGroupId is empty: Lambda would consume as a group id of its own choosing, which the IAM policy and the replay function do not name',
-    );
+    return `${prop} is empty: Lambda would consume as a group id of its own choosing, which the IAM policy and the replay function do not name`;
   if (typeof groupId !== 'string' || !CONSUMER_GROUP_ID.test(groupId))
-    throw new KafkaConsumerConfigError(
-      `consumerGroupId ${JSON.stringify(groupId) ?? 'undefined'} is not a consumer group id a Kafka trigger accepts (1–200 of a-z A-Z 0-9 - / * : _ + = . @)`,
-    );
-  const problem =
-    source.kind === 'msk' && source.auth.type === 'iam'
-      ? consumerGroupGrantProblem('consumerGroupId', groupId)
-      : undefined;
-  if (problem !== undefined) throw new KafkaConsumerConfigError(problem);
+    return `${prop} ${JSON.stringify(groupId) ?? 'undefined'} is not a consumer group id a Kafka trigger accepts (1–200 of a-z A-Z 0-9 - / * : _ + = . @)`;
+  return source.kind === 'msk' && source.auth.type === 'iam'
+    ? consumerGroupGrantProblem(prop, groupId)
+    : undefined;
 }
 
-/** A topic name the trigger's API accepts (see `LAMBDA_LIMITS.names`), checked at synth time. */
-function assertTopicName(prop: string, topic: string): void {
-  if (typeof topic !== 'string')
-    throw new KafkaConsumerConfigError(`${prop} must be a topic name, got ${String(topic)}`);
-  if (Token.isUnresolved(topic) || LAMBDA_LIMITS.names.topic.test(topic)) return;
+/**
+ * Why a topic name is not one the trigger's API accepts (see `LAMBDA_LIMITS.names`), or `undefined`. Its
+ * alphabet has no `*` or `?`, which IAM would read as wildcards in the topic ARNs the roles are granted.
+ * `prop` names it in the message. Tokens pass.
+ *
+ * @example
+ * const problem = topicNameProblem('allowedTopics[0]', '*'); // not a topic name
+ */
+export function topicNameProblem(prop: string, topic: string): string | undefined {
+  if (typeof topic !== 'string') return `${prop} must be a topic name, got ${String(topic)}`;
+  if (Token.isUnresolved(topic) || LAMBDA_LIMITS.names.topic.test(topic)) return undefined;
   // The destination the mapping gets is `kafka://<topic>`: the construct writes the scheme itself.
   if (topic.startsWith('kafka://'))
-    throw new KafkaConsumerConfigError(
-      `${prop} "${topic}" starts with kafka://: give the topic name alone ("${topic.slice('kafka://'.length)}"), the construct adds the kafka:// prefix`,
-    );
-  throw new KafkaConsumerConfigError(
-    `${prop} "${topic}" is not a topic name a Kafka trigger accepts (2–249 of a-z A-Z 0-9 . _ -, not starting with a dot)`,
-  );
+    return `${prop} "${topic}" starts with kafka://: give the topic name alone ("${topic.slice('kafka://'.length)}"), the construct adds the kafka:// prefix`;
+  return `${prop} "${topic}" is not a topic name a Kafka trigger accepts (2–249 of a-z A-Z 0-9 . _ -, not starting with a dot)`;
+}
+
+/** Throws the problem a check found, if any, as this construct's error. */
+function refuse(problem: string | undefined): void {
+  if (problem !== undefined) throw new KafkaConsumerConfigError(problem);
 }
 
 // CloudFormation takes DestinationConfig.OnFailure.Destination of 12 characters or more, `kafka://` and
@@ -905,7 +915,7 @@ const KAFKA_SCHEME = 'kafka://';
 
 /** A Kafka on-failure topic: a topic name the trigger's API accepts, long enough for CloudFormation. */
 function assertFailureTopicName(topic: string): void {
-  assertTopicName('onFailure.topic', topic);
+  refuse(topicNameProblem('onFailure.topic', topic));
   const destination = `${KAFKA_SCHEME}${topic}`;
   if (Token.isUnresolved(topic) || destination.length >= MIN_DESTINATION_LENGTH) return;
   throw new KafkaConsumerConfigError(

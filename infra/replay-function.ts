@@ -8,13 +8,17 @@ import { defineOptions, unchecked } from '../lib/options/options.ts';
 import { lambdaBundling } from './bundling.ts';
 import { KafkaLambdaCdkError } from './errors.ts';
 import {
-  consumerGroupGrantProblem,
   grantSecretsRead,
   mappingControlStatement,
   mskReplayStatements,
   networkInterfaceStatements,
 } from './iam.ts';
-import { kafkaSourceOptions, networkSubnetIds } from './kafka-consumer-function.ts';
+import {
+  consumerGroupIdProblem,
+  kafkaSourceOptions,
+  networkSubnetIds,
+  topicNameProblem,
+} from './kafka-consumer-function.ts';
 import { type KafkaSource, sourceSecret, sourceSecrets } from './kafka-source.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
 import { packagedReplayHandler } from './packaged-replay-handler.ts';
@@ -59,7 +63,10 @@ export interface KafkaReplayFunctionProps {
   readonly handler?: string;
   readonly source: KafkaSource;
   readonly target: ReplayTarget;
-  /** Topics whose offsets the function may move. @default [target.topic] */
+  /**
+   * Topics whose offsets the function may move: names a Kafka trigger accepts (`a-z A-Z 0-9 . _ -`, so no
+   * `*` or `?`, which IAM would read as wildcards in the granted topic ARNs). @default [target.topic]
+   */
   readonly allowedTopics?: readonly string[];
   /** Overrides for the function; applied over this construct's defaults. */
   readonly functionProps?: Omit<NodejsFunctionProps, 'entry' | 'handler' | 'role'>;
@@ -106,15 +113,21 @@ export class KafkaReplayFunction extends Construct {
     REPLAY_PROPS.check(props, (problem) => new KafkaReplayConfigError(problem.message));
     const { source, target } = props;
     this.allowedTopics = props.allowedTopics ?? [target.topic];
-    if (this.allowedTopics.length === 0)
+    if (!Array.isArray(this.allowedTopics) || this.allowedTopics.length === 0)
       throw new KafkaReplayConfigError('allowedTopics must name at least one topic');
-    if (target.consumerGroupId === '')
-      throw new KafkaReplayConfigError('target.consumerGroupId is empty: the replay moves one named group');
-    const groupProblem =
-      source.kind === 'msk' && source.auth.type === 'iam'
-        ? consumerGroupGrantProblem('target.consumerGroupId', target.consumerGroupId)
-        : undefined;
-    if (groupProblem !== undefined) throw new KafkaReplayConfigError(groupProblem);
+    // The consumer's own checks: the role is granted these topics and this group by their ARNs, where IAM
+    // reads * and ? as wildcards, and the handler passes them to Kafka as they are.
+    const problems = [
+      ...this.allowedTopics.map((topic, index) =>
+        topicNameProblem(
+          props.allowedTopics === undefined ? 'target.topic' : `allowedTopics[${index}]`,
+          topic,
+        ),
+      ),
+      consumerGroupIdProblem('target.consumerGroupId', target.consumerGroupId, source),
+    ];
+    const problem = problems.find((found) => found !== undefined);
+    if (problem !== undefined) throw new KafkaReplayConfigError(problem);
     if (source.kind === 'msk' && source.network === undefined) {
       throw new KafkaReplayConfigError(
         'an MSK source needs `network` (VPC, subnets, security groups) for the replay function: MSK brokers are reachable only from their VPC',
