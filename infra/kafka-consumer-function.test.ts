@@ -11,6 +11,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KafkaConsumerConfigError, KafkaConsumerFunction } from './kafka-consumer-function.ts';
 import { importKafkaNetwork, type KafkaNetwork, type KafkaSource } from './kafka-source.ts';
+import { InvalidClusterArnError } from './msk-arns.ts';
 import { UnsupportedRegionError } from './regions.ts';
 import { KafkaReplayConfigError, KafkaReplayFunction } from './replay-function.ts';
 import { controlMappingStatement, NETWORK_INTERFACE_STATEMENTS, roleStatements } from './template-queries.ts';
@@ -972,6 +973,28 @@ describe('configurations refused at synth time', () => {
     const build = () => new KafkaReplayFunction(stack, 'R', { entry: ENTRY, source, target, ...overrides });
     expect(build).toThrow(new KafkaReplayConfigError(message));
   });
+
+  // Validated for every auth type: with SASL/SCRAM it is the trigger's EventSourceArn and the resource of
+  // the role's kafka:* grants, with no topic or group ARN derived from it.
+  it.each([['not-an-arn'], ['arn:aws:sqs:eu-west-1:111122223333:orders']])(
+    'MSK cluster ARN %s with SASL/SCRAM',
+    (clusterArn) => {
+      const stack = newStack();
+      const secret = secretsmanager.Secret.fromSecretCompleteArn(stack, 'S', SECRET_ARN);
+      const source: KafkaSource = {
+        kind: 'msk',
+        clusterArn,
+        auth: { type: 'sasl-scram-512', secret },
+        network: importedNetwork(stack),
+      };
+      const message = `source.clusterArn "${clusterArn}" is not an MSK cluster ARN (arn:<partition>:kafka:<region>:<account>:cluster/<name>/<uuid>)`;
+      expect(() => new KafkaConsumerFunction(stack, 'C', { ...base, source })).toThrow(
+        new InvalidClusterArnError(clusterArn),
+      );
+      expect(() => new KafkaConsumerFunction(stack, 'C2', { ...base, source })).toThrow(message);
+      expect(() => new KafkaReplayFunction(stack, 'R', { entry: ENTRY, source, target })).toThrow(message);
+    },
+  );
 
   it('replay with an empty allow-list', () => {
     const source = { ...msk, network: importedNetwork(newStack()) };

@@ -15,13 +15,28 @@ export class InvalidClusterArnError extends KafkaLambdaCdkError {
   /** @param clusterArn - The ARN that is not an MSK cluster's; the message quotes it. */
   constructor(clusterArn: string) {
     super(
-      `"${clusterArn}" is not an MSK cluster ARN (arn:<partition>:kafka:<region>:<account>:cluster/<name>/<uuid>)`,
+      `source.clusterArn "${clusterArn}" is not an MSK cluster ARN (arn:<partition>:kafka:<region>:<account>:cluster/<name>/<uuid>)`,
     );
     this.clusterArn = clusterArn;
   }
 }
 
 const CLUSTER_ARN = /^arn:[a-z-]+:kafka:[a-z0-9-]+:\d{12}:cluster\/[^/]+\/[^/]+$/;
+
+/**
+ * Refuses a literal cluster ARN that is not an MSK cluster's, whatever the source's authentication: it is
+ * the trigger's `EventSourceArn` and the resource of the roles' `kafka:*` grants. A token (a cluster
+ * created in the same app) passes.
+ *
+ * @example
+ * if (source.kind === 'msk') assertMskClusterArn(source.clusterArn);
+ * @throws InvalidClusterArnError quoting the ARN.
+ */
+export function assertMskClusterArn(clusterArn: string): void {
+  if (Token.isUnresolved(clusterArn)) return;
+  if (typeof clusterArn !== 'string' || !CLUSTER_ARN.test(clusterArn))
+    throw new InvalidClusterArnError(clusterArn);
+}
 
 /**
  * Splits a cluster ARN into `arn:…:<account>` and `<name>/<uuid>`; works for literal ARNs and for tokens
@@ -32,7 +47,7 @@ function clusterParts(clusterArn: string): { prefix: string; nameAndUuid: string
     const [prefix, nameAndUuid] = Fn.split(':cluster/', clusterArn, 2);
     return { prefix: prefix!, nameAndUuid: nameAndUuid! };
   }
-  if (!CLUSTER_ARN.test(clusterArn)) throw new InvalidClusterArnError(clusterArn);
+  assertMskClusterArn(clusterArn);
   const [prefix, nameAndUuid] = clusterArn.split(':cluster/');
   return { prefix: prefix!, nameAndUuid: nameAndUuid! };
 }

@@ -20,6 +20,7 @@ import {
   topicNameProblem,
 } from './kafka-consumer-function.ts';
 import { type KafkaSource, sourceSecret, sourceSecrets } from './kafka-source.ts';
+import { assertMskClusterArn } from './msk-arns.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
 import { packagedReplayHandler } from './packaged-replay-handler.ts';
 
@@ -107,11 +108,13 @@ export class KafkaReplayFunction extends Construct {
    * @param id - The construct's id.
    * @param props - The cluster, the trigger whose group it moves, and the function's settings.
    * @throws KafkaReplayConfigError when a prop is unknown or cannot work with the others.
+   * @throws InvalidClusterArnError when an MSK `source.clusterArn` is not an MSK cluster ARN.
    */
   constructor(scope: Construct, id: string, props: KafkaReplayFunctionProps) {
     super(scope, id);
     REPLAY_PROPS.check(props, (problem) => new KafkaReplayConfigError(problem.message));
     const { source, target } = props;
+    if (source.kind === 'msk') assertMskClusterArn(source.clusterArn);
     this.allowedTopics = props.allowedTopics ?? [target.topic];
     if (!Array.isArray(this.allowedTopics) || this.allowedTopics.length === 0)
       throw new KafkaReplayConfigError('allowedTopics must name at least one topic');
