@@ -863,6 +863,24 @@ describe('configurations refused at synth time', () => {
       { provisionedPollerConfig: { minimumPollers: 1, maximumPollers: 2, pollerGroupName: 'shop pollers' } },
       /mappingProps.provisionedPollerConfig bypasses the construct's checks of pollers: use provisionedPollers/,
     ],
+    // What the construct derives its grants, queue and replay function from: refused from untyped callers
+    // too, even as undefined (which would take the construct's value out of the mapping).
+    [{ kafkaTopic: 'other-topic' }, /^mappingProps.kafkaTopic is set from topic, which the IAM policy/],
+    [
+      { kafkaConsumerGroupId: 'other-group' },
+      /^mappingProps.kafkaConsumerGroupId is set from consumerGroupId, which the IAM policy/,
+    ],
+    [
+      { onFailure: { bind: () => ({ destination: 'arn:aws:sns:eu-west-1:111122223333:dlq' }) } },
+      /^mappingProps.onFailure is set from onFailure, which the role's grant on the destination/,
+    ],
+    [{ onFailure: undefined }, /^mappingProps.onFailure is set from onFailure/],
+    [{ eventSourceArn: CLUSTER_ARN }, /^mappingProps.eventSourceArn is set from source.clusterArn/],
+    [{ kafkaBootstrapServers: ['k:9092'] }, /^mappingProps.kafkaBootstrapServers is set from source/],
+    [{ sourceAccessConfigurations: [] }, /^mappingProps.sourceAccessConfigurations is set from source/],
+    [{ schemaRegistryConfig: {} }, /^mappingProps.schemaRegistryConfig is set from schemaRegistry/],
+    [{ target: undefined }, /^mappingProps.target is this construct's function/],
+    [{ filters: undefined }, /^mappingProps.filters bypasses the construct's checks of Kafka filters/],
   ])('consumer with mappingProps %#', (mappingProps, message) => {
     const build = () => new KafkaConsumerFunction(newStack(), 'C', { ...base, mappingProps } as never);
     expect(build).toThrow(KafkaConsumerConfigError);

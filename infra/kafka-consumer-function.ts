@@ -155,7 +155,8 @@ export interface KafkaConsumerFunctionProps {
    * policy is derived from; not `filters` (use `filterCriteria`); not the options Kafka mappings do not
    * take (`parallelizationFactor`, `tumblingWindow`, `maxConcurrency`). `provisionedPollerConfig` only
    * as `undefined`, to turn provisioned mode off (set pollers with `provisionedPollers`). Each of these
-   * is refused at synth time.
+   * is refused at synth time by name, the function, source, topic, group, destination, registry and
+   * `filters` even as `undefined` (which would take the construct's own value out of the mapping).
    */
   readonly mappingProps?: Omit<
     Partial<lambda.EventSourceMappingOptions>,
@@ -707,10 +708,34 @@ const REFUSED_MAPPING_PROPS: Readonly<Record<string, string>> = {
     'is for Kinesis and DynamoDB Streams mappings only: Kafka triggers have no tumbling windows',
   maxConcurrency:
     'is for SQS mappings only (ScalingConfig): a Kafka trigger scales with its pollers (provisionedPollers)',
-  filters:
-    "bypasses the construct's checks of Kafka filters: use filterCriteria (Lambda's FilterCriteria, checked at synth time)",
   provisionedPollerConfig:
     "bypasses the construct's checks of pollers: use provisionedPollers (mappingProps takes provisionedPollerConfig: undefined only, to turn provisioned mode off)",
+};
+
+/**
+ * `mappingProps` this construct sets from its own props, with the prop to use instead: the role's grants,
+ * the failure queue and the replay function (`mappingUuid`, `consumerGroupId`, `topic`) are derived from
+ * those props, so an override would leave them naming another function, cluster, topic, group, destination
+ * or registry. The mapping props' type leaves these out; an untyped caller's are refused even when
+ * `undefined`, which would replace the construct's value too (a mapping without a topic or destination).
+ */
+const CONSTRUCT_MAPPING_PROPS: Readonly<Record<string, string>> = {
+  target: "is this construct's function: add a mapping of your own to consumer.function for another one",
+  eventSourceArn:
+    'is set from source.clusterArn, which the IAM policy is derived from: give the cluster as source',
+  kafkaBootstrapServers:
+    'is set from source.bootstrapServers, which the replay function connects to: give the brokers as source',
+  sourceAccessConfigurations:
+    'is set from source (auth, rootCaCertificate, network), which the IAM policy is derived from: give them in source',
+  kafkaTopic: 'is set from topic, which the IAM policy and the replay function are derived from: give topic',
+  kafkaConsumerGroupId:
+    'is set from consumerGroupId, which the IAM policy and the replay function are derived from: give consumerGroupId',
+  onFailure:
+    "is set from onFailure, which the role's grant on the destination is derived from: give onFailure ({ type: 'sqs', queue? } or { type: 'kafka', topic })",
+  schemaRegistryConfig:
+    "is set from schemaRegistry, which the role's registry permissions are derived from: give schemaRegistry",
+  filters:
+    "bypasses the construct's checks of Kafka filters: use filterCriteria (Lambda's FilterCriteria, checked at synth time)",
 };
 
 function assertMappingOverrides(overrides: KafkaConsumerFunctionProps['mappingProps']): void {
@@ -718,6 +743,9 @@ function assertMappingOverrides(overrides: KafkaConsumerFunctionProps['mappingPr
   for (const [key, reason] of Object.entries(REFUSED_MAPPING_PROPS)) {
     if ((overrides as Readonly<Record<string, unknown>>)[key] !== undefined)
       throw new KafkaConsumerConfigError(`mappingProps.${key} ${reason}`);
+  }
+  for (const [key, reason] of Object.entries(CONSTRUCT_MAPPING_PROPS)) {
+    if (Object.hasOwn(overrides, key)) throw new KafkaConsumerConfigError(`mappingProps.${key} ${reason}`);
   }
 }
 
