@@ -936,6 +936,30 @@ describe('configurations refused at synth time', () => {
     ).toEqual([]);
   });
 
+  it.each([
+    [
+      'cn-north-1',
+      { metricsConfig: { metrics: [lambda.MetricType.EVENT_COUNT, lambda.MetricType.ERROR_COUNT] } },
+      /^mappingProps.metricsConfig.metrics asks for ErrorCount, which cannot be deployed in cn-north-1: .* Ask for EventCount alone/,
+    ],
+    [
+      'il-central-1',
+      { metricsConfig: { metrics: [lambda.MetricType.KAFKA_METRICS] } },
+      /^mappingProps.metricsConfig.metrics asks for KafkaMetrics, which cannot be deployed in il-central-1/,
+    ],
+    [
+      'cn-northwest-1',
+      { logLevel: lambda.EventSourceMappingLogLevel.INFO },
+      /^mappingProps.logLevel cannot be deployed in cn-northwest-1: .* has no LoggingConfig. Leave out logLevel/,
+    ],
+  ])('consumer with mappingProps the schema of %s lacks', (region, mappingProps, message) => {
+    const build = (stack: Stack) => new KafkaConsumerFunction(stack, 'C', { ...base, mappingProps });
+    expect(() => build(newStack(region))).toThrow(UnsupportedRegionError);
+    expect(() => build(newStack(region))).toThrow(message);
+    expect(() => build(newStack())).not.toThrow();
+    expect(() => build(newStack('eu-west-1'))).not.toThrow();
+  });
+
   it('keeps the metrics mappingProps asks for, without the EventCount-only warning', () => {
     const stack = newStack('il-central-1');
     new KafkaConsumerFunction(stack, 'C', {

@@ -33,6 +33,8 @@ import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
 import {
   acceptsOnlyEventCountMetrics,
   assertKafkaDestinationRegion,
+  assertLoggingConfigRegion,
+  assertMetricsRegion,
   assertPollerGroupRegion,
 } from './regions.ts';
 import {
@@ -523,6 +525,10 @@ export class KafkaConsumerFunction extends Construct {
       ...props.mappingProps,
     };
     assertMappingNumbers(mapping, props.mappingProps);
+    // The construct's own metrics fit the Region's schema; mappingProps' metrics and logLevel may not.
+    const metrics = mapping.metricsConfig?.metrics;
+    if (metrics !== undefined && !Token.isUnresolved(metrics)) assertMetricsRegion(region, metrics);
+    if (mapping.logLevel !== undefined) assertLoggingConfigRegion(region);
     const provisionedOnly = provisionedOnlyProperties(mapping);
     if (provisionedOnly.length > 0)
       Annotations.of(this).addWarningV2(

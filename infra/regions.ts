@@ -123,6 +123,19 @@ export const POLLER_GROUP_REFUSED_REGIONS: readonly string[] = [
 ];
 
 /**
+ * The Regions whose CloudFormation schema for `AWS::Lambda::EventSourceMapping` has no `LoggingConfig`
+ * (the mapping's `logLevel`).
+ *
+ * @example
+ * LOGGING_CONFIG_REFUSED_REGIONS.includes('il-central-1'); // true
+ */
+export const LOGGING_CONFIG_REFUSED_REGIONS: readonly string[] = [
+  'cn-north-1',
+  'cn-northwest-1',
+  'il-central-1',
+];
+
+/**
  * Refuses a `kafka://` on-failure destination in a Region known at synth time whose CloudFormation schema
  * accepts only ARNs as the destination; an environment-agnostic stack (Region a token) is not checked.
  *
@@ -170,4 +183,45 @@ export function assertPollerGroupRegion(region: string): void {
  */
 export function acceptsOnlyEventCountMetrics(region: string): boolean {
   return isKnown(region) && EXTRA_METRICS_REFUSED_REGIONS.includes(region);
+}
+
+/**
+ * Refuses mapping metrics other than `EventCount` (which only `mappingProps.metricsConfig` can ask for
+ * there) in a Region known at synth time whose CloudFormation schema accepts nothing else; an
+ * environment-agnostic stack (Region a token) is not checked.
+ *
+ * @example
+ * assertMetricsRegion(Stack.of(this).region, mapping.metricsConfig.metrics);
+ * @throws UnsupportedRegionError naming the alternative (`EventCount` alone).
+ */
+export function assertMetricsRegion(region: string, metrics: readonly string[]): void {
+  if (!acceptsOnlyEventCountMetrics(region)) return;
+  const refused = metrics.filter((metric) => metric !== 'EventCount');
+  if (refused.length === 0) return;
+  throw new UnsupportedRegionError(
+    region,
+    `mappingProps.metricsConfig.metrics asks for ${refused.join(', ')}, which cannot be deployed in ${region}: there (as in ` +
+      `${EXTRA_METRICS_REFUSED_REGIONS.join(', ')}) CloudFormation's schema for AWS::Lambda::EventSourceMapping ` +
+      'accepts only EventCount in MetricsConfig.Metrics. Ask for EventCount alone ' +
+      '(metricsConfig: { metrics: [MetricType.EVENT_COUNT] }), or leave metricsConfig out: the construct then does so there',
+  );
+}
+
+/**
+ * Refuses a mapping `logLevel` (CloudFormation's `LoggingConfig`) in a Region known at synth time whose
+ * CloudFormation schema has no `LoggingConfig`; an environment-agnostic stack (Region a token) is not checked.
+ *
+ * @example
+ * if (mapping.logLevel !== undefined) assertLoggingConfigRegion(Stack.of(this).region);
+ * @throws UnsupportedRegionError naming the alternative (leaving `logLevel` out).
+ */
+export function assertLoggingConfigRegion(region: string): void {
+  if (!isKnown(region) || !LOGGING_CONFIG_REFUSED_REGIONS.includes(region)) return;
+  throw new UnsupportedRegionError(
+    region,
+    `mappingProps.logLevel cannot be deployed in ${region}: there (as in ` +
+      `${LOGGING_CONFIG_REFUSED_REGIONS.join(', ')}) CloudFormation's schema for ` +
+      'AWS::Lambda::EventSourceMapping has no LoggingConfig. Leave out logLevel: the mapping then sends no system logs ' +
+      "(the function's own logs are unaffected)",
+  );
 }
