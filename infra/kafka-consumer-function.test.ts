@@ -481,6 +481,19 @@ describe('configurations refused at synth time', () => {
       { ...base, filterCriteria: { Filters: [{ Pattern: '{ "value": { "a": [{ "wildcard": "x*" }] } }' }] } },
       /"wildcard" is not a Lambda filter operator/,
     ],
+    [
+      {
+        ...base,
+        filterCriteria: {
+          Filters: [
+            { Pattern: '{ "value": { "a": ["x"] } }' },
+            { Pattern: '{ "value": { "b": ["y"] } }' },
+            { Pattern: '{ "value": { "a": ["x"] } }' },
+          ],
+        },
+      },
+      'filterCriteria.Filters[2].Pattern is the same as Filters[0].Pattern: CloudFormation refuses duplicate FilterCriteria.Filters (uniqueItems)',
+    ],
     // From JavaScript, where the types do not stop it.
     [
       { ...base, filterCriteria: {} as never },
@@ -611,6 +624,10 @@ describe('configurations refused at synth time', () => {
     [
       Array.from({ length: 11 }, (_, i) => `b-${i}.example.com:9096`),
       /lists 11 brokers: a Kafka trigger takes at most 10/,
+    ],
+    [
+      ['b1.example.com:9096', 'b2.example.com:9096', 'b1.example.com:9096'],
+      'source.bootstrapServers lists "b1.example.com:9096" twice: CloudFormation refuses duplicate KafkaBootstrapServers (uniqueItems)',
     ],
   ])('consumer of self-managed brokers %#', (bootstrapServers, message) => {
     const secret = secretsmanager.Secret.fromSecretCompleteArn(newStack(), 'S', SECRET_ARN);

@@ -259,6 +259,11 @@ const BOOTSTRAP_SERVER =
   /^(([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])\.)*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9-]*[A-Za-z0-9]):[0-9]{1,5}$/;
 const MAX_BOOTSTRAP_SERVERS = 10;
 
+// CloudFormation's schema for AWS::Lambda::EventSourceMapping has `uniqueItems: true` on both
+// SelfManagedEventSource.Endpoints.KafkaBootstrapServers and FilterCriteria.Filters: a list with the same
+// item twice fails validation (cfn-lint F3037) instead of deploying. Source: cfn-lint v1.51.0's schema of
+// us-east-1 and every other Region (src/cfnlint/data/schemas/resources/5dbf5e2d0596ddb3.json; see regions.ts).
+
 function bootstrapServersProblem(servers: unknown): string | undefined {
   if (Token.isUnresolved(servers)) return undefined;
   if (!Array.isArray(servers) || servers.length === 0)
@@ -270,6 +275,9 @@ function bootstrapServersProblem(servers: unknown): string | undefined {
     if (typeof server === 'string' && server.length <= 300 && BOOTSTRAP_SERVER.test(server)) continue;
     return `source.bootstrapServers: ${JSON.stringify(server) ?? 'undefined'} is not host:port (a broker's DNS name or IPv4 address and its port, e.g. b-1.example.com:9096, with no scheme such as SASL_SSL://)`;
   }
+  const twice = servers.find((server, index) => servers.indexOf(server) !== index);
+  if (twice !== undefined)
+    return `source.bootstrapServers lists "${twice}" twice: CloudFormation refuses duplicate KafkaBootstrapServers (uniqueItems)`;
   return undefined;
 }
 
@@ -969,5 +977,13 @@ function filterProperty(criteria: FilterCriteria | undefined): Array<{ pattern: 
     if (error instanceof InvalidMappingSettingError) throw new KafkaConsumerConfigError(error.message);
     throw error;
   }
-  return criteria.Filters.map((filter) => ({ pattern: filter.Pattern }));
+  const patterns = criteria.Filters.map((filter) => filter.Pattern);
+  for (const [index, pattern] of patterns.entries()) {
+    const first = patterns.indexOf(pattern);
+    if (first !== index)
+      throw new KafkaConsumerConfigError(
+        `filterCriteria.Filters[${index}].Pattern is the same as Filters[${first}].Pattern: CloudFormation refuses duplicate FilterCriteria.Filters (uniqueItems)`,
+      );
+  }
+  return patterns.map((pattern) => ({ pattern }));
 }
