@@ -646,18 +646,51 @@ describe('configurations refused at synth time', () => {
       source: { kind: 'self-managed', bootstrapServers: ten, auth: { type: 'basic', secret } },
     });
     const servers = new CfnParameter(stack, 'Servers', { type: 'CommaDelimitedList' });
-    new KafkaConsumerFunction(stack, 'Token', {
+    const tokenSource: KafkaSource = {
+      kind: 'self-managed',
+      bootstrapServers: servers.valueAsList,
+      auth: { type: 'basic', secret },
+    };
+    const token = new KafkaConsumerFunction(stack, 'Token', {
       ...base,
       consumerGroupId: 'g2',
-      source: {
-        kind: 'self-managed',
-        bootstrapServers: servers.valueAsList,
-        auth: { type: 'basic', secret },
-      },
+      source: tokenSource,
     });
-    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+    new KafkaReplayFunction(stack, 'TokenReplay', { entry: ENTRY, source: tokenSource, target: token });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       SelfManagedEventSource: { Endpoints: { KafkaBootstrapServers: ten } },
     });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      SelfManagedEventSource: { Endpoints: { KafkaBootstrapServers: { Ref: 'Servers' } } },
+    });
+    // The replay function's one comma-separated variable, joined by CloudFormation.
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({ KAFKA_BOOTSTRAP_SERVERS: { 'Fn::Join': [',', { Ref: 'Servers' }] } }),
+      },
+    });
+  });
+
+  it('passes a filter pattern given as a Token unchecked, and checks the others', () => {
+    const stack = newStack();
+    const pattern = new CfnParameter(stack, 'Pattern').valueAsString;
+    const literal = '{ "value": { "kind": ["click"] } }';
+    new KafkaConsumerFunction(stack, 'C', {
+      ...base,
+      filterCriteria: { Filters: [{ Pattern: pattern }, { Pattern: literal }] },
+    });
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FilterCriteria: { Filters: [{ Pattern: { Ref: 'Pattern' } }, { Pattern: literal }] },
+    });
+    const build = () =>
+      new KafkaConsumerFunction(stack, 'Invalid', {
+        ...base,
+        filterCriteria: { Filters: [{ Pattern: pattern }, { Pattern: '{ "value": nope }' }] },
+      });
+    expect(build).toThrow(
+      new KafkaConsumerConfigError('filterCriteria.Filters[1].Pattern: is not valid JSON'),
+    );
   });
 
   it('consumer of self-managed brokers in a VPC without security groups', () => {

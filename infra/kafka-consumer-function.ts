@@ -968,11 +968,30 @@ function assertFailureTopicName(topic: string): void {
   );
 }
 
-/** The mapping's `filters` from Lambda's `FilterCriteria`, refused at synth time when Lambda would refuse it. */
+/**
+ * What the emulator's rules check in place of a pattern given as a Token, which only Lambda sees (at deploy
+ * time): one they accept, so that the other patterns keep their index in messages and every filter counts
+ * towards the limit.
+ */
+const TOKEN_PATTERN_STAND_IN = { Pattern: '{"value":[{"exists":true}]}' };
+
+/**
+ * The mapping's `filters` from Lambda's `FilterCriteria`, refused at synth time when Lambda would refuse it;
+ * a pattern given as a Token passes unchecked.
+ */
 function filterProperty(criteria: FilterCriteria | undefined): Array<{ pattern: string }> | undefined {
   if (criteria === undefined || criteria?.Filters?.length === 0) return undefined;
+  const filters = criteria?.Filters;
   try {
-    compileFilterCriteria(criteria);
+    compileFilterCriteria(
+      Array.isArray(filters)
+        ? {
+            Filters: filters.map((filter) =>
+              Token.isUnresolved(filter?.Pattern) ? TOKEN_PATTERN_STAND_IN : filter,
+            ),
+          }
+        : criteria,
+    );
   } catch (error) {
     if (error instanceof InvalidMappingSettingError) throw new KafkaConsumerConfigError(error.message);
     throw error;

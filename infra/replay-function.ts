@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, Fn, RemovalPolicy, Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -224,13 +224,22 @@ export function replayEnvironment(
   return {
     REPLAY_MAPPING_UUID: target.mappingUuid,
     REPLAY_CONSUMER_GROUP_ID: target.consumerGroupId,
-    REPLAY_ALLOWED_TOPICS: allowedTopics.join(','),
+    REPLAY_ALLOWED_TOPICS: commaSeparated(allowedTopics),
     KAFKA_AUTH: source.auth.type,
     ...(source.kind === 'msk'
       ? { KAFKA_CLUSTER_ARN: source.clusterArn }
-      : { KAFKA_BOOTSTRAP_SERVERS: source.bootstrapServers.join(',') }),
+      : { KAFKA_BOOTSTRAP_SERVERS: commaSeparated(source.bootstrapServers) }),
     ...(secret && { KAFKA_SECRET_ARN: secret.secretArn }),
     ...(source.kind === 'self-managed' &&
       source.rootCaCertificate && { KAFKA_ROOT_CA_SECRET_ARN: source.rootCaCertificate.secretArn }),
   };
+}
+
+/**
+ * A list as one comma-separated variable. A list Token (a `CommaDelimitedList` parameter's `valueAsList`)
+ * is one encoded element that `Array.join` would put in a string, which CDK refuses at synth
+ * (EncodedListTokenInScalarContext): CloudFormation joins it instead.
+ */
+function commaSeparated(list: readonly string[]): string {
+  return Token.isUnresolved(list) ? Fn.join(',', [...list]) : list.join(',');
 }
