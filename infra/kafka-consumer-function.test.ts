@@ -858,6 +858,33 @@ describe('configurations refused at synth time', () => {
     expect(build).toThrow(message);
   });
 
+  it.each([
+    [
+      { startingPosition: 'EARLIEST' },
+      'startingPosition "EARLIEST" is not a starting position of a Kafka trigger (one of TRIM_HORIZON, LATEST, AT_TIMESTAMP)',
+    ],
+    [
+      { mappingProps: { startingPosition: 'latest' } },
+      'mappingProps.startingPosition "latest" is not a starting position of a Kafka trigger (one of TRIM_HORIZON, LATEST, AT_TIMESTAMP)',
+    ],
+  ])('consumer with an untyped starting position %#', (overrides, message) => {
+    const build = () => new KafkaConsumerFunction(newStack(), 'C', { ...base, ...overrides } as never);
+    expect(build).toThrow(new KafkaConsumerConfigError(message));
+  });
+
+  it('starts at timestamp 0, which CDK alone takes for a missing one', () => {
+    const stack = newStack();
+    new KafkaConsumerFunction(stack, 'C', {
+      ...base,
+      startingPosition: lambda.StartingPosition.AT_TIMESTAMP,
+      startingPositionTimestamp: 0,
+    });
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      StartingPosition: 'AT_TIMESTAMP',
+      StartingPositionTimestamp: 0,
+    });
+  });
+
   it('passes the limits themselves, a past timestamp and Tokens through', () => {
     const stack = newStack();
     const past = Math.floor(Date.now() / 1000) - 86_400;

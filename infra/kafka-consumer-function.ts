@@ -1,4 +1,4 @@
-import { Annotations, Duration, Errors, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Errors, Lazy, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -544,7 +544,15 @@ export class KafkaConsumerFunction extends Construct {
         `provisioned pollers are off, but AWS offers ${provisionedOnly.join(', ')} only in provisioned mode: ` +
           'the deployment may be refused. Keep provisionedPollers, or set these to undefined in mappingProps',
       );
-    this.eventSourceMapping = new lambda.EventSourceMapping(this, 'Trigger', mapping);
+    this.eventSourceMapping = new lambda.EventSourceMapping(this, 'Trigger', {
+      ...mapping,
+      // CDK takes a timestamp of 0 for a missing one (a falsy check) and refuses it with AT_TIMESTAMP; 0 is
+      // a time Lambda accepts (the start of every topic), so it goes in as a Token that resolves to 0.
+      startingPositionTimestamp:
+        mapping.startingPositionTimestamp === 0
+          ? Lazy.number({ produce: () => 0 })
+          : mapping.startingPositionTimestamp,
+    });
     this.mappingUuid = this.eventSourceMapping.eventSourceMappingId;
     this.mappingArn = this.eventSourceMapping.eventSourceMappingArn;
 
@@ -808,6 +816,7 @@ function assertMappingNumbers(
     overrides !== undefined && key in overrides ? `mappingProps.${key}` : key;
   assertIntegerIn(named('batchSize'), mapping.batchSize, LAMBDA_LIMITS.batchSize);
   assertIntegerIn(named('retryAttempts'), mapping.retryAttempts, LAMBDA_LIMITS.maximumRetryAttempts);
+  assertStartingPosition(named('startingPosition'), mapping.startingPosition);
   assertStartingTimestamp(named('startingPositionTimestamp'), mapping.startingPositionTimestamp);
   assertWholeSeconds(named('maxBatchingWindow'), mapping.maxBatchingWindow, 'MaximumBatchingWindowInSeconds');
   assertWholeSeconds(named('maxRecordAge'), mapping.maxRecordAge, 'MaximumRecordAgeInSeconds');
@@ -847,6 +856,20 @@ function assertWholeSeconds(prop: string, duration: Duration | undefined, proper
   // Not toHumanString(): it leaves out the fraction ("1 minute 30 seconds" for 90.25 s).
   throw new KafkaConsumerConfigError(
     `${prop} ${duration.toString()} (${seconds} seconds) is not a whole number of seconds: Lambda takes ${property} in whole seconds`,
+  );
+}
+
+const STARTING_POSITIONS: readonly string[] = Object.values(lambda.StartingPosition);
+
+/**
+ * `StartingPosition`: one of the values CloudFormation's pattern takes (an untyped caller's `EARLIEST` is
+ * Kafka's name, not the trigger's); Tokens pass.
+ * https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html
+ */
+function assertStartingPosition(prop: string, position: lambda.StartingPosition): void {
+  if (Token.isUnresolved(position) || STARTING_POSITIONS.includes(position)) return;
+  throw new KafkaConsumerConfigError(
+    `${prop} ${JSON.stringify(position) ?? 'undefined'} is not a starting position of a Kafka trigger (one of ${STARTING_POSITIONS.join(', ')})`,
   );
 }
 
