@@ -866,8 +866,9 @@ const STARTING_POSITIONS: readonly string[] = Object.values(lambda.StartingPosit
  * Kafka's name, not the trigger's); Tokens pass.
  * https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html
  */
-function assertStartingPosition(prop: string, position: lambda.StartingPosition): void {
-  if (Token.isUnresolved(position) || STARTING_POSITIONS.includes(position)) return;
+function assertStartingPosition(prop: string, position: lambda.StartingPosition | undefined): void {
+  if (Token.isUnresolved(position) || (position !== undefined && STARTING_POSITIONS.includes(position)))
+    return;
   throw new KafkaConsumerConfigError(
     `${prop} ${JSON.stringify(position) ?? 'undefined'} is not a starting position of a Kafka trigger (one of ${STARTING_POSITIONS.join(', ')})`,
   );
