@@ -13,13 +13,34 @@ describe('parseDuration', () => {
     // java.time's Duration.parse, which Kafka's tool calls, also takes a leading + and a decimal comma.
     expect(parseDuration('+PT1H')).toBe(3_600_000);
     expect(parseDuration('PT0,5S')).toBe(500);
+    expect(parseDuration('PT1.S')).toBe(1000);
+  });
+  it('reads a sign on each part, as Duration.parse does: only the total must not be negative', () => {
+    expect(parseDuration('P1DT-1H')).toBe(23 * 3_600_000);
+    expect(parseDuration('-P-1D')).toBe(86_400_000);
+    expect(parseDuration('P-1DT25H')).toBe(3_600_000);
+    expect(parseDuration('PT1H-0.5S')).toBe(3_600_000 - 500);
+    expect(parseDuration('PT-0M')).toBe(0);
   });
   it('refuses a negative duration (a time in the future), naming --to-latest', () => {
-    for (const negative of ['-PT1H', 'PT-1H', '-P1D'])
+    for (const negative of ['-PT1H', 'PT-1H', '-P1D', 'PT-0.5S', 'P1DT-25H'])
       expect(() => parseDuration(negative), negative).toThrow(/is negative: .*use --to-latest/);
   });
   it('refuses anything else', () => {
-    for (const bad of ['', 'P', 'PT', '1h', 'PT1X', 'P1W', '-PT1H', 'PT1H30']) {
+    for (const bad of [
+      '',
+      'P',
+      'PT',
+      '1h',
+      'PT1X',
+      'P1W',
+      '-PT1H',
+      'PT1H30',
+      'P1DT',
+      'PT.5S',
+      'P--1D',
+      'PT1.1234567890S',
+    ]) {
       expect(() => parseDuration(bad), bad).toThrow(ReplayInputError);
     }
     expect(() => parseDuration(-1)).toThrow(ReplayInputError);

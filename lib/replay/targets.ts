@@ -22,11 +22,21 @@ export const MAX_TOPIC_LENGTH = 249;
 export const MAX_PLAN_ENTRIES = 10_000;
 
 /**
+ * java.time's `Duration.parse` pattern (JDK 17, which Kafka's `--by-duration` calls): an optional sign,
+ * then days, hours, minutes and seconds each with a sign of its own, a fraction of up to nine digits after
+ * a dot or a comma (`PT1.S` included), case-insensitive. Groups: sign, days, T-part, hours, minutes,
+ * seconds, fraction.
+ */
+const JAVA_DURATION =
+  /^([-+]?)P(?:([-+]?\d+)D)?(T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+)(?:[.,](\d{0,9}))?S)?)?$/i;
+
+/**
  * Parses a duration: ISO 8601 as Kafka's `--by-duration` takes it (java.time's `Duration.parse`:
- * `PnDTnHnMn.nS`, e.g. `PT1H30M`, `P1D`, a leading `+`, a decimal comma) or a number of milliseconds. A
- * negative one (`-PT1H`: a time in the future, which Kafka's tool plans to the log end) is refused and
- * names `--to-latest`. A duration longer than the time since the epoch is valid: its instant is then
- * before the epoch and plans to the earliest offset with a warning.
+ * `PnDTnHnMn.nS`, e.g. `PT1H30M`, `P1D`, a leading `+`, a decimal comma, a sign on any part, so
+ * `P1DT-1H` is 23 hours) or a number of milliseconds. A negative total (`-PT1H`: a time in the future,
+ * which Kafka's tool plans to the log end) is refused and names `--to-latest`. A duration longer than
+ * the time since the epoch is valid: its instant is then before the epoch and plans to the earliest
+ * offset with a warning.
  *
  * @example
  * ```ts
@@ -40,24 +50,34 @@ export function parseDuration(duration: string | number): number {
     }
     return duration;
   }
-  const text = duration.trim().replace(/^\+/, '').replace(',', '.');
-  if (/^-|[PTHMS]-/i.test(text))
-    throw new ReplayInputError(
-      `duration "${clip(duration)}" is negative: it names a time in the future; use --to-latest for the log end`,
-    );
-  const match = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d{1,9})?)S)?)?$/i.exec(text);
-  const [, days, hours, minutes, seconds] = match ?? [];
-  if (!match || (days ?? hours ?? minutes ?? seconds) === undefined || /T$/i.test(text)) {
+  const match = JAVA_DURATION.exec(duration.trim());
+  const [, sign, days, timePart, hours, minutes, seconds, fraction] = match ?? [];
+  // As Duration.parse: a `T` needs a part after it, and a duration needs at least one part.
+  if (
+    !match ||
+    (timePart !== undefined && (hours ?? minutes ?? seconds) === undefined) ||
+    (days ?? timePart) === undefined
+  ) {
     throw new ReplayInputError(
       `duration "${clip(duration)}" is not ISO 8601 like PT1H30M, P1DT12H or PT0.5S (days, hours, minutes, seconds)`,
     );
   }
+  // The fraction takes the seconds' sign (`PT-0.5S` is half a second back), as Duration.parse does.
+  const fractionMs = Number(`0.${fraction || '0'}`) * 1000 * (seconds?.startsWith('-') ? -1 : 1);
   const ms = Math.round(
-    ((Number(days ?? 0) * 24 + Number(hours ?? 0)) * 60 + Number(minutes ?? 0)) * 60_000 +
-      Number(seconds ?? 0) * 1000,
+    (((Number(days ?? 0) * 24 + Number(hours ?? 0)) * 60 + Number(minutes ?? 0)) * 60 +
+      Number(seconds ?? 0)) *
+      1000 +
+      fractionMs,
   );
   if (!Number.isFinite(ms)) throw new ReplayInputError(`duration "${clip(duration)}" is too long to compute`);
-  return ms;
+  const total = sign === '-' ? -ms : ms;
+  if (total < 0) {
+    throw new ReplayInputError(
+      `duration "${clip(duration)}" is negative: it names a time in the future; use --to-latest for the log end`,
+    );
+  }
+  return total === 0 ? 0 : total;
 }
 
 // Zone: Z, ±HH, ±HHMM or ±HH:MM; none means UTC (below). Kafka 3.9's tool reads a ±HHMM zone by its
