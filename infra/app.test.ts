@@ -163,13 +163,13 @@ describe('the default app (MSK Serverless)', () => {
       },
       {
         Effect: 'Allow',
-        Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+        Action: 'sqs:SendMessage',
         Resource: { 'Fn::GetAtt': [expect.stringMatching(/^OrdersFailureQueue/), 'Arn'] },
       },
       {
         Sid: 'MskClusterMetadata',
         Effect: 'Allow',
-        Action: ['kafka:DescribeCluster', 'kafka:DescribeClusterV2', 'kafka:GetBootstrapBrokers'],
+        Action: ['kafka:DescribeClusterV2', 'kafka:GetBootstrapBrokers'],
         Resource: clusterArn,
       },
       {

@@ -148,8 +148,10 @@ export function mskTriggerStatements(options: {
   const statements = [
     new iam.PolicyStatement({
       sid: 'MskClusterMetadata',
+      // One of DescribeCluster and DescribeClusterV2 is enough, and only V2 works for MSK Serverless; the
+      // Lambda guide recommends V2 (AWS plans to take DescribeCluster out of AWSLambdaMSKExecutionRole).
+      // https://docs.aws.amazon.com/lambda/latest/dg/with-msk-permissions.html
       actions: [
-        'kafka:DescribeCluster',
         'kafka:DescribeClusterV2',
         'kafka:GetBootstrapBrokers',
         ...(iamAuth ? [] : ['kafka:ListScramSecrets']),

@@ -141,7 +141,7 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
       {
         Sid: 'MskClusterMetadata',
         Effect: 'Allow',
-        Action: ['kafka:DescribeCluster', 'kafka:DescribeClusterV2', 'kafka:GetBootstrapBrokers'],
+        Action: ['kafka:DescribeClusterV2', 'kafka:GetBootstrapBrokers'],
         Resource: CLUSTER_ARN,
       },
       {
@@ -245,7 +245,7 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
     const read = ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'];
     expect(statements.map((statement) => statement.Sid ?? statement.Action)).toEqual([
       ['logs:CreateLogStream', 'logs:PutLogEvents'],
-      ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+      'sqs:SendMessage',
       read,
       'kms:Decrypt',
       read,
@@ -341,6 +341,32 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
         ]),
       },
     });
+  });
+
+  it('lets the trigger send to an SQS destination and use its key, and nothing more', () => {
+    const keyStack = newStack();
+    const key = new kms.Key(keyStack, 'Key', { enableKeyRotation: true });
+    const queue = new sqs.Queue(keyStack, 'Dlq', { encryptionMasterKey: key, enforceSSL: true });
+    new KafkaConsumerFunction(keyStack, 'Keyed', {
+      entry: ENTRY,
+      source: { kind: 'msk', clusterArn: CLUSTER_ARN, auth: { type: 'iam' } },
+      topic: 'orders',
+      consumerGroupId: 'orders-consumer',
+      onFailure: { type: 'sqs', queue },
+    });
+    const statements = roleStatements(Template.fromStack(keyStack), 'KeyedRole');
+    expect(statements.filter((statement) => /^(sqs|kms):/.test([statement.Action].flat()[0]!))).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'sqs:SendMessage',
+        Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Dlq/), 'Arn'] },
+      },
+      {
+        Effect: 'Allow',
+        Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+        Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Key/), 'Arn'] },
+      },
+    ]);
   });
 
   it('keeps a consumer of public brokers and its replay function out of any VPC', () => {

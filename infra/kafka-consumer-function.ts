@@ -2,7 +2,7 @@ import { Annotations, Duration, Errors, Lazy, RemovalPolicy, Stack, Token, Valid
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { KafkaDlq, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { KafkaDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -517,7 +517,10 @@ export class KafkaConsumerFunction extends Construct {
       bisectBatchOnError: props.bisectBatchOnError ?? true,
       reportBatchItemFailures: props.reportBatchItemFailures ?? true,
       provisionedPollerConfig: pollers,
-      onFailure: onFailure.type === 'kafka' ? new KafkaDlq(onFailure.topic) : new SqsDlq(this.failureQueue!),
+      onFailure:
+        onFailure.type === 'kafka'
+          ? new KafkaDlq(onFailure.topic)
+          : sqsFailureDestination(this.failureQueue!),
       enabled: props.enabled ?? true,
       filters,
       schemaRegistryConfig: registry?.config,
@@ -667,6 +670,24 @@ export class KafkaConsumerFunction extends Construct {
       acknowledgeNetworkInterfaceWildcards(role);
     }
   }
+}
+
+/**
+ * An SQS on-failure destination whose grant is what Lambda asks for: `sqs:SendMessage` on the queue
+ * (https://docs.aws.amazon.com/lambda/latest/dg/kafka-on-failure.html), and for a queue under a customer
+ * managed key what a producer needs of it, `kms:GenerateDataKey` and `kms:Decrypt`
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-key-management.html).
+ * aws-cdk-lib's SqsDlq grants `grantSendMessages`, which adds `sqs:GetQueueAttributes`, `sqs:GetQueueUrl`
+ * and `kms:Encrypt`/`kms:ReEncrypt*`.
+ */
+function sqsFailureDestination(queue: sqs.IQueue): lambda.IEventSourceDlq {
+  return {
+    bind: (_mapping, target) => {
+      queue.grant(target, 'sqs:SendMessage');
+      queue.encryptionMasterKey?.grant(target, 'kms:GenerateDataKey', 'kms:Decrypt');
+      return { destination: queue.queueArn };
+    },
+  };
 }
 
 /**
