@@ -179,7 +179,9 @@ export interface MappingStats {
 export interface StopOptions {
   /**
    * Abandon in-flight batches: nothing more is committed or sent to the destination, as if the
-   * process died. By default in-flight invocations finish and their results are committed.
+   * process died; the sandbox environments running their invocations end. By default in-flight
+   * invocations finish and their results are committed; an abandoning stop during such a stop stops
+   * that wait.
    */
   abandon?: boolean;
 }
@@ -201,7 +203,7 @@ export interface LocalEventSourceMapping {
   readonly topic: string;
   /** Connects, applies the starting position, joins the group; resolves once partitions are assigned. */
   start(): Promise<void>;
-  /** Stops polling; see {@link StopOptions}. Idempotent: a call while a stop is under way waits for that stop. */
+  /** Stops polling; see {@link StopOptions}. Idempotent: a call while a stop is under way waits for that stop (abandoning it first with `abandon`). */
   stop(options?: StopOptions): Promise<void>;
   stats(): MappingStats;
   /**
@@ -316,6 +318,8 @@ class TriggerEmulator implements LocalEventSourceMapping {
   /** Settles once a stop() has finished (set by the first stop() call). */
   #stopped: Promise<void> | undefined;
   #abandoned = false;
+  /** Resolved when the emulator is abandoned, even while a stop waits for the in-flight batches. */
+  readonly #abandoning = Promise.withResolvers<void>();
   /** The consumer crashed and kafkajs will not restart it: nothing more is fetched. */
   #consumerDead = false;
   #windowTimer: NodeJS.Timeout | undefined;
@@ -1023,10 +1027,20 @@ class TriggerEmulator implements LocalEventSourceMapping {
       this.#state = 'stopped';
       return Promise.resolve();
     }
-    // A stop already under way: wait for it, whatever it ends with.
-    if (this.#stopped) return this.#stopped.catch(() => {});
+    // A stop already under way: wait for it, whatever it ends with. Abandoning (a second Ctrl-C) stops its
+    // wait for the in-flight batches.
+    if (this.#stopped) {
+      if (options.abandon) this.#abandon();
+      return this.#stopped.catch(() => {});
+    }
     this.#stopped = this.#stop(options);
     return this.#stopped;
+  }
+
+  #abandon(): void {
+    this.#abandoned = true;
+    this.#commits.abandon();
+    this.#abandoning.resolve();
   }
 
   async #stop(options: StopOptions): Promise<void> {
@@ -1035,14 +1049,13 @@ class TriggerEmulator implements LocalEventSourceMapping {
     this.#closeWindow();
     this.#commits.cancelRetry();
     this.#stopping.notify();
-    if (options.abandon) {
-      this.#abandoned = true;
-      this.#commits.abandon();
-    } else {
-      await Promise.allSettled([...this.#inFlight]);
+    if (options.abandon) this.#abandon();
+    else {
+      await Promise.race([Promise.allSettled([...this.#inFlight]), this.#abandoning.promise]);
       await this.#commits.flush();
     }
-    // Nothing is invoked any more: the function's environments end while the consumer leaves its group.
+    // Nothing is invoked any more: the function's environments end while the consumer leaves its group
+    // (an abandoned invocation running in one ends with it).
     const closingInvoker = this.#invoker.close();
     closingInvoker.catch(() => {}); // awaited below, once the consumer has left
     try {

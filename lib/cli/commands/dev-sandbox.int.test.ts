@@ -131,3 +131,75 @@ it.each([
   expect(run.code).toBe(2);
   expect(run.stderr).toContain(message);
 });
+
+it.each([
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const)(
+  'a second %s ends the invocation in flight and exits %i at once, committing nothing (redelivered, as after a crash)',
+  async (signal, code) => {
+    const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-dev-abandon-'));
+    const topic = uniqueName('dev-abandon');
+    const group = uniqueName('dev-abandon');
+    await createTopic(kafka, topic, 1);
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic, messages: [{ value: '{}' }] });
+    await producer.disconnect();
+    const handler = join(dir, 'hangs.ts');
+    await writeFile(
+      handler,
+      "export const handler = async () => {\n  console.log('handling');\n  await new Promise((resolve) => setTimeout(resolve, 600_000));\n};\n",
+    );
+    const dev = spawnCli([
+      'dev',
+      handler,
+      '--topic',
+      topic,
+      '--group',
+      group,
+      '--brokers',
+      testBrokers().join(','),
+      '--window',
+      '0',
+      '--timeout',
+      '600',
+    ]);
+    let output = '';
+    for (const stream of [dev.stdout, dev.stderr])
+      stream.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+    const exited = once(dev, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    const seen = (text: string) =>
+      pollUntil(text, { timeoutMs: 30_000, intervalMs: 50 }, async () => ({
+        done: output.includes(text),
+        seen: output.slice(-300),
+      }));
+    try {
+      await seen('handling');
+      dev.kill(signal);
+      await seen('stopping: finishing in-flight batches (Ctrl-C again to abandon them)');
+      const second = Date.now();
+      dev.kill(signal);
+      expect(await exited).toEqual([code, null]);
+      expect(Date.now() - second).toBeLessThan(10_000);
+      expect(output).toContain(
+        'abandoning in-flight batches: their invocations end, nothing more is committed',
+      );
+      expect(output).toContain(`offsets committed by this run: ${topic}-0=-`);
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        expect(await admin.fetchOffsets({ groupId: group, topics: [topic] })).toEqual([
+          { topic, partitions: [expect.objectContaining({ partition: 0, offset: '-1' })] },
+        ]);
+      } finally {
+        await admin.disconnect();
+      }
+    } finally {
+      dev.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -1,3 +1,4 @@
+import { constants } from 'node:os';
 import { relative } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { ensureTopics, TopicMissingError } from '../../broker/index.ts';
@@ -383,7 +384,8 @@ export function registerDevCommand(program: Command): void {
       }
       const display = createDisplay(() => trigger);
       let signals = 0;
-      let stopOnSignal: (() => void) | undefined;
+      let abandonedBy: NodeJS.Signals | undefined;
+      let stopOnSignal: ((signal: NodeJS.Signals) => void) | undefined;
       let sqs: Awaited<ReturnType<typeof resolveSqsEndpoint>> | undefined;
       try {
         // Validated first: a bad ARN is a usage error before any server starts.
@@ -456,14 +458,25 @@ export function registerDevCommand(program: Command): void {
             `dev: note: AWS offers ${provisionedOnly.join(', ')} only in provisioned mode; emulated as set, but the deployed mapping needs ProvisionedPollerConfig (--max-pollers emulates it)\n`,
           );
         const stopped = new Promise<void>((resolve) => {
-          stopOnSignal = () => {
+          stopOnSignal = (signal) => {
             signals++;
-            process.stderr.write(
-              signals === 1
-                ? '\nstopping: finishing in-flight batches (Ctrl-C again to abandon them)…\n'
-                : '\nabandoning in-flight batches\n',
-            );
-            void trigger?.stop({ abandon: signals > 1 }).then(resolve, resolve);
+            if (signals === 1) {
+              process.stderr.write(
+                '\nstopping: finishing in-flight batches (Ctrl-C again to abandon them)…\n',
+              );
+              void trigger?.stop().then(resolve, resolve);
+            } else if (signals === 2) {
+              // As if the process died: the in-flight invocations end, their batches are not committed and
+              // are delivered again to the group's next consumer, as Lambda would after a crash.
+              abandonedBy = signal;
+              process.stderr.write(
+                '\nabandoning in-flight batches: their invocations end, nothing more is committed\n',
+              );
+              void trigger?.stop({ abandon: true }).then(resolve, resolve);
+            } else {
+              // Whatever the cleanup still waits for (a broker stopping), a third signal does not.
+              process.exit(128 + constants.signals[signal]);
+            }
           };
           process.on('SIGINT', stopOnSignal);
           process.on('SIGTERM', stopOnSignal);
@@ -495,5 +508,8 @@ export function registerDevCommand(program: Command): void {
           process.off('SIGTERM', stopOnSignal);
         }
       }
+      // An abandoned invocation that this process cannot end (--in-process, the Invoke API) must not keep
+      // it alive; the exit status says which signal ended the run, as a shell's does.
+      if (abandonedBy) process.exit(128 + constants.signals[abandonedBy]);
     });
 }
