@@ -121,8 +121,13 @@ export type MappingEvent =
       partition: string;
       offset: number;
       condition: FailureCondition;
-      /** No on-failure destination is configured: the record was dropped, as Lambda drops it. */
+      /** The record was dropped, as Lambda drops it: see `droppedBecause`. */
       dropped: boolean;
+      /**
+       * Set when dropped: no on-failure destination is configured, or delivering to it failed
+       * {@link DESTINATION_DELIVERY_ATTEMPTS} times (each failure is an `error` event before this one).
+       */
+      droppedBecause?: 'no-destination' | 'delivery-failed';
     }
   | { type: 'commit'; offsets: Record<string, number> }
   | { type: 'error'; error: Error };
@@ -163,6 +168,11 @@ export interface MappingStats {
   partialFailures: number;
   retries: number;
   destinationRecords: number;
+  /**
+   * Records Lambda's `DroppedEventCount` would count: given up on with no destination configured, or
+   * whose delivery to it failed. Committed past: lost unless replayed from Kafka.
+   */
+  droppedRecords: number;
   /** Records that matched no filter of `filterCriteria`: never delivered, committed past. */
   recordsFiltered: number;
   partitions: PartitionStats[];
@@ -256,6 +266,13 @@ type Ending =
   | { kind: 'leftovers'; parts: BatchPart[] };
 
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Attempts to deliver to the on-failure destination before the records are dropped. Lambda documents
+ * the drop (`DroppedEventCount`), not how often it tries first: three attempts with the retry back-off
+ * ride out a destination that blinks without holding the partition for long.
+ */
+const DESTINATION_DELIVERY_ATTEMPTS = 3;
 
 /**
  * Longest wait of `idle()` between two looks at the emulator's progress. Progress (a commit, a released
@@ -840,11 +857,17 @@ class TriggerEmulator implements LocalEventSourceMapping {
 
   /**
    * Sends the records to the destination (one envelope per record to Kafka, one per call to
-   * SQS/SNS/S3; none configured: the records are dropped, as Lambda does). Retries until sent; false
-   * when the emulator stops first (then nothing may be committed).
+   * SQS/SNS/S3). Dropped, as Lambda drops them, when none is configured or when delivery still fails
+   * after {@link DESTINATION_DELIVERY_ATTEMPTS} attempts: Lambda counts records whose delivery failed
+   * in `DroppedEventCount` and moves on
+   * (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html#event-source-mapping-metrics).
+   * False when the emulator stops first (then nothing may be committed).
    */
   async #sendToDestination(records: PendingRecord[], failure: FailureContext): Promise<boolean> {
     const destination = this.#destination;
+    let dropped: 'no-destination' | 'delivery-failed' | undefined = destination
+      ? undefined
+      : 'no-destination';
     for (let attempt = 1; destination && records.length > 0; attempt++) {
       if (this.#abandoned || (attempt > 1 && this.#state !== 'running')) return false;
       try {
@@ -855,17 +878,23 @@ class TriggerEmulator implements LocalEventSourceMapping {
         break;
       } catch (error) {
         this.#emit({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) });
+        if (attempt === DESTINATION_DELIVERY_ATTEMPTS) {
+          dropped = 'delivery-failed';
+          break;
+        }
         await this.#sleep(this.#backoff(attempt));
       }
     }
     for (const r of records) {
-      this.#stats.destinationRecords += destination ? 1 : 0;
+      if (dropped) this.#stats.droppedRecords++;
+      else this.#stats.destinationRecords++;
       this.#emit({
         type: 'destination',
         partition: `${this.topic}-${r.partition}`,
         offset: r.offset,
         condition: failure.condition,
-        dropped: destination === undefined,
+        dropped: dropped !== undefined,
+        ...(dropped ? { droppedBecause: dropped } : {}),
       });
     }
     return true;

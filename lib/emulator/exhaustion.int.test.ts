@@ -3,6 +3,7 @@ import { eventRecords, partialResponseMapping as mapping, seededTopic } from '..
 import { committedOffsetsByKafkaTool, testKafka } from '../../test/support/kafka.ts';
 import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
 import type { FailureEnvelope } from './destination.ts';
+import { describeEvent } from './progress.ts';
 
 const kafka = testKafka('emulator-exhaustion');
 
@@ -124,5 +125,44 @@ it('bisect does not use up retries: one poison record in a batch of 100 reaches 
   expect(envelopes[0]?.requestContext.approximateInvokeCount).toBe(4);
   expect(await committedOffsetsByKafkaTool(group)).toEqual([
     { topic, partition: 0, currentOffset: 100, logEndOffset: 100 },
+  ]);
+});
+
+it('a destination that keeps failing: the record is dropped after three deliveries, counted, and the partition moves on', async () => {
+  const { topic, group } = await seededTopic(kafka, 'exhaust-dlq-down', 1, 3);
+  const deliveries: string[] = [];
+  const lines: string[] = [];
+  const esm = mapping({
+    topic,
+    consumerGroupId: group,
+    maximumRetryAttempts: 0,
+    onFailure: (envelope) => {
+      deliveries.push(envelope.KafkaBatchInfo.recordInfo.offset);
+      throw new Error('destination unavailable');
+    },
+    onEvent: (event) => {
+      if (event.type === 'destination') lines.push(describeEvent(event)!);
+    },
+    function: {
+      handler: async (event: KafkaEvent) => {
+        const failed = eventRecords(event).filter((r) => r.offset === 1);
+        return failures(
+          topic,
+          failed.map((r) => r.offset),
+        );
+      },
+    },
+  });
+  await esm.start();
+  await esm.idle();
+  await esm.stop();
+  // Lambda counts such records in DroppedEventCount and goes on; it does not hold the partition.
+  expect(deliveries).toEqual(['1', '1', '1']);
+  expect(lines).toEqual([
+    `${topic}-0@1 dropped: delivery to the on-failure destination failed (RetryAttemptsExhausted)`,
+  ]);
+  expect(esm.stats()).toMatchObject({ droppedRecords: 1, destinationRecords: 0 });
+  expect(await committedOffsetsByKafkaTool(group)).toEqual([
+    { topic, partition: 0, currentOffset: 3, logEndOffset: 3 },
   ]);
 });

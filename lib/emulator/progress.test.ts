@@ -32,6 +32,16 @@ describe('formatProgress', () => {
     );
   });
 
+  it('counts dropped records only once there are some', () => {
+    const line = formatProgress(undefined, {
+      at: 0,
+      stats: stats({ destinationRecords: 2, droppedRecords: 3 }),
+    });
+    expect(line).toBe(
+      '0 rec/s · committed 0 · lag 0 · failed batches 0 · retries 0 · to destination 2 · dropped 3',
+    );
+  });
+
   it('fits the terminal width', () => {
     const line = formatProgress(undefined, { at: 0, stats: stats({}) }, 20);
     expect(line).toBe('0 rec/s · committed…');
@@ -94,6 +104,16 @@ describe('describeEvent', () => {
         dropped: true,
       }),
     ).toBe('orders-1@48 dropped: no on-failure destination is configured (SCHEMA_NOT_FOUND)');
+    expect(
+      describeEvent({
+        type: 'destination',
+        partition: 'orders-1',
+        offset: 49,
+        condition: 'RetryAttemptsExhausted',
+        dropped: true,
+        droppedBecause: 'delivery-failed',
+      }),
+    ).toBe('orders-1@49 dropped: delivery to the on-failure destination failed (RetryAttemptsExhausted)');
     expect(describeEvent({ type: 'commit', offsets: { 'orders-1': 50 } })).toBeUndefined();
     expect(
       describeEvent({

@@ -52,6 +52,8 @@ export function formatProgress(
     `failed batches ${number.format(failedBatches)}`,
     `retries ${number.format(stats.retries)}`,
     `to destination ${number.format(stats.destinationRecords)}`,
+    // Only when some were: a dropped record is lost unless replayed from Kafka, worth its own word.
+    ...(stats.droppedRecords > 0 ? [`dropped ${number.format(stats.droppedRecords)}`] : []),
   ].join(' · ');
   return width !== undefined && line.length > width ? `${line.slice(0, Math.max(width - 1, 0))}…` : line;
 }
@@ -84,9 +86,11 @@ export function describeEvent(event: MappingEvent): string | undefined {
         .map(([key, offset]) => `${key}@${offset}`)
         .join(' ')}`;
     case 'destination':
-      return event.dropped
-        ? `${event.partition}@${event.offset} dropped: no on-failure destination is configured (${event.condition})`
-        : `${event.partition}@${event.offset} → on-failure destination (${event.condition})`;
+      if (!event.dropped)
+        return `${event.partition}@${event.offset} → on-failure destination (${event.condition})`;
+      return event.droppedBecause === 'delivery-failed'
+        ? `${event.partition}@${event.offset} dropped: delivery to the on-failure destination failed (${event.condition})`
+        : `${event.partition}@${event.offset} dropped: no on-failure destination is configured (${event.condition})`;
     case 'error':
       return `error: ${event.error.name}: ${event.error.message}`;
     case 'commit':

@@ -25,6 +25,7 @@ export function newCounters(): EmulatorCounters {
     partialFailures: 0,
     retries: 0,
     destinationRecords: 0,
+    droppedRecords: 0,
     recordsFiltered: 0,
   };
 }
