@@ -1,4 +1,4 @@
-import { Fn } from 'aws-cdk-lib';
+import { Annotations, Fn } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -101,6 +101,10 @@ export function sourceSecrets(source: KafkaSource): secretsmanager.ISecret[] {
 
 /**
  * An existing network by ids. No `Vpc.fromLookup`: synth needs no credentials and no cdk.context.json.
+ * The subnets carry no route table (reading `routeTable.routeTableId` of one gives `undefined`), and the
+ * VPC lists no subnets of its own: what the constructs use are the subnet and security group ids, which
+ * is all a Lambda function or trigger in a VPC takes. CDK's warnings about both are acknowledged, so that
+ * `cdk synth --strict` passes; import the network yourself for constructs that need route tables.
  *
  * @example
  * const network = importKafkaNetwork(this, { vpcId: 'vpc-1', subnetIds: ['subnet-a'], securityGroupIds: ['sg-1'] });
@@ -113,10 +117,24 @@ export function importKafkaNetwork(
     readonly securityGroupIds: readonly string[];
   },
 ): KafkaNetwork {
+  // Subnets are given explicitly, so the AZ list is never consulted; the region's AZs keep it truthful. It
+  // is a list token, which CDK warns cannot give subnets at synth time: the VPC is asked for none.
+  const vpc = ec2.Vpc.fromVpcAttributes(scope, 'Vpc', { vpcId: ids.vpcId, availabilityZones: Fn.getAzs() });
+  Annotations.of(vpc).acknowledgeWarning(
+    '@aws-cdk/aws-ec2:vpcAttributeIsListTokenavailabilityZones',
+    'The subnets are imported by id and given to the constructs directly; no construct asks this VPC for its subnets.',
+  );
+  const subnets = ids.subnetIds.map((id) => {
+    const subnet = ec2.Subnet.fromSubnetId(scope, `Subnet-${id}`, id);
+    Annotations.of(subnet).acknowledgeWarning(
+      '@aws-cdk/aws-ec2:noSubnetRouteTableId',
+      'Lambda functions and Kafka triggers in a VPC take subnet ids alone; no construct of this network reads a route table.',
+    );
+    return subnet;
+  });
   return {
-    // Subnets are given explicitly, so the AZ list is never consulted; the region's AZs keep it truthful.
-    vpc: ec2.Vpc.fromVpcAttributes(scope, 'Vpc', { vpcId: ids.vpcId, availabilityZones: Fn.getAzs() }),
-    subnets: { subnets: ids.subnetIds.map((id) => ec2.Subnet.fromSubnetId(scope, `Subnet-${id}`, id)) },
+    vpc,
+    subnets: { subnets },
     securityGroups: ids.securityGroupIds.map((id) =>
       ec2.SecurityGroup.fromSecurityGroupId(scope, `SecurityGroup-${id}`, id, { mutable: false }),
     ),

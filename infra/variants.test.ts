@@ -30,6 +30,17 @@ function synth(context: Record<string, string>): { built: BuiltApp; application:
   return { built, application };
 }
 
+/** What `cdk synth --strict` fails on: any warning of the app's stacks. */
+function warnings(built: BuiltApp): string[] {
+  return [built.cluster, built.application].flatMap((stack) =>
+    stack
+      ? Annotations.fromStack(stack)
+          .findWarning('*', Match.anyValue())
+          .map((warning) => `${warning.id}: ${String(warning.entry.data)}`)
+      : [],
+  );
+}
+
 describe('cluster variants', { timeout: 60_000 }, () => {
   it('cluster=provisioned: an MSK cluster with IAM auth, TLS everywhere and broker logs', () => {
     const { built } = synth({ cluster: 'provisioned' });
@@ -62,6 +73,8 @@ describe('cluster variants', { timeout: 60_000 }, () => {
         SecurityGroupIds: ['sg-0a1b2c3d4e5f60003'],
       },
     });
+    // The imported network (importKafkaNetwork) passes `cdk synth --strict`.
+    expect(warnings(built)).toEqual([]);
   });
 
   it('cluster=existing auth=sasl-scram-512: the secret instead of kafka-cluster actions', () => {
@@ -119,7 +132,7 @@ describe('cluster variants', { timeout: 60_000 }, () => {
   });
 
   it('cluster=self-managed with a VPC: the trigger and the replay function use its subnets', () => {
-    const { application } = synth({
+    const { built, application } = synth({
       cluster: 'self-managed',
       bootstrapServers: 'k.internal:9092',
       auth: 'none',
@@ -133,6 +146,7 @@ describe('cluster variants', { timeout: 60_000 }, () => {
       ],
     });
     application.resourcePropertiesCountIs('AWS::Lambda::Function', { VpcConfig: Match.anyValue() }, 1);
+    expect(warnings(built)).toEqual([]);
   });
 
   it('failureTopic: failed records go to a Kafka topic the consumer may write', () => {
