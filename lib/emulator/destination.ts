@@ -174,8 +174,11 @@ export interface FailureContext {
   /** The function's ARN as invoked (unqualified for `$LATEST`). */
   functionArn: string;
   invokeCount: number;
-  /** `undefined` when never invoked; `functionError` set when the last attempt was a function error. */
-  response?: { functionError?: string };
+  /**
+   * `undefined` when never invoked; `functionError` set when the last attempt was a function error;
+   * `executedVersion` as the Invoke API reported it (`$LATEST` when unset).
+   */
+  response?: { functionError?: string; executedVersion?: string };
 }
 
 /**
@@ -196,7 +199,7 @@ function responseContext(failure: FailureContext): FailureResponseContext {
   return failure.response
     ? {
         statusCode: 200,
-        executedVersion: '$LATEST',
+        executedVersion: failure.response.executedVersion ?? '$LATEST',
         ...(failure.response.functionError ? { functionError: failure.response.functionError } : {}),
       }
     : null;

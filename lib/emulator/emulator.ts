@@ -770,12 +770,16 @@ class TriggerEmulator implements LocalEventSourceMapping {
         return { kind: 'bisect', halves: decision.halves };
       }
       if (decision.kind === 'exhausted') {
+        const { requestId: lambdaRequestId, executedVersion } = result.ranAs ?? {};
         const sent = await this.#sendToDestination(decision.failed, {
           condition: 'RetryAttemptsExhausted',
-          requestId,
+          requestId: lambdaRequestId ?? requestId,
           functionArn: this.#invoker.functionArn,
           invokeCount: decision.attempts,
-          response: outcome.kind === 'function-error' ? { functionError: 'Unhandled' } : {},
+          response: {
+            ...(outcome.kind === 'function-error' ? { functionError: 'Unhandled' } : {}),
+            ...(executedVersion ? { executedVersion } : {}),
+          },
         });
         if (!sent) return { kind: 'stopped' };
         this.#commitAll(decision.commitAfterSend);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventRecords, seededTopic } from '../../test/support/emulator.ts';
 import { committedOffsetsByKafkaTool, testBrokers, testKafka } from '../../test/support/kafka.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
+import type { FailureEnvelope } from './destination.ts';
 import { createLocalEventSourceMapping, InvokeRequestError, type MappingEvent } from './index.ts';
 
 interface Call {
@@ -20,7 +21,9 @@ const server = createServer((request: IncomingMessage, response: ServerResponse)
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
-    const match = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(request.url ?? '');
+    const match = /^\/2015-03-31\/functions\/([^/?]+)\/invocations(?:\?Qualifier=[^&]+)?$/.exec(
+      request.url ?? '',
+    );
     if (request.method !== 'POST' || !match) {
       response.writeHead(404).end();
       return;
@@ -102,4 +105,48 @@ it('drives a function through the Lambda Invoke API: function errors, partial re
   expect(await committedOffsetsByKafkaTool(group)).toEqual([
     { topic, partition: 0, currentOffset: 6, logEndOffset: 6 },
   ]);
+});
+
+it("reports the invocation as Lambda ran it: the qualified ARN, Lambda's request id and the executed version", async () => {
+  const kafka = testKafka('emulator-invoke-api');
+  const { topic, group } = await seededTopic(kafka, 'invoke-api-version', 1, 1);
+  const { port } = server.address() as AddressInfo;
+  calls.length = 0;
+  replies = [
+    {
+      status: 200,
+      headers: {
+        'X-Amz-Function-Error': 'Unhandled',
+        'X-Amz-Executed-Version': '7',
+        'x-amzn-RequestId': 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
+      },
+      body: { errorType: 'Error', errorMessage: 'boom', trace: [] },
+    },
+  ];
+  const envelopes: FailureEnvelope[] = [];
+  const esm = createLocalEventSourceMapping({
+    brokers: testBrokers(),
+    topic,
+    consumerGroupId: group,
+    maximumBatchingWindowInSeconds: 0,
+    maximumRetryAttempts: 0,
+    retryBackoff: { initialMs: 5, maxMs: 20 },
+    onFailure: (envelope) => void envelopes.push(envelope),
+    function: { functionName: 'orders-fn', qualifier: 'live', endpoint: `http://127.0.0.1:${port}` },
+  });
+  await esm.start();
+  await esm.idle();
+  await esm.stop();
+
+  expect(calls.map((c) => c.path)).toEqual(['/2015-03-31/functions/orders-fn/invocations?Qualifier=live']);
+  expect(envelopes).toHaveLength(1);
+  expect(envelopes[0]?.requestContext).toMatchObject({
+    requestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
+    functionArn: expect.stringMatching(/^arn:aws:lambda:[a-z0-9-]+:000000000000:function:orders-fn:live$/),
+  });
+  expect(envelopes[0]?.responseContext).toEqual({
+    statusCode: 200,
+    executedVersion: '7',
+    functionError: 'Unhandled',
+  });
 });

@@ -264,9 +264,12 @@ function lambdaApiInvoker(target: LambdaApiFunction): Invoker {
         : {}),
     });
   return {
-    functionArn: target.functionName.startsWith('arn:')
-      ? target.functionName
-      : `arn:aws:lambda:${region}:000000000000:function:${target.functionName}`,
+    functionArn: qualified(
+      target.functionName.startsWith('arn:')
+        ? target.functionName
+        : `arn:aws:lambda:${region}:000000000000:function:${target.functionName}`,
+      target.qualifier,
+    ),
     async invoke(event) {
       let response: InvokeCommandOutput;
       try {
@@ -284,6 +287,10 @@ function lambdaApiInvoker(target: LambdaApiFunction): Invoker {
           cause: error,
         });
       }
+      const ranAs = {
+        ...(response.$metadata?.requestId ? { requestId: response.$metadata.requestId } : {}),
+        ...(response.ExecutedVersion ? { executedVersion: response.ExecutedVersion } : {}),
+      };
       const text = response.Payload ? Buffer.from(response.Payload).toString('utf8') : '';
       let body: unknown = null;
       if (text.trim() !== '') {
@@ -294,6 +301,7 @@ function lambdaApiInvoker(target: LambdaApiFunction): Invoker {
             kind: 'function-error',
             errorType: 'InvalidResponse',
             errorMessage: 'the response is not JSON',
+            ranAs,
           };
         }
       }
@@ -303,9 +311,10 @@ function lambdaApiInvoker(target: LambdaApiFunction): Invoker {
           kind: 'function-error',
           errorType: typeof fields.errorType === 'string' ? fields.errorType : response.FunctionError,
           errorMessage: typeof fields.errorMessage === 'string' ? fields.errorMessage : '',
+          ranAs,
         };
       }
-      return { kind: 'response', payload: body };
+      return { kind: 'response', payload: body, ranAs };
     },
     prepare() {},
     update: () => false,
@@ -313,6 +322,15 @@ function lambdaApiInvoker(target: LambdaApiFunction): Invoker {
       if (ownClient) client.destroy();
     },
   };
+}
+
+/**
+ * The ARN the mapping invokes: with the qualifier when one is given and the ARN has none (an ARN of
+ * seven parts; an eighth is its qualifier), as an event source mapping's `FunctionArn` names an alias or
+ * version.
+ */
+function qualified(functionArn: string, qualifier: string | undefined): string {
+  return qualifier && functionArn.split(':').length === 7 ? `${functionArn}:${qualifier}` : functionArn;
 }
 
 /**

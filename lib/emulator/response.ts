@@ -8,9 +8,16 @@ import type { BatchPart } from './batch.ts';
  * const result: InvokeResult = { kind: 'response', payload: { batchItemFailures: [] } };
  * ```
  */
-export type InvokeResult =
+export type InvokeResult = (
   | { kind: 'response'; payload: unknown }
-  | { kind: 'function-error'; errorType: string; errorMessage: string };
+  | { kind: 'function-error'; errorType: string; errorMessage: string }
+) & {
+  /**
+   * Through the Invoke API: Lambda's own request id and the version that ran (`ExecutedVersion`), which
+   * an on-failure envelope reports. Local invocations use the emulator's request id and `$LATEST`.
+   */
+  ranAs?: { requestId?: string; executedVersion?: string };
+};
 
 /**
  * How Lambda reads an invocation's result for a batch.
