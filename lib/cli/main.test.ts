@@ -1,5 +1,8 @@
+import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../test/support/run-cli.ts';
+import { runCli, spawnCli } from '../../test/support/run-cli.ts';
+import { processOutput } from '../maven-server/process.ts';
 import { USAGE_EXIT_CODE } from './usage.ts';
 
 // Each case starts a real CLI process, which takes seconds on a loaded machine.
@@ -36,6 +39,37 @@ describe('kafka-lambda usage errors', { timeout: 60_000 }, () => {
     const run = await runCli(['replay', '--brokers', '127.0.0.1:9', ...args, '--to-earliest']);
     expect(run.code).toBe(USAGE_EXIT_CODE);
     expect(run.stderr).toMatch(message);
+  });
+
+  it('names a misspelt option rather than the required option it stands for', async () => {
+    const run = await runCli(['event', '--topicc', 'orders']);
+    expect(run.code).toBe(USAGE_EXIT_CODE);
+    expect(run.stderr).toMatch(/^error: unknown option '--topicc'\n\(Did you mean --topic\?\)\n/);
+    expect(run.stderr).not.toContain('required option');
+  });
+
+  it('escapes the control characters of what it repeats from the command line', async () => {
+    const run = await runCli(['event', '--topic', 'orders', '--value', '\x07\x1b[31m{i%0}']);
+    expect(run.code).toBe(USAGE_EXIT_CODE);
+    expect(run.stderr).toContain("argument '\\u0007\\u001b[31m{i%0}' is invalid");
+    expect(run.stderr).not.toMatch(/\p{Cc}(?<!\n)/u);
+  });
+
+  it('--version prints the package version', async () => {
+    const { version } = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
+    const run = await runCli(['--version']);
+    expect(run).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
+
+  it('ends quietly, exit 0, when the reader of its output goes away (| head)', async () => {
+    const child = spawnCli(['event', '--topic', 'orders', '--count', '10000']);
+    child.stdin.end();
+    const output = processOutput(child);
+    await once(child.stdout, 'data');
+    child.stdout.destroy();
+    const { code, stderr } = await output;
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 
   it('--help lists every command', async () => {

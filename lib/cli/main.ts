@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { exitWithUsageCode } from './usage.ts';
+import { ownPackage } from './own-package.ts';
+import { checkRequiredOptionsLast, escapeControlCharacters, exitWithUsageCode } from './usage.ts';
 import { silenceKafkajsTimerWarning } from './warnings.ts';
 
 type Register = (program: Command) => void;
@@ -23,20 +24,36 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
 
 silenceKafkajsTimerWarning();
 
+// A reader that stops early (`kafka-lambda consume … | head -1`) closes the pipe: the command ends there
+// quietly, with the status it had so far, as ripgrep does, instead of dying of an unhandled EPIPE.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit();
+  });
+}
+
 const program = new Command('kafka-lambda')
   .description('Kafka-triggered AWS Lambda toolkit: test, run locally, replay')
+  .version(ownPackage().version)
   // The error and where the usage is, not the whole usage: the error stays the last thing on screen.
   .showHelpAfterError('(see --help for usage)')
-  // Inherited by every command registered below: an unknown command or option exits 2 like any usage error.
+  // Inherited by every command registered below. Errors repeat what was typed: with its control
+  // characters escaped (line breaks are commander's own: `(Did you mean --topic?)` has a line).
+  .configureOutput({
+    outputError: (text, write) => write(text.split('\n').map(escapeControlCharacters).join('\n')),
+  })
+  // Also inherited: an unknown command or option exits 2 like any usage error.
   .exitOverride(exitWithUsageCode);
 
-// The program has no options of its own, so the first argument names the command. Anything else (--help,
-// `help <command>`, an unknown command, none) registers them all: the help lists every command and an
-// unknown one gets commander's suggestion.
+// The program's only option is --version, so the first argument names the command. Anything else
+// (--help, --version, `help <command>`, an unknown command, none) registers them all: the help lists
+// every command and an unknown one gets commander's suggestion.
 const named = process.argv[2];
 const wanted =
   named !== undefined && Object.hasOwn(COMMANDS, named) ? [COMMANDS[named]!] : Object.values(COMMANDS);
 for (const register of await Promise.all(wanted.map((load) => load()))) register(program);
+checkRequiredOptionsLast(program);
 
 try {
   await program.parseAsync();
@@ -44,7 +61,9 @@ try {
   if (error instanceof CommanderError) {
     process.exitCode = error.exitCode;
   } else {
-    console.error(`kafka-lambda: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(
+      `kafka-lambda: ${escapeControlCharacters(error instanceof Error ? error.message : String(error))}`,
+    );
     process.exitCode = 1;
   }
 }

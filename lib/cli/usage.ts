@@ -1,4 +1,4 @@
-import { CommanderError, InvalidArgumentError } from 'commander';
+import { type Command, CommanderError, InvalidArgumentError, type Option } from 'commander';
 
 /**
  * Exit code of a command line or input the command cannot use.
@@ -50,7 +50,8 @@ export function invalidArgument(message: string, cause: unknown): InvalidArgumen
 export function integerOption(min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {
     const number = Number(value);
-    if (value.trim() === '' || !Number.isSafeInteger(number) || number < min || number > max) {
+    // Decimal digits only: Number() also reads `1e3`, `0x10` and ` 3`, which nobody means as a count.
+    if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(number) || number < min || number > max) {
       throw new InvalidArgumentError(
         max === Number.MAX_SAFE_INTEGER
           ? `must be an integer ≥ ${min}`
@@ -59,4 +60,69 @@ export function integerOption(min: number, max = Number.MAX_SAFE_INTEGER): (valu
     }
     return number;
   };
+}
+
+/** Kafka's rule for a topic name (its `Topic.validate`): 1–249 of `a-z A-Z 0-9 . _ -`, and not `.` or `..`. */
+const KAFKA_TOPIC = /^(?!\.{1,2}$)[a-zA-Z0-9._-]{1,249}$/;
+
+/**
+ * A commander option parser for a Kafka topic name, so that a name the broker would refuse is a usage
+ * error before anything is sent.
+ *
+ * @example
+ * ```ts
+ * command.requiredOption('-t, --topic <topic>', 'the topic to read', topicOption);
+ * ```
+ */
+export function topicOption(value: string): string {
+  if (!KAFKA_TOPIC.test(value))
+    throw new InvalidArgumentError('not a Kafka topic name (1–249 of a-z A-Z 0-9 . _ -, not . or ..)');
+  return value;
+}
+
+/**
+ * Control characters as JSON escapes them (`\u0007`, `\n`): an error line that repeats what the user
+ * typed never rings the bell, moves the cursor or splits, as `consume` shows records.
+ *
+ * @example
+ * ```ts
+ * escapeControlCharacters('bad\x07topic'); // 'bad\\u0007topic'
+ * ```
+ */
+export function escapeControlCharacters(text: string): string {
+  return text.replace(/\p{Cc}/gu, (character) => JSON.stringify(character).slice(1, -1));
+}
+
+/**
+ * Makes `program`'s commands report an unknown option before a missing required one: commander checks
+ * required options first, so `event --topicc orders` said that `--topic` was missing. The options
+ * declared with `requiredOption` are checked instead just before the action runs, after commander has
+ * refused unknown options, with commander's message.
+ *
+ * @example
+ * ```ts
+ * registerEventCommand(program);
+ * checkRequiredOptionsLast(program);
+ * ```
+ */
+export function checkRequiredOptionsLast(program: Command): void {
+  const required = new Set<Option>();
+  const collect = (command: Command) => {
+    for (const option of command.options.filter((o) => o.mandatory)) {
+      option.mandatory = false;
+      required.add(option);
+    }
+    for (const subcommand of command.commands) collect(subcommand);
+  };
+  collect(program);
+  program.hook('preAction', (_program, action) => {
+    const missing = action.options.find(
+      (option) => required.has(option) && action.getOptionValue(option.attributeName()) === undefined,
+    );
+    if (missing)
+      action.error(`error: required option '${missing.flags}' not specified`, {
+        code: 'commander.missingMandatoryOptionValue',
+        exitCode: USAGE_EXIT_CODE,
+      });
+  });
 }

@@ -166,6 +166,16 @@ describe('kafka-lambda event', () => {
     ]);
   });
 
+  it('refuses a --value-file template with {i%0}, naming the option (exit 2)', async () => {
+    const template = join(dir, 'modulo-zero.json');
+    await writeFile(template, '{"a":{i%0}}');
+    const run = await runCli(['event', '--topic', 't', '--value-file', template]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      `option '--value-file <path>' argument '${template}' is invalid. {i%N} needs a whole number N ≥ 1`,
+    );
+  });
+
   it('feeds kafka-lambda invoke', async () => {
     const printed = await runCli([
       'event',
@@ -223,7 +233,21 @@ describe('kafka-lambda event', () => {
       ['--topic', 't', '--header', 'novalue'],
       /'--header <name=value>' argument 'novalue' is invalid\. must be name=value/,
     ],
-    [['--topic', 't', '--value', 'v-{i%0}'], /argument 'v-\{i%0\}' is invalid\. \{i%N\} needs N ≥ 1/],
+    [
+      ['--topic', 't', '--value', 'v-{i%0}'],
+      /argument 'v-\{i%0\}' is invalid\. \{i%N\} needs a whole number N ≥ 1/,
+    ],
+    [['--topic', 't', '--key', 'k-{i%-1}'], /argument 'k-\{i%-1\}' is invalid\. \{i%N\} needs a whole/],
+    [['--topic', 't', '--count', '1e3'], /'--count <n>' argument '1e3' is invalid/],
+    [['--topic', 't', '--count', '0x10'], /'--count <n>' argument '0x10' is invalid/],
+    [
+      ['--topic', 't', '--value-avro', 'nope.avsc'],
+      /'--value-avro <file\.avsc>' argument 'nope\.avsc' is invalid\. cannot read it: ENOENT/,
+    ],
+    [
+      ['--topic', 't', '--value-json-schema', '.'],
+      /'--value-json-schema <file\.json>' argument '\.' is invalid\. cannot read it: EISDIR/,
+    ],
   ])('exits 2 on bad usage: %j', async (args, message) => {
     const run = await runCli(['event', ...args]);
     expect(run.code).toBe(2);

@@ -19,7 +19,7 @@ interface EventOptions {
   partitions: number;
   count: number;
   value?: string;
-  valueFile?: Buffer;
+  valueFile?: (index: number) => string | Uint8Array;
   key?: string;
   header: Array<[string, string]>;
   selfManaged?: boolean;
@@ -27,6 +27,7 @@ interface EventOptions {
   bootstrapServers?: string;
   startOffset: number;
   timestamp?: number;
+  /** The schema options hold their file's text (read as the option is parsed). */
   valueAvro?: string;
   valueProto?: string;
   valueJsonSchema?: string;
@@ -81,15 +82,15 @@ async function valueEncoder(options: EventOptions): Promise<((text: string) => E
     ['protobuf', options.valueProto],
     ['json-schema', options.valueJsonSchema],
   ] as const;
-  const chosen = given.filter(([, path]) => path !== undefined);
+  const chosen = given.filter(([, schema]) => schema !== undefined);
   if (chosen.length === 0) return undefined;
   const { SchemaEncodeError, schemaEncoder } = await import('../../testing/schema-encode.ts');
   if (chosen.length > 1)
     throw new SchemaEncodeError('give one of --value-avro, --value-proto, --value-json-schema');
-  const [format, path] = chosen[0]!;
+  const [format, schema] = chosen[0]!;
   const encode = schemaEncoder({
     format,
-    schema: file(path!).toString('utf8'),
+    schema: schema!,
     ...(options.type ? { type: options.type } : {}),
     wire: options.format,
     ...(options.schemaId ? { schemaId: options.schemaId } : {}),
@@ -122,17 +123,35 @@ export function expandTemplate(template: string, index: number): string {
   );
 }
 
-function template(value: string): string {
-  for (const [, modulo] of value.matchAll(PLACEHOLDER)) {
-    if (modulo !== undefined && Number(modulo) === 0) throw new InvalidArgumentError('{i%N} needs N ≥ 1');
+/**
+ * A commander option parser for a template: `{i%N}` needs a whole N ≥ 1 (`{i%0}`, `{i%-1}`, `{i%x}` are
+ * refused rather than sent as NaN or as they are).
+ *
+ * @example
+ * ```ts
+ * command.option('--value <template>', 'record value', templateOption);
+ * ```
+ */
+export function templateOption(value: string): string {
+  for (const [, modulo] of value.matchAll(/\{i%([^}]*)\}/g)) {
+    if (!/^\d+$/.test(modulo!) || Number(modulo) === 0)
+      throw new InvalidArgumentError('{i%N} needs a whole number N ≥ 1');
   }
   return value;
 }
 
-function header(value: string, previous: Array<[string, string]>): Array<[string, string]> {
+/**
+ * A commander option parser for `--header name=value`, repeatable: the value is a template.
+ *
+ * @example
+ * ```ts
+ * command.option('--header <name=value>', 'add a header (repeatable)', headerOption, []);
+ * ```
+ */
+export function headerOption(value: string, previous: Array<[string, string]>): Array<[string, string]> {
   const equals = value.indexOf('=');
   if (equals <= 0) throw new InvalidArgumentError('must be name=value (the name not empty)');
-  return [...previous, [value.slice(0, equals), template(value.slice(equals + 1))]];
+  return [...previous, [value.slice(0, equals), templateOption(value.slice(equals + 1))]];
 }
 
 function file(path: string): Buffer {
@@ -145,16 +164,22 @@ function file(path: string): Buffer {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The file as a template when it is UTF-8 text, else its bytes as they are (Avro, Protobuf…). */
-function fileValue(bytes: Buffer): (index: number) => string | Uint8Array {
+/** `--value-file`: the file as a template when it is UTF-8 text, else its bytes as they are (Avro, Protobuf…). */
+function fileValue(path: string): (index: number) => string | Uint8Array {
+  const bytes = file(path);
   let text: string;
   try {
     text = utf8.decode(bytes);
   } catch {
     return () => bytes;
   }
-  template(text);
+  templateOption(text);
   return (index) => expandTemplate(text, index);
+}
+
+/** A schema option: the schema file's text. */
+function schemaFile(path: string): string {
+  return file(path).toString('utf8');
 }
 
 /** A `SchemaEncodeError` of the lazily loaded encoder module (a value that does not fit, a bad schema). */
@@ -187,30 +212,43 @@ export function registerEventCommand(program: Command): void {
     .option(
       '--value <template>',
       'record value (default {"index":{i}}); {i} is the record index, {i%N} the index modulo N',
-      template,
+      templateOption,
     )
     .addOption(
       new Option(
         '--value-file <path>',
         'record value from a file (a template if it is UTF-8 text, else bytes as they are)',
       )
-        .argParser(file)
+        .argParser(fileValue)
         .conflicts('value'),
     )
     .option(
       '--key <template>',
       'record key (same placeholders); keyed records go to partitions as Kafka places them, others round-robin',
-      template,
+      templateOption,
     )
-    .option('--header <name=value>', 'add a header (repeatable; same placeholders in the value)', header, [])
+    .option(
+      '--header <name=value>',
+      'add a header (repeatable; same placeholders in the value)',
+      headerOption,
+      [],
+    )
     .option(
       '--self-managed',
       'a self-managed Kafka event (eventSource "SelfManagedKafka") instead of Amazon MSK',
     )
-    .option('--value-avro <file.avsc>', 'encode each --value (JSON) with this Avro schema')
-    .option('--value-proto <file.proto>', 'encode each --value (JSON) as a Protobuf message (with --type)')
+    .option('--value-avro <file.avsc>', 'encode each --value (JSON) with this Avro schema', schemaFile)
+    .option(
+      '--value-proto <file.proto>',
+      'encode each --value (JSON) as a Protobuf message (with --type)',
+      schemaFile,
+    )
     .option('--type <message>', 'the Protobuf message type of --value-proto, e.g. shop.Order')
-    .option('--value-json-schema <file.json>', 'check each --value (JSON) against this JSON Schema')
+    .option(
+      '--value-json-schema <file.json>',
+      'check each --value (JSON) against this JSON Schema',
+      schemaFile,
+    )
     .addOption(
       new Option(
         '--format <wire>',
@@ -253,9 +291,8 @@ Example:
         process.exitCode = USAGE_EXIT_CODE;
         return;
       }
-      const valueAt = options.valueFile
-        ? fileValue(options.valueFile)
-        : (index: number) => expandTemplate(options.value ?? '{"index":{i}}', index);
+      const valueAt =
+        options.valueFile ?? ((index: number) => expandTemplate(options.value ?? '{"index":{i}}', index));
       let event: ReturnType<typeof kafkaEvent>;
       try {
         const records = Array.from({ length: options.count }, (_, i): KafkaRecordInput => {

@@ -1,17 +1,35 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { scaffoldProject } from './init.ts';
+import { runCli } from '../../../test/support/run-cli.ts';
+import { FolderNotEmptyError, InitInputError, scaffoldProject } from './init.ts';
 
 const cwd = process.cwd();
 afterEach(() => process.chdir(cwd));
 
-async function dependencyWritten(packageSpec: string | undefined): Promise<string> {
+/** A new folder `work` (in a new temporary folder) made the current one, with `files` around it. */
+async function workFolder(files: readonly string[] = []): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'init-'));
-  process.chdir(root);
+  const work = join(root, 'work');
+  await mkdir(work);
+  process.chdir(work);
+  for (const file of files) {
+    await mkdir(join(work, file, '..'), { recursive: true });
+    await writeFile(join(work, file), '');
+  }
+  return work;
+}
+
+/** The dependency written for `spec` (or for the spec made from the work folder's absolute path). */
+async function dependencyWritten(
+  spec: string | undefined | ((work: string) => string),
+  files: string[] = [],
+): Promise<string> {
+  const work = await workFolder(files);
+  const packageSpec = typeof spec === 'function' ? spec(work) : spec;
   scaffoldProject('shop/orders-consumer', packageSpec === undefined ? {} : { packageSpec });
-  const manifest = JSON.parse(await readFile(join(root, 'shop/orders-consumer/package.json'), 'utf8')) as {
+  const manifest = JSON.parse(await readFile(join(work, 'shop/orders-consumer/package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
   };
   return manifest.dependencies['kafka-lambda']!;
@@ -32,11 +50,45 @@ describe('scaffoldProject: the kafka-lambda dependency', () => {
 
   it('writes a local tarball relative to the new project, where npm reads it from', async () => {
     // init runs in the folder above `shop/`; the tarball lies next to it.
-    expect(await dependencyWritten('../kafka-lambda-0.1.0.tgz')).toBe('file:../../../kafka-lambda-0.1.0.tgz');
-    expect(await dependencyWritten('kafka-lambda-0.1.0.tgz')).toBe('file:../../kafka-lambda-0.1.0.tgz');
-    expect(await dependencyWritten('file:./dist/pkg')).toBe('file:../../dist/pkg');
-    expect(await dependencyWritten('/opt/kafka-lambda.tgz')).toMatch(
-      /^file:(\.\.\/)+opt\/kafka-lambda\.tgz$/,
+    expect(await dependencyWritten('../kafka-lambda-0.1.0.tgz', ['../kafka-lambda-0.1.0.tgz'])).toBe(
+      'file:../../../kafka-lambda-0.1.0.tgz',
+    );
+    expect(await dependencyWritten('kafka-lambda-0.1.0.tgz', ['kafka-lambda-0.1.0.tgz'])).toBe(
+      'file:../../kafka-lambda-0.1.0.tgz',
+    );
+    expect(await dependencyWritten('file:./dist/pkg', ['dist/pkg/package.json'])).toBe('file:../../dist/pkg');
+    expect(await dependencyWritten((work) => join(work, 'kafka-lambda.tgz'), ['kafka-lambda.tgz'])).toBe(
+      'file:../../kafka-lambda.tgz',
+    );
+  });
+});
+
+describe('scaffoldProject: what it refuses, writing nothing', () => {
+  it.each([
+    ['', {}, 'the folder name is empty (. is this folder)'],
+    ['a-file', {}, 'a-file is a file: init writes only into a new or empty folder'],
+    ['new', { packageSpec: '' }, '--package is empty: give a version range, a tarball or a git URL'],
+    ['new', { packageSpec: './missing.tgz' }, '--package ./missing.tgz: no such file or folder'],
+    ['new', { packageSpec: 'file:../missing' }, '--package file:../missing: no such file or folder'],
+  ])('%j %j', async (folder, options, message) => {
+    const work = await workFolder(['a-file']);
+    expect(() => scaffoldProject(folder, options)).toThrow(new InitInputError(message));
+    expect(await readdir(work)).toEqual(['a-file']);
+  });
+
+  it('a folder holding files, with a FolderNotEmptyError', async () => {
+    await workFolder(['orders/keep.txt']);
+    expect(() => scaffoldProject('orders')).toThrow(FolderNotEmptyError);
+  });
+});
+
+describe('kafka-lambda init', () => {
+  it('says how to go to a folder whose name the shell would split, quoted', async () => {
+    const work = await workFolder();
+    const run = await runCli(['init', join(work, "My Consumer's!")]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      `\nNext: cd '${work}/My Consumer'\\''s!' && npm install && npm test && npx cdk synth\n`,
     );
   });
 });

@@ -1,10 +1,10 @@
-import { cpSync, existsSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { cpSync, existsSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { CliError } from '../errors.ts';
-import { exitWithUsageCode, USAGE_EXIT_CODE } from '../usage.ts';
+import { type OwnPackage, ownPackage } from '../own-package.ts';
+import { escapeControlCharacters, exitWithUsageCode, USAGE_EXIT_CODE } from '../usage.ts';
 
 /**
  * The project `init` writes, as files (type-checked and tested in this repository like any other code):
@@ -24,12 +24,16 @@ const DEV_DEPENDENCIES = [
   'vitest',
 ];
 
-interface OwnPackage {
-  version: string;
-  engines: { node: string };
-  dependencies: Record<string, string>;
-  devDependencies: Record<string, string>;
-}
+/**
+ * `init` cannot use the folder or the kafka-lambda dependency it is given (an empty name, a file, a
+ * tarball that is not there): nothing is written.
+ *
+ * @example
+ * ```ts
+ * try { scaffoldProject(''); } catch (e) { if (e instanceof InitInputError) console.error(e.message); }
+ * ```
+ */
+export class InitInputError extends CliError {}
 
 /**
  * The target folder holds files already: `init` never overwrites anything.
@@ -39,7 +43,7 @@ interface OwnPackage {
  * try { scaffoldProject('.'); } catch (e) { if (e instanceof FolderNotEmptyError) console.error(e.message); }
  * ```
  */
-export class FolderNotEmptyError extends CliError {}
+export class FolderNotEmptyError extends InitInputError {}
 
 /** Options of {@link scaffoldProject}. */
 export interface ScaffoldOptions {
@@ -51,16 +55,20 @@ export interface ScaffoldOptions {
   packageSpec?: string;
 }
 
-/** `spec` as the new project's package.json must write it (see {@link ScaffoldOptions.packageSpec}). */
+/**
+ * `spec` as the new project's package.json must write it (see {@link ScaffoldOptions.packageSpec}); a
+ * local path must be there, since npm install would only fail on it later.
+ */
 function dependencySpec(spec: string, project: string): string {
-  if (spec.startsWith('file:')) return `file:${relative(project, resolve(spec.slice('file:'.length)))}`;
+  if (spec.trim() === '')
+    throw new InitInputError('--package is empty: give a version range, a tarball or a git URL');
   const isUrl = /^[a-z][a-z0-9+.-]*:/i.test(spec); // https:, git+ssh:, github:, npm:, …
   const isPath = /^\.{0,2}\//.test(spec) || /\.(tgz|tar\.gz)$/.test(spec);
-  return !isUrl && isPath ? `file:${relative(project, resolve(spec))}` : spec;
-}
-
-function ownPackage(): OwnPackage {
-  return createRequire(import.meta.url)('kafka-lambda/package.json') as OwnPackage;
+  const path = spec.startsWith('file:') ? spec.slice('file:'.length) : !isUrl && isPath ? spec : undefined;
+  if (path === undefined) return spec;
+  if (!existsSync(path))
+    throw new InitInputError(`--package ${escapeControlCharacters(spec)}: no such file or folder`);
+  return `file:${relative(project, resolve(path))}`;
 }
 
 function pinned(names: readonly string[], own: OwnPackage): Record<string, string> {
@@ -91,17 +99,25 @@ function packageName(folder: string): string {
  * ```ts
  * const files = scaffoldProject('orders-consumer'); // ['README.md', 'cdk.json', …]
  * ```
- * @throws FolderNotEmptyError when `folder` exists and is not empty.
+ * @throws FolderNotEmptyError when `folder` exists and is not empty; InitInputError when `folder` is empty
+ *   or a file, or `packageSpec` is empty or a path to nothing.
  */
 export function scaffoldProject(folder: string, options: ScaffoldOptions = {}): string[] {
+  // An empty argument would scaffold into the current folder, which only `.` (the default) asks for.
+  if (folder === '') throw new InitInputError('the folder name is empty (. is this folder)');
   const target = resolve(folder);
+  const shown = escapeControlCharacters(folder);
+  if (existsSync(target) && !statSync(target).isDirectory())
+    throw new InitInputError(`${shown} is a file: init writes only into a new or empty folder`);
   if (existsSync(target) && readdirSync(target).length > 0) {
-    throw new FolderNotEmptyError(`${folder} is not empty: init writes only into a new or empty folder`);
+    throw new FolderNotEmptyError(`${shown} is not empty: init writes only into a new or empty folder`);
   }
+  const own = ownPackage();
+  const kafkaLambda =
+    options.packageSpec === undefined ? `^${own.version}` : dependencySpec(options.packageSpec, target);
   cpSync(templateFolder, target, { recursive: true });
   // npm never packs a file named .gitignore, so the template carries it without the dot.
   renameSync(join(target, 'gitignore'), join(target, '.gitignore'));
-  const own = ownPackage();
   const manifest = {
     name: packageName(target),
     version: '0.1.0',
@@ -114,8 +130,7 @@ export function scaffoldProject(folder: string, options: ScaffoldOptions = {}): 
       invoke: 'kafka-lambda invoke src/handler.ts --event events/orders.json',
     },
     dependencies: {
-      'kafka-lambda':
-        options.packageSpec === undefined ? `^${own.version}` : dependencySpec(options.packageSpec, target),
+      'kafka-lambda': kafkaLambda,
       ...pinned(DEPENDENCIES, own),
     },
     devDependencies: pinned(DEV_DEPENDENCIES, own),
@@ -125,6 +140,11 @@ export function scaffoldProject(folder: string, options: ScaffoldOptions = {}): 
     .filter((entry) => entry.isFile())
     .map((entry) => relative(target, join(entry.parentPath, entry.name)))
     .sort();
+}
+
+/** `text` as one word for a POSIX shell, to copy and paste: as it is when plain, else single-quoted. */
+function shellWord(text: string): string {
+  return /^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /**
@@ -155,12 +175,12 @@ export function registerInitCommand(program: Command): void {
           options.package === undefined ? {} : { packageSpec: options.package },
         );
       } catch (error) {
-        if (!(error instanceof FolderNotEmptyError)) throw error;
+        if (!(error instanceof InitInputError)) throw error;
         console.error(`kafka-lambda init: ${error.message}`);
         process.exitCode = USAGE_EXIT_CODE;
         return;
       }
-      const cd = resolve(folder) === process.cwd() ? '' : `cd ${folder} && `;
+      const cd = resolve(folder) === process.cwd() ? '' : `cd ${shellWord(folder)} && `;
       process.stdout.write(
         `${files.map((file) => `  ${file}`).join('\n')}\n\nNext: ${cd}npm install && npm test && npx cdk synth\n`,
       );
