@@ -130,6 +130,11 @@ describe('resolveCluster', () => {
 
   it.each([
     [{ brokers: 'localhost' }, /--brokers: "localhost" is not host:port/],
+    [
+      { brokers: 'a:1,127.0.0.1:99999' },
+      /--brokers: "127\.0\.0\.1:99999" is not host:port \(a port from 1 to 65535\)/,
+    ],
+    [{ brokers: '[::1]:0' }, /--brokers: "\[::1\]:0" is not host:port/],
     [{ brokers: ' , ' }, /--brokers names no bootstrap server/],
     [{ brokers: 'a:1', auth: 'sasl-scram-512' as const }, /needs --sasl-username and KAFKA_SASL_PASSWORD/],
     [{ brokers: 'a:1', auth: 'iam' as const }, /--auth iam needs --region or AWS_REGION/],

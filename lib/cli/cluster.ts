@@ -195,10 +195,14 @@ export async function resolveCluster(
       .map((broker) => broker.trim())
       .filter((broker) => broker !== '');
     if (brokers.length === 0) throw new ClusterOptionsError(`${origin} names no bootstrap server`);
-    const malformed = brokers.find(
-      (broker) => !/^[^\s:]+:\d{1,5}$|^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(broker),
-    );
-    if (malformed) throw new ClusterOptionsError(`${origin}: "${malformed}" is not host:port`);
+    const malformed = brokers.find((broker) => {
+      const port = /^(?:[^\s:]+|\[[0-9a-fA-F:.]+\]):(\d{1,5})$/.exec(broker)?.[1];
+      return port === undefined || Number(port) < 1 || Number(port) > 65_535;
+    });
+    if (malformed)
+      throw new ClusterOptionsError(
+        `${origin}: ${JSON.stringify(malformed)} is not host:port (a port from 1 to 65535)`,
+      );
     return make(brokers, origin, false);
   }
   const status = await backgroundBrokerStatus();

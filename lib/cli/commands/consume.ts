@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { type Consumer, Kafka, type KafkaMessage } from 'kafkajs';
 import type { KafkaEventRecord } from '../../emulator/index.ts';
 import { addClusterOptions, type ClusterOptions, reachCluster } from '../cluster.ts';
 import { type FailedRecords, recogniseFailureEnvelope } from '../dead-letter.ts';
-import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
+import { exitWithUsageCode, integerOption, topicOption, USAGE_EXIT_CODE } from '../usage.ts';
 
 interface ConsumeOptions extends ClusterOptions {
   topic: string;
@@ -59,6 +59,12 @@ interface DecodedEventRecord {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** `--group`: Kafka takes any group id but an empty one. */
+function groupOption(value: string): string {
+  if (value === '') throw new InvalidArgumentError('must not be empty (Kafka refuses an empty group id)');
+  return value;
+}
 
 function showBytes(bytes: Buffer | null | undefined): ShownBytes | null {
   if (bytes === null || bytes === undefined) return null;
@@ -223,7 +229,7 @@ export function registerConsumeCommand(program: Command): void {
     .description(
       "print a topic's records; a dead-letter topic's records show where each failed record came from",
     )
-    .requiredOption('-t, --topic <topic>', 'the topic to read')
+    .requiredOption('-t, --topic <topic>', 'the topic to read', topicOption)
     .option('--from-beginning', 'with --follow: start at the beginning (without --follow it always does)')
     .option('--max <n>', 'stop after n records', integerOption(1))
     .option('-f, --follow', 'keep printing new records until Ctrl-C')
@@ -235,7 +241,11 @@ export function registerConsumeCommand(program: Command): void {
         .argParser(integerOption(0))
         .conflicts(['group', 'fromBeginning']),
     )
-    .option('-g, --group <id>', 'read as this consumer group: start at its committed offsets and commit')
+    .option(
+      '-g, --group <id>',
+      'read as this consumer group: start at its committed offsets and commit',
+      groupOption,
+    )
     .option('-v, --verbose', 'show the failed record inside each on-failure message, decoded')
     .option('--json', 'one JSON object per record')
     .addHelpText('after', EXAMPLES)

@@ -444,6 +444,18 @@ describe('kafka-lambda produce / consume errors', () => {
     [['produce', '--topic', 'x', '--file', 'no-such-file.jsonl'], /--file.*cannot read it: ENOENT/],
     [['produce', '--topic', 'x', '--key', 'k', '--key-field', 'id'], /cannot be used with/],
     [['produce', '--topic', 'x', '--rate', '0'], /--rate.*must be a number > 0/],
+    // Refused before the topic is created or anything is sent.
+    [['produce', '--topic', '', '--count', '1'], /argument '' is invalid\. not a Kafka topic name/],
+    [
+      ['produce', '--topic', 'ördérs', '--count', '1'],
+      /argument 'ördérs' is invalid\. not a Kafka topic name/,
+    ],
+    [
+      ['produce', '--topic', 'x', '--file', '.'],
+      /--file <path>' argument '\.' is invalid\. a folder, not a file/,
+    ],
+    [['produce', '--topic', 'x', '--count', '1', '--value', '{i%0}'], /\{i%N\} needs a whole number N ≥ 1/],
+    [['consume', '--topic', 'x', '--group', ''], /--group <id>' argument '' is invalid\. must not be empty/],
   ])('%j is a usage error (exit 2)', async (args, message) => {
     const run = await cli(args);
     expect(run.code).toBe(2);
@@ -462,6 +474,49 @@ describe('kafka-lambda produce / consume errors', () => {
     );
     expect((await cli(['consume', '--topic', topic])).stdout).toBe(
       `${topic}-0@0 key=a {"id":"a"}\n${topic}-0@1 key=b {"id":"b"}\n`,
+    );
+  });
+
+  it('stops at a line that is not UTF-8 rather than changing its bytes, after sending the lines before it (exit 2)', async () => {
+    const topic = uniqueName('not-utf8');
+    const file = join(dir, 'not-utf8.jsonl');
+    await writeFile(file, Buffer.concat([Buffer.from('{"id":"a"}\n'), Buffer.of(0xff, 0xfe, 0x0a)]));
+    const run = await cli(['produce', '--topic', topic, '--partitions', '1', '--file', file]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      'kafka-lambda produce: line 2: not UTF-8 text (produce sends lines of text; a binary value: --value-file); 1 record(s) before it were sent\n',
+    );
+    expect((await cli(['consume', '--topic', topic])).stdout).toBe(`${topic}-0@0 {"id":"a"}\n`);
+  });
+
+  it("sends records in batches the topic's max.message.bytes takes, and names a record above it (exit 2)", async () => {
+    const topic = uniqueName('max-message');
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await admin.createTopics({
+        topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'max.message.bytes', value: '2000' }] }],
+        waitForLeaders: true,
+      });
+    } finally {
+      await admin.disconnect();
+    }
+    const line = (i: number) => JSON.stringify({ i, pad: 'x'.repeat(500) });
+    const lines = [0, 1, 2, 3, 4, 5].map(line);
+    const run = await cli(
+      ['produce', '--topic', topic, '--json'],
+      `${lines.join('\n')}\n${JSON.stringify({ pad: 'y'.repeat(2000) })}\n`,
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      "kafka-lambda produce: line 7: 2,010 bytes of key, value and headers, above what the topic's max.message.bytes (2,000) lets through with Kafka's framing; 6 record(s) before it were sent\n",
+    );
+    // Six 510-byte records do not fit in one 2,000-byte record batch: several requests, each taken.
+    const summary = JSON.parse(run.stdout) as ProduceSummary;
+    expect(summary.records).toBe(6);
+    expect(summary.batches.length).toBeGreaterThan(1);
+    expect((await cli(['consume', '--topic', topic])).stdout).toBe(
+      lines.map((value, offset) => `${topic}-0@${offset} ${value}\n`).join(''),
     );
   });
 });

@@ -1,13 +1,13 @@
-import { accessSync, constants, createReadStream, readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { accessSync, constants, createReadStream, readFileSync, statSync } from 'node:fs';
+import { addAbortSignal } from 'node:stream';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { type IHeaders, Kafka, type Message } from 'kafkajs';
+import kafkajs, { type IHeaders, Kafka, type Message } from 'kafkajs';
 import { partitionForKey } from '../../testing/partitioner.ts';
 import { addClusterOptions, type ClusterOptions, reachCluster } from '../cluster.ts';
 import { displayUrl } from '../display-url.ts';
 import { CliError } from '../errors.ts';
-import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
-import { expandTemplate } from './event.ts';
+import { exitWithUsageCode, integerOption, topicOption, USAGE_EXIT_CODE } from '../usage.ts';
+import { expandTemplate, headerOption, templateOption } from './event.ts';
 
 interface ProduceOptions extends ClusterOptions {
   topic: string;
@@ -39,6 +39,17 @@ const MAX_BATCH_RECORDS = 500;
 const LINGER_MS = 20;
 /** Longest wait for the schema registry to register a schema. */
 const REGISTRY_TIMEOUT_MS = 10_000;
+/**
+ * Kafka's default `max.message.bytes` (1 MB and the 12 bytes of log overhead): the largest record batch a
+ * topic takes, when its own setting cannot be read.
+ */
+const KAFKA_DEFAULT_MAX_MESSAGE_BYTES = 1_048_588;
+/** A record batch's header (Kafka's `RECORD_BATCH_OVERHEAD`, log overhead included). */
+const RECORD_BATCH_OVERHEAD = 61;
+/** A record's framing in a batch at most (length, attributes, deltas, key and value lengths: varints). */
+const RECORD_OVERHEAD = 36;
+/** A header's framing at most (its name's and value's lengths). */
+const HEADER_OVERHEAD = 10;
 
 /**
  * A line of input (or a generated value) cannot become a record. Names the line, never its content.
@@ -54,6 +65,8 @@ export class ProduceInputError extends CliError {}
 interface OutgoingRecord {
   partition: number;
   message: Message;
+  /** Its size in a record batch, at most. */
+  bytes: number;
 }
 
 /**
@@ -89,12 +102,6 @@ export interface ProduceSummary {
   partitions: LandedRange[];
 }
 
-function header(value: string, previous: Array<[string, string]>): Array<[string, string]> {
-  const equals = value.indexOf('=');
-  if (equals <= 0) throw new InvalidArgumentError('must be name=value (the name not empty)');
-  return [...previous, [value.slice(0, equals), value.slice(equals + 1)]];
-}
-
 function positiveNumber(value: string): number {
   const number = Number(value);
   if (value.trim() === '' || !Number.isFinite(number) || number <= 0) {
@@ -110,6 +117,8 @@ function readableFile(path: string): string {
   } catch (error) {
     throw new InvalidArgumentError(`cannot read it: ${(error as Error).message}`);
   }
+  // Checked here, not when reading: a missing topic would be created first.
+  if (statSync(path).isDirectory()) throw new InvalidArgumentError('a folder, not a file');
   return path;
 }
 
@@ -134,7 +143,7 @@ export function registerProduceCommand(program: Command): void {
   const command = program
     .command('produce')
     .description('put records on a topic: JSON lines from stdin or a file, or generated with a counter')
-    .requiredOption('-t, --topic <topic>', 'the topic to write to (created when missing)')
+    .requiredOption('-t, --topic <topic>', 'the topic to write to (created when missing)', topicOption)
     .addOption(
       new Option('--file <path>', 'read one value per line from this file ("-": stdin, the default)')
         .argParser(readableFile)
@@ -143,11 +152,15 @@ export function registerProduceCommand(program: Command): void {
     .addOption(
       new Option('--key-field <name>', 'key each record with this field of its JSON value').conflicts('key'),
     )
-    .option('--key <template>', 'key of every record ({i} is the record index, {i%N} modulo N)')
+    .option(
+      '--key <template>',
+      'key of every record ({i} is the record index, {i%N} modulo N)',
+      templateOption,
+    )
     .option(
       '--header <name=value>',
       'add a header to every record (repeatable; {i} placeholders)',
-      header,
+      headerOption,
       [],
     )
     .option('--partition <n>', 'write every record to this partition', integerOption(0))
@@ -159,6 +172,7 @@ export function registerProduceCommand(program: Command): void {
     .option(
       '--value <template>',
       'generated value (default {"index":{i}}); {i} is the record index, {i%N} modulo N',
+      templateOption,
     )
     .addOption(
       new Option('--value-file <path>', 'generated value: the bytes of this file, as they are (binary)')
@@ -199,7 +213,8 @@ export function registerProduceCommand(program: Command): void {
       'after',
       `
 Records without a key are spread round-robin over the partitions; keyed records go where Kafka's default
-partitioner puts them. Blank input lines are skipped; a value that is not JSON is sent as its text.
+partitioner puts them. Blank input lines are skipped; a value that is not JSON is sent as its text (a line
+that is not UTF-8 text stops produce: send binary values with --value-file).
 
 Examples:
   $ kafka-lambda produce --topic orders --count 100 --value '{"id":"o-{i}","amount":{i}}' --key 'c-{i%5}'
@@ -239,7 +254,11 @@ async function produce(options: ProduceOptions): Promise<number> {
   const cluster = await reachCluster(options, 'produce');
   if ('exitCode' in cluster) return fail(cluster.exitCode, cluster.message);
   const kafka = new Kafka(cluster.kafkaConfig('kafka-lambda-produce'));
-  const { partitionCount, created } = await ensureTopic(kafka, options.topic, options.partitions);
+  const { partitionCount, created, maxMessageBytes } = await ensureTopic(
+    kafka,
+    options.topic,
+    options.partitions,
+  );
   if (created) {
     process.stderr.write(
       `created topic ${options.topic} (${partitionCount} partitions) on ${cluster.origin}\n`,
@@ -263,8 +282,14 @@ async function produce(options: ProduceOptions): Promise<number> {
   let sends = 0;
   try {
     const values = generated ? generatedValues(options) : inputLines(options.file, stop.signal);
-    const records = toRecords(paced(values, options.rate, stop.signal), options, partitionCount, encoder);
-    await inBatches(records, async (batch) => {
+    const records = toRecords(
+      paced(values, options.rate, stop.signal),
+      options,
+      partitionCount,
+      encoder,
+      maxMessageBytes,
+    );
+    await inBatches(records, maxMessageBytes, async (batch) => {
       const landed = await sendBatch(producer, options.topic, batch);
       sends++;
       summary.records += batch.length;
@@ -299,7 +324,7 @@ async function ensureTopic(
   kafka: Kafka,
   topic: string,
   partitions: number,
-): Promise<{ partitionCount: number; created: boolean }> {
+): Promise<{ partitionCount: number; created: boolean; maxMessageBytes: number }> {
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -311,7 +336,23 @@ async function ensureTopic(
       });
     }
     const metadata = await admin.fetchTopicMetadata({ topics: [topic] });
-    return { partitionCount: metadata.topics[0]!.partitions.length, created };
+    // A principal allowed to write may not be allowed to read the topic's settings: Kafka's default then.
+    const configs = await admin
+      .describeConfigs({
+        resources: [
+          { type: kafkajs.ConfigResourceTypes.TOPIC, name: topic, configNames: ['max.message.bytes'] },
+        ],
+        includeSynonyms: false,
+      })
+      .catch(() => undefined);
+    const maxMessageBytes = Number(configs?.resources[0]?.configEntries[0]?.configValue);
+    return {
+      partitionCount: metadata.topics[0]!.partitions.length,
+      created,
+      maxMessageBytes: Number.isSafeInteger(maxMessageBytes)
+        ? maxMessageBytes
+        : KAFKA_DEFAULT_MAX_MESSAGE_BYTES,
+    };
   } finally {
     await admin.disconnect();
   }
@@ -324,15 +365,46 @@ interface SourceValue {
   position: string;
 }
 
-/** Non-blank lines of the file or stdin; Ctrl-C (`signal`) ends the input like an end of file. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Non-blank lines (ended by LF or CRLF) of the file or stdin, as their bytes; Ctrl-C (`signal`) ends the
+ * input like an end of file. A line that is not UTF-8 is refused: sent as text it would be changed.
+ */
 async function* inputLines(file: string | undefined, signal: AbortSignal): AsyncGenerator<SourceValue> {
   const input = file === undefined || file === '-' ? process.stdin : createReadStream(file);
   let line = 0;
-  for await (const text of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY, signal })) {
+  const take = (bytes: Buffer): SourceValue | undefined => {
     line++;
-    if (text.trim() === '') continue;
-    yield { value: Buffer.from(text), position: `line ${line}` };
+    const value = bytes.at(-1) === 0x0d ? bytes.subarray(0, -1) : bytes;
+    let text: string;
+    try {
+      text = utf8.decode(value);
+    } catch {
+      throw new ProduceInputError(
+        `line ${line}: not UTF-8 text (produce sends lines of text; a binary value: --value-file)`,
+      );
+    }
+    return text.trim() === '' ? undefined : { value, position: `line ${line}` };
+  };
+  let pending: Buffer[] = [];
+  try {
+    for await (const chunk of addAbortSignal(signal, input) as AsyncIterable<Buffer>) {
+      let start = 0;
+      for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
+        const value = take(Buffer.concat([...pending, chunk.subarray(start, end)]));
+        pending = [];
+        start = end + 1;
+        if (value) yield value;
+      }
+      pending.push(chunk.subarray(start));
+    }
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    return;
   }
+  const last = take(Buffer.concat(pending));
+  if (last) yield last;
 }
 
 async function* generatedValues(options: ProduceOptions): AsyncGenerator<SourceValue> {
@@ -371,6 +443,7 @@ async function* toRecords(
   options: ProduceOptions,
   partitionCount: number,
   encoder: ValueEncoder | undefined,
+  maxMessageBytes: number,
 ): AsyncGenerator<OutgoingRecord> {
   // Keyless records: round-robin from a random partition, so that one-record runs spread too.
   let next = Math.floor(Math.random() * partitionCount);
@@ -383,8 +456,10 @@ async function* toRecords(
           ? Buffer.from(expandTemplate(options.key, index))
           : null;
     const headers: IHeaders = {};
+    let headerBytes = 0;
     for (const [name, template] of options.header) {
       const expanded = expandTemplate(template, index);
+      headerBytes += HEADER_OVERHEAD + Buffer.byteLength(name) + Buffer.byteLength(expanded);
       const existing = headers[name];
       headers[name] =
         existing === undefined ? expanded : [...(Array.isArray(existing) ? existing : [existing]), expanded];
@@ -393,7 +468,14 @@ async function* toRecords(
       options.partition ?? (key === null ? next++ % partitionCount : partitionForKey(key, partitionCount));
     index++;
     const encoded = encoder === undefined ? value : encodeValue(encoder, value, position);
-    yield { partition, message: { key, value: encoded, headers, partition } };
+    const size = (key?.length ?? 0) + encoded.length + headerBytes;
+    const bytes = RECORD_OVERHEAD + size;
+    // Refused here, before it is sent: the broker refuses the whole request of a batch holding it.
+    if (RECORD_BATCH_OVERHEAD + bytes > maxMessageBytes)
+      throw new ProduceInputError(
+        `${position}: ${size.toLocaleString('en-US')} bytes of key, value and headers, above what the topic's max.message.bytes (${maxMessageBytes.toLocaleString('en-US')}) lets through with Kafka's framing`,
+      );
+    yield { partition, message: { key, value: encoded, headers, partition }, bytes };
   }
 }
 
@@ -545,14 +627,30 @@ function keyFromField(value: Buffer, field: string, position: string): Buffer | 
   return Buffer.from(typeof key === 'string' ? key : JSON.stringify(key));
 }
 
-/** Sends records in batches of at most {@link MAX_BATCH_RECORDS}, and sooner when the input pauses. */
+/**
+ * Sends records in batches of at most {@link MAX_BATCH_RECORDS} and `maxBytes` (the broker refuses a
+ * partition's record batch above the topic's max.message.bytes), and sooner when the input pauses.
+ */
 async function inBatches(
   records: AsyncIterable<OutgoingRecord>,
+  maxBytes: number,
   send: (batch: OutgoingRecord[]) => Promise<void>,
 ): Promise<void> {
   const iterator = records[Symbol.asyncIterator]();
   let batch: OutgoingRecord[] = [];
-  let pending = iterator.next();
+  let bytes = RECORD_BATCH_OVERHEAD;
+  const flush = async () => {
+    await send(batch);
+    batch = [];
+    bytes = RECORD_BATCH_OVERHEAD;
+  };
+  const next = () => {
+    const promise = iterator.next();
+    // Awaited on the next turn; a bad line may reject it while a batch is being sent meanwhile.
+    promise.catch(() => {});
+    return promise;
+  };
+  let pending = next();
   for (;;) {
     let timer: NodeJS.Timeout | undefined;
     const lingered = new Promise<'linger'>((resolve) => {
@@ -569,17 +667,15 @@ async function inBatches(
       clearTimeout(timer);
     }
     if (result === 'linger') {
-      await send(batch);
-      batch = [];
+      await flush();
       continue;
     }
     if (result.done) break;
+    pending = next();
+    if (bytes + result.value.bytes > maxBytes) await flush();
     batch.push(result.value);
-    pending = iterator.next();
-    if (batch.length >= MAX_BATCH_RECORDS) {
-      await send(batch);
-      batch = [];
-    }
+    bytes += result.value.bytes;
+    if (batch.length >= MAX_BATCH_RECORDS) await flush();
   }
   if (batch.length > 0) await send(batch);
 }
