@@ -73,7 +73,10 @@ describe('kafka-lambda dev', () => {
   it.each([
     [['--batch-size', '0'], /--batch-size.*must be an integer from 1 to 10000/],
     [['--on-failure', 'arn:aws:sqs:us-east-1:1:q'], /onFailure: expected kafka:\/\/<topic>/],
-    [['--window', '0.2'], /maximumBatchingWindowInSeconds: must be an integer/],
+    [
+      ['--window', '0.2'],
+      /'--window <seconds>' argument '0\.2' is invalid\. must be an integer from 0 to 300/,
+    ],
     [['--max-pollers', '0'], /--max-pollers.*must be an integer from 1 to 2000/],
     [
       ['--min-pollers', '4', '--max-pollers', '3'],

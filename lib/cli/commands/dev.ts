@@ -8,6 +8,7 @@ import {
   type FilterCriteria,
   formatProgress,
   InvalidMappingSettingError,
+  LAMBDA_LIMITS,
   type LocalEventSourceMapping,
   type LocalEventSourceMappingOptions,
   type MappingEvent,
@@ -202,7 +203,11 @@ export function registerDevCommand(program: Command): void {
     .requiredOption('-t, --topic <topic>', 'the topic to read')
     .option('-g, --group <id>', 'consumer group id (default kafka-lambda-dev-<topic>)')
     .option('--batch-size <n>', 'BatchSize, 1–10000 (default 100)', integerOption(1, 10_000))
-    .option('--window <seconds>', 'MaximumBatchingWindowInSeconds, 0–300 (default 0.5)', numberOption)
+    .option(
+      '--window <seconds>',
+      `MaximumBatchingWindowInSeconds, whole seconds ${LAMBDA_LIMITS.batchingWindowSeconds.min}–${LAMBDA_LIMITS.batchingWindowSeconds.max} (not set: Lambda's Kafka default, ${LAMBDA_LIMITS.batchingWindowSeconds.defaultMs} ms)`,
+      integerOption(LAMBDA_LIMITS.batchingWindowSeconds.min, LAMBDA_LIMITS.batchingWindowSeconds.max),
+    )
     .option(
       '--starting-position <position>',
       'StartingPosition for a group without committed offsets',
