@@ -51,7 +51,12 @@ export function integerOption(min: number, max = Number.MAX_SAFE_INTEGER): (valu
   return (value) => {
     const number = Number(value);
     // Decimal digits only: Number() also reads `1e3`, `0x10` and ` 3`, which nobody means as a count.
-    if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(number) || number < min || number > max) {
+    if (/^-?\d+$/.test(value) && !Number.isSafeInteger(number)) {
+      throw new InvalidArgumentError(
+        `is beyond ±${Number.MAX_SAFE_INTEGER} (2^53 − 1), the largest integer read exactly here`,
+      );
+    }
+    if (!/^-?\d+$/.test(value) || number < min || number > max) {
       throw new InvalidArgumentError(
         max === Number.MAX_SAFE_INTEGER
           ? `must be an integer ≥ ${min}`

@@ -223,6 +223,19 @@ describe('kafka-lambda replay --brokers', () => {
       expect(refused.stderr).toContain(`  - ${flag}: `);
       expect(refused.stderr).toContain(problem);
     }
+    // Text the user gave is quoted as given: "topic" is not the --topic flag there.
+    const wordLike = await runOnGroup(G, topic, '--by-duration', 'topic');
+    expect(wordLike.stderr).toContain('  - --by-duration: duration "topic" is not ISO 8601');
+    // Decimal digits only, as Kafka's tool reads them; and a number past 2^53 - 1 is named as such.
+    for (const [value, problem] of [
+      ['0x10', 'must be an integer ≥ 0'],
+      ['1e1', 'must be an integer ≥ 0'],
+      ['9007199254740993', '2^53 − 1'],
+    ]) {
+      const refused = await runOnGroup(G, topic, '--to-offset', value!);
+      expect(refused.code, value).toBe(2);
+      expect(refused.stderr, value).toContain(problem);
+    }
     const badOffset = await runOnGroup(G, topic, '--to-offset', '-1');
     expect(badOffset.code).toBe(2);
     expect(badOffset.stderr).toContain("option '--to-offset <n>' argument '-1' is invalid");

@@ -550,8 +550,18 @@ const FLAGS: Record<string, string> = {
   reason: '--reason',
 };
 
+/**
+ * An issue of the request as the command line's words: its field (before the first `: `) as the flag
+ * that sets it, and in the message only camelCase field names (`toOffset`). Words such as "topic" or
+ * "group" in a message are English there, and quoted text is the user's own, so both stay as written.
+ */
 function asFlags(issue: string): string {
-  return issue.replace(/\b[a-zA-Z]+\b/g, (word) => FLAGS[word] ?? word);
+  const colon = issue.indexOf(': ');
+  const [field, message] = colon < 0 ? ['', issue] : [issue.slice(0, colon), issue.slice(colon)];
+  return (
+    (FLAGS[field] ?? field) +
+    message.replace(/"(?:[^"\\]|\\.)*"|\b[a-z]+[A-Z][a-zA-Z]*\b/g, (word) => FLAGS[word] ?? word)
+  );
 }
 
 function notes(p: PartitionPlan): string {
