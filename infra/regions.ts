@@ -144,14 +144,33 @@ export const LOGGING_CONFIG_REFUSED_REGIONS: readonly string[] = [
  * @throws UnsupportedRegionError naming the SQS destination as the alternative.
  */
 export function assertKafkaDestinationRegion(region: string): void {
-  if (!isKnown(region) || !KAFKA_DESTINATION_REFUSED_REGIONS.includes(region)) return;
+  refuseWhereSchemaLacks(
+    region,
+    KAFKA_DESTINATION_REFUSED_REGIONS,
+    'a kafka:// on-failure destination',
+    'accepts only ARNs as DestinationConfig.OnFailure.Destination',
+    'Send failed records to SQS instead: ' +
+      "onFailure: { type: 'sqs' } on KafkaConsumerFunction, or leave out -c failureTopic in the app",
+  );
+}
+
+/**
+ * Throws {@link UnsupportedRegionError} when the Region is known at synth time and among `regions`, whose
+ * CloudFormation schema for the mapping lacks what `refused` needs; an environment-agnostic stack (Region
+ * a token) is not checked.
+ */
+function refuseWhereSchemaLacks(
+  region: string,
+  regions: readonly string[],
+  refused: string,
+  schemaLack: string,
+  alternative: string,
+): void {
+  if (!isKnown(region) || !regions.includes(region)) return;
   throw new UnsupportedRegionError(
     region,
-    `a kafka:// on-failure destination cannot be deployed in ${region}: there (as in ` +
-      `${KAFKA_DESTINATION_REFUSED_REGIONS.join(', ')}) CloudFormation's schema for ` +
-      'AWS::Lambda::EventSourceMapping accepts only ARNs as DestinationConfig.OnFailure.Destination. ' +
-      'Send failed records to SQS instead: ' +
-      "onFailure: { type: 'sqs' } on KafkaConsumerFunction, or leave out -c failureTopic in the app",
+    `${refused} cannot be deployed in ${region}: there (as in ${regions.join(', ')}) CloudFormation's schema for ` +
+      `AWS::Lambda::EventSourceMapping ${schemaLack}. ${alternative}`,
   );
 }
 
@@ -164,13 +183,12 @@ export function assertKafkaDestinationRegion(region: string): void {
  * @throws UnsupportedRegionError naming the alternative (the trigger's own pollers).
  */
 export function assertPollerGroupRegion(region: string): void {
-  if (!isKnown(region) || !POLLER_GROUP_REFUSED_REGIONS.includes(region)) return;
-  throw new UnsupportedRegionError(
+  refuseWhereSchemaLacks(
     region,
-    `a provisioned-poller group cannot be deployed in ${region}: there (as in ` +
-      `${POLLER_GROUP_REFUSED_REGIONS.join(', ')}) CloudFormation's schema for ` +
-      'AWS::Lambda::EventSourceMapping has no ProvisionedPollerConfig.PollerGroupName. Leave out pollerGroupName ' +
-      '(-c pollerGroupName in the app): the trigger then has pollers of its own',
+    POLLER_GROUP_REFUSED_REGIONS,
+    'a provisioned-poller group',
+    'has no ProvisionedPollerConfig.PollerGroupName',
+    'Leave out pollerGroupName (-c pollerGroupName in the app): the trigger then has pollers of its own',
   );
 }
 
@@ -216,12 +234,11 @@ export function assertMetricsRegion(region: string, metrics: readonly string[]):
  * @throws UnsupportedRegionError naming the alternative (leaving `logLevel` out).
  */
 export function assertLoggingConfigRegion(region: string): void {
-  if (!isKnown(region) || !LOGGING_CONFIG_REFUSED_REGIONS.includes(region)) return;
-  throw new UnsupportedRegionError(
+  refuseWhereSchemaLacks(
     region,
-    `mappingProps.logLevel cannot be deployed in ${region}: there (as in ` +
-      `${LOGGING_CONFIG_REFUSED_REGIONS.join(', ')}) CloudFormation's schema for ` +
-      'AWS::Lambda::EventSourceMapping has no LoggingConfig. Leave out logLevel: the mapping then sends no system logs ' +
-      "(the function's own logs are unaffected)",
+    LOGGING_CONFIG_REFUSED_REGIONS,
+    'mappingProps.logLevel',
+    'has no LoggingConfig',
+    "Leave out logLevel: the mapping then sends no system logs (the function's own logs are unaffected)",
   );
 }
