@@ -72,7 +72,9 @@ describe('kafka-lambda dev', () => {
 
   it.each([
     [['--batch-size', '0'], /--batch-size.*must be an integer from 1 to 10000/],
-    [['--on-failure', 'arn:aws:sqs:us-east-1:1:q'], /onFailure: expected kafka:\/\/<topic>/],
+    [['--on-failure', 'arn:aws:sqs:us-east-1:1:q'], /--on-failure: onFailure: expected kafka:\/\/<topic>/],
+    // An emulator setting's message is led by the flag that set it.
+    [['--group', ''], /kafka-lambda dev: --group: consumerGroupId: /],
     [
       ['--window', '0.2'],
       /'--window <seconds>' argument '0\.2' is invalid\. must be an integer from 0 to 300/,
@@ -80,7 +82,7 @@ describe('kafka-lambda dev', () => {
     [['--max-pollers', '0'], /--max-pollers.*must be an integer from 1 to 2000/],
     [
       ['--min-pollers', '4', '--max-pollers', '3'],
-      /provisionedPollerConfig: maximumPollers \(3\) must be at least minimumPollers \(4\)/,
+      /--min-pollers\/--max-pollers: provisionedPollerConfig: maximumPollers \(3\) must be at least minimumPollers \(4\)/,
     ],
   ])('refuses %j with exit code 2', async (args, message) => {
     const topic = uniqueName('dev-usage');

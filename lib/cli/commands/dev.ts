@@ -491,7 +491,7 @@ export function registerDevCommand(program: Command): void {
         else await stopped;
       } catch (error) {
         if (error instanceof InvalidMappingSettingError || error instanceof TopicMissingError) {
-          process.stderr.write(`kafka-lambda dev: ${error.message}\n`);
+          process.stderr.write(`kafka-lambda dev: ${asFlag(error)}\n`);
           process.exitCode = USAGE_EXIT_CODE;
           return;
         }
@@ -517,4 +517,31 @@ export function registerDevCommand(program: Command): void {
       // it alive; the exit status says which signal ended the run, as a shell's does.
       if (abandonedBy) process.exit(128 + constants.signals[abandonedBy]);
     });
+}
+
+/** The mapping settings dev's flags set, by the flag (a setting's message names the flag typed). */
+const SETTING_FLAGS: ReadonlyArray<[setting: string, flag: string]> = [
+  ['consumerGroupId', '--group'],
+  ['batchSize', '--batch-size'],
+  ['maximumBatchingWindowInSeconds', '--window'],
+  ['startingPositionTimestamp', '--starting-timestamp'],
+  ['startingPosition', '--starting-position'],
+  ['maximumRetryAttempts', '--retries'],
+  ['maximumRecordAgeInSeconds', '--max-record-age'],
+  ['provisionedPollerConfig.minimumPollers', '--min-pollers'],
+  ['provisionedPollerConfig.maximumPollers', '--max-pollers'],
+  ['provisionedPollerConfig', '--min-pollers/--max-pollers'],
+  ['onFailure', '--on-failure'],
+  ['filterCriteria', '--filter'],
+  ['schemaRegistry', '--schema-registry'],
+];
+
+/** An emulator setting error led by the flag that set it: `--group: consumerGroupId: …`. */
+function asFlag(error: InvalidMappingSettingError | TopicMissingError): string {
+  if (!(error instanceof InvalidMappingSettingError)) return error.message;
+  const { setting } = error;
+  const match = SETTING_FLAGS.find(
+    ([name]) => setting === name || setting.startsWith(`${name}.`) || setting.startsWith(`${name}[`),
+  );
+  return match ? `${match[1]}: ${error.message}` : error.message;
 }
