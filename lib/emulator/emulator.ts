@@ -121,13 +121,12 @@ export type MappingEvent =
       partition: string;
       offset: number;
       condition: FailureCondition;
-      /** The record was dropped, as Lambda drops it: see `droppedBecause`. */
-      dropped: boolean;
       /**
-       * Set when dropped: no on-failure destination is configured, or delivering to it failed
+       * `false` when the destination took the record. Otherwise it was dropped, as Lambda drops it, and
+       * this says why: no on-failure destination is configured, or delivering to it failed
        * {@link DESTINATION_DELIVERY_ATTEMPTS} times (each failure is an `error` event before this one).
        */
-      droppedBecause?: 'no-destination' | 'delivery-failed';
+      dropped: false | 'no-destination' | 'delivery-failed';
     }
   | { type: 'commit'; offsets: Record<string, number> }
   | { type: 'error'; error: Error };
@@ -869,9 +868,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
    */
   async #sendToDestination(records: PendingRecord[], failure: FailureContext): Promise<boolean> {
     const destination = this.#destination;
-    let dropped: 'no-destination' | 'delivery-failed' | undefined = destination
-      ? undefined
-      : 'no-destination';
+    let dropped: false | 'no-destination' | 'delivery-failed' = destination ? false : 'no-destination';
     for (let attempt = 1; destination && records.length > 0; attempt++) {
       if (this.#abandoned || (attempt > 1 && this.#state !== 'running')) return false;
       try {
@@ -897,8 +894,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
         partition: `${this.topic}-${r.partition}`,
         offset: r.offset,
         condition: failure.condition,
-        dropped: dropped !== undefined,
-        ...(dropped ? { droppedBecause: dropped } : {}),
+        dropped,
       });
     }
     return true;

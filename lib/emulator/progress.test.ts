@@ -101,7 +101,7 @@ describe('describeEvent', () => {
         partition: 'orders-1',
         offset: 48,
         condition: 'SCHEMA_NOT_FOUND',
-        dropped: true,
+        dropped: 'no-destination',
       }),
     ).toBe('orders-1@48 dropped: no on-failure destination is configured (SCHEMA_NOT_FOUND)');
     expect(
@@ -110,8 +110,7 @@ describe('describeEvent', () => {
         partition: 'orders-1',
         offset: 49,
         condition: 'RetryAttemptsExhausted',
-        dropped: true,
-        droppedBecause: 'delivery-failed',
+        dropped: 'delivery-failed',
       }),
     ).toBe('orders-1@49 dropped: delivery to the on-failure destination failed (RetryAttemptsExhausted)');
     expect(describeEvent({ type: 'commit', offsets: { 'orders-1': 50 } })).toBeUndefined();

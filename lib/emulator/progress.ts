@@ -88,7 +88,7 @@ export function describeEvent(event: MappingEvent): string | undefined {
     case 'destination':
       if (!event.dropped)
         return `${event.partition}@${event.offset} → on-failure destination (${event.condition})`;
-      return event.droppedBecause === 'delivery-failed'
+      return event.dropped === 'delivery-failed'
         ? `${event.partition}@${event.offset} dropped: delivery to the on-failure destination failed (${event.condition})`
         : `${event.partition}@${event.offset} dropped: no on-failure destination is configured (${event.condition})`;
     case 'error':
