@@ -121,9 +121,10 @@ export function requestCause(what: string, error: unknown): Error {
 }
 
 /**
- * The registry could not be asked (network error, timeout, 5xx, 401/403): not the record's fault, so
- * the record fails like a handler error and is retried. The message names the registry's answer,
- * never credentials.
+ * The registry could not be asked (network error, timeout, 5xx, 401/403, a 404 that is not
+ * Confluent's "schema not found" 40403, such as a URL without Apicurio's `/apis/ccompat/v7`): not the
+ * record's fault, so the record fails like a handler error and is retried. The message names the
+ * registry's answer, never credentials.
  *
  * @example
  * ```ts

@@ -18,7 +18,7 @@ import { protobufDecoder } from '../protobuf/index.ts';
 import { failedOffsets } from '../testing/batch-response.ts';
 import { type KafkaRecordInput, kafkaEvent } from '../testing/event-builder.ts';
 import { invokeHandler } from '../testing/invoke-handler.ts';
-import type { KafkaSchemaRegistryDecodeError } from './errors.ts';
+import { type KafkaSchemaRegistryDecodeError, SchemaRegistryRequestError } from './errors.ts';
 import { confluentSchemaRegistry, type SchemaRegistryClient } from './registry.ts';
 
 let url: string;
@@ -168,6 +168,39 @@ describe('Avro through a real registry', () => {
       'SECRET',
     ])
       expect(output).not.toContain(quoted);
+  });
+});
+
+describe("the registry's 404s", () => {
+  it('retries a record when the URL is not the registry API (unknown path), and poisons one whose id is unknown', async () => {
+    const { id } = await producer.register(
+      { type: SchemaType.AVRO, schema: JSON.stringify(orderV1) },
+      { subject: `${run}-url-value` },
+    );
+    const good = await producer.encode(id, { id: 'o-8', total: 8 });
+    const unknownId = Buffer.from(good);
+    unknownId.writeInt32BE(2_000_000_000, 1);
+    // The server's root, without the compatible API's path: the server answers 404 for the path.
+    const wrong = confluentSchemaRegistry({ url: new URL(url).origin });
+    const error = await wrong.getSchema(String(id)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SchemaRegistryRequestError);
+    expect((error as Error).message).toContain('check the registry URL');
+    const retried = await decodeBatch({ value: avroDecoder({ registry: wrong }), onPoison: 'skip' }, [
+      { value: good },
+    ]);
+    expect(retried.failed).toEqual({ 'orders-0': [0] });
+    const poisoned: string[] = [];
+    const right = await decodeBatch(
+      {
+        value: avroDecoder({ registry: newRegistry() }),
+        onPoison: (_record, e) => {
+          poisoned.push((e as KafkaSchemaRegistryDecodeError).reason);
+        },
+      },
+      [{ value: unknownId }],
+    );
+    expect(right.failed).toEqual({});
+    expect(poisoned).toEqual(['SCHEMA_NOT_FOUND']);
   });
 });
 

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SchemaRegistryRequestError } from './errors.ts';
+import { SchemaNotFoundError, SchemaRegistryRequestError } from './errors.ts';
 import { type ConfluentRegistryAuth, confluentSchemaRegistry } from './registry.ts';
 
 const servers: Server[] = [];
@@ -99,4 +99,47 @@ describe('confluentSchemaRegistry credentials', () => {
     expect((error.cause as Error).cause).toBeUndefined();
     expect(inspect(error, { depth: 10 })).not.toMatch(/TOKEN-XYZ|KEY-XYZ/);
   });
+});
+
+/** A server answering every request with `status` and `body` (text, as given). */
+async function answering(status: number, body: string, contentType = 'application/json') {
+  const server = createServer((_request, response) => {
+    response.writeHead(status, { 'content-type': contentType });
+    response.end(body);
+  });
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('confluentSchemaRegistry 404s', () => {
+  it("takes only Confluent's error code 40403 as an unknown schema", async () => {
+    const url = await answering(404, JSON.stringify({ error_code: 40403, message: 'Schema 7 not found' }));
+    const error = await rejection(confluentSchemaRegistry({ url }).getSchema('7'));
+    expect(error).toBeInstanceOf(SchemaNotFoundError);
+  });
+
+  for (const [label, body, contentType] of [
+    [
+      "Apicurio's answer for an unknown path",
+      '{"message":"Could not find resource","error_code":404}',
+      undefined,
+    ],
+    ['an error code of 0', '{"message":"Could not find resource","error_code":0}', undefined],
+    ['an HTML page', '<html><body>Not Found</body></html>', 'text/html'],
+    ['no body', '', 'text/plain'],
+  ] as [string, string, string | undefined][]) {
+    it(`takes a 404 with ${label} as a request error that suggests checking the URL, never quoting it`, async () => {
+      const url = await answering(404, body, contentType);
+      const error = await rejection(
+        confluentSchemaRegistry({ url: `${url}/wrong/?key=KEY-XYZ` }).getSchema('7'),
+      );
+      expect(error).toBeInstanceOf(SchemaRegistryRequestError);
+      expect((error as SchemaRegistryRequestError).status).toBe(404);
+      expect(error.message).toContain('check the registry URL');
+      expect(error.message).toContain('/apis/ccompat/v7');
+      expect(inspect(error, { depth: 10 })).not.toContain('KEY-XYZ');
+    });
+  }
 });

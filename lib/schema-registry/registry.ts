@@ -50,9 +50,10 @@ export interface SchemaRegistryClient {
   readonly registry: 'confluent' | 'glue';
   readonly stats: SchemaRegistryStats;
   /**
-   * The schema with this id. Rejects with `SchemaNotFoundError` when the registry has none, with
-   * `SchemaRegistryRequestError` when it cannot be asked (timeout, network, 5xx, 401/403) or when
-   * `signal` aborts.
+   * The schema with this id. Rejects with `SchemaNotFoundError` when the registry has none (Confluent:
+   * a 404 with error code 40403), with `SchemaRegistryRequestError` when it cannot be asked (timeout,
+   * network, 5xx, 401/403, any other 404: a URL that is not the registry's API) or when `signal`
+   * aborts.
    */
   getSchema(id: string, signal?: AbortSignal): Promise<RegisteredSchema>;
 }
@@ -198,7 +199,13 @@ class ConfluentSchemaRegistry extends CachingSchemaRegistry {
       });
     }
     const body: unknown = await response.json().catch(() => undefined);
-    if (response.status === 404) throw new SchemaNotFoundError(id);
+    if (response.status === 404) {
+      if (confluentErrorCode(body) === SCHEMA_NOT_FOUND) throw new SchemaNotFoundError(id);
+      throw new SchemaRegistryRequestError(
+        `Schema registry answered 404 for schema ${id} without Confluent's error code ${SCHEMA_NOT_FOUND} (schema not found): ${NOT_THE_API}`,
+        404,
+      );
+    }
     if (!response.ok)
       throw new SchemaRegistryRequestError(
         `Schema registry answered ${response.status} for schema ${id}`,
@@ -216,6 +223,27 @@ class ConfluentSchemaRegistry extends CachingSchemaRegistry {
       throw new SchemaRegistryRequestError(`Schema ${id} has an unknown schemaType`, response.status);
     return { id, type, definition: schema };
   }
+}
+
+/**
+ * Confluent's error code for an id the registry has no schema for, in the JSON body of the 404 that
+ * `GET /schemas/ids/{id}` answers (Confluent's REST API reference, "GET /schemas/ids/{int: id}":
+ * https://docs.confluent.io/platform/current/schema-registry/develop/api.html).
+ * Any other 404 (a web server's, or a registry's for an unknown path: Apicurio answers `error_code`
+ * 404 or 0 there) says the URL is not the registry's API, not that the schema is unknown: the record
+ * is retried, not dropped as `SCHEMA_NOT_FOUND`.
+ */
+const SCHEMA_NOT_FOUND = 40403;
+
+/** What a 404 without a Confluent error code of its own suggests; the URL itself is not quoted (it may hold a key). */
+const NOT_THE_API =
+  "the URL may not be the registry's REST API: check the registry URL (Apicurio's is at /apis/ccompat/v7)";
+
+/** The `error_code` of a Confluent error body, if the body is one. */
+function confluentErrorCode(body: unknown): unknown {
+  return typeof body === 'object' && body !== null
+    ? (body as { error_code?: unknown }).error_code
+    : undefined;
 }
 
 /**
