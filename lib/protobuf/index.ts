@@ -12,6 +12,7 @@ import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
 import type { KafkaDecoder } from '../middleware/options.ts';
 import {
   createSchemaRegistryDecoder,
+  type GuessedStart,
   type PayloadReader,
   type PayloadStart,
   type SchemaRegistryDecoderOptions,
@@ -56,16 +57,43 @@ export interface ProtobufCommonOptions<TOutput>
    * guessed: a record that does not fit is poison, and its error names this option.
    */
   confluentMessageIndexes?: ConfluentMessageIndexEncoding;
+  /**
+   * What an `EventRecordFormat` `SOURCE` record holds before the message: AWS documents that Lambda
+   * removes the registry framing (the magic byte and schema id), not whether it also removes
+   * Protobuf's message index
+   * (https://docs.aws.amazon.com/lambda/latest/dg/services-consume-kafka-events.html). Events captured
+   * from Lambda keep it. See {@link ProtobufSourceMessageIndex}; default `'detect'`.
+   */
+  sourceMessageIndex?: ProtobufSourceMessageIndex;
 }
+
+/**
+ * Whether `SOURCE` records keep the serializer's message index before the message:
+ * - `'kept'`: they do (as in events captured from Lambda, and in the emulator's): the index is read
+ *   exactly as the record's framing writes it, Confluent's index array or Glue's one varint;
+ * - `'removed'`: the bytes are the message alone;
+ * - `'detect'` (default): a first byte below 8 cannot start a Protobuf message (it would be field
+ *   number 0), so such a prefix is read as the index, and anything else as the message. This reads
+ *   the common indexes ([0], a top-level message among the file's first few) under both readings,
+ *   but not a kept index whose first byte is 8 or more: Glue numbers every message type of the file,
+ *   nested ones too, in the order of their full names, so the ninth is the byte `0x08`; Confluent's
+ *   array for a message nested 4 deep starts with its count, zigzag 4 = `0x08`. Such a record fails
+ *   with an error naming this option (or, rarely, decodes as another message): set `'kept'`.
+ *
+ * @example
+ * ```ts
+ * protobufDecoder({ type: orders.Order, eventRecordFormat: 'SOURCE', sourceMessageIndex: 'kept' });
+ * ```
+ */
+export type ProtobufSourceMessageIndex = 'detect' | 'kept' | 'removed';
 
 /**
  * A decoder for Protobuf keys or values, for the `key` or `value` option of `kafkaBatch`: with a
  * protobufjs class (`{ type }`, this signature) or a `@bufbuild/protobuf` descriptor
  * (`{ type, fromBinary }`, the other one). Every wire situation: Confluent- or Glue-framed bytes,
  * `EventRecordFormat` `SOURCE` or `JSON`. With `SOURCE`, whether Lambda leaves the message index in
- * place is not documented: a first byte below 8 cannot start a Protobuf message (field number 0), so
- * such a prefix is read as the index, and anything else as the message itself. Undecodable records
- * are poison, never quoted.
+ * place is not documented: option `sourceMessageIndex` (by default a first byte below 8 is read as
+ * the index, anything else as the message). Undecodable records are poison, never quoted.
  *
  * @example
  * ```ts
@@ -83,7 +111,7 @@ export function protobufDecoder<TMessage, TOutput = TMessage>(
  * `@bufbuild/protobuf` message descriptor (`protoc-gen-es`) and that package's `fromBinary`; with a
  * protobufjs class, the other signature (`{ type }`). The same wire situations: Confluent- or
  * Glue-framed bytes, `EventRecordFormat` `SOURCE` or `JSON`, a message index read as with a protobufjs
- * class. Undecodable records are poison, never quoted.
+ * class (option `sourceMessageIndex`). Undecodable records are poison, never quoted.
  *
  * @example
  * ```ts
@@ -112,6 +140,11 @@ export function protobufDecoder(
     throw new TypeError(
       `confluentMessageIndexes must be 'zigzag' or 'unsigned', not ${String(options.confluentMessageIndexes)}`,
     );
+  const sourceIndex = options.sourceMessageIndex ?? 'detect';
+  if (sourceIndex !== 'detect' && sourceIndex !== 'kept' && sourceIndex !== 'removed')
+    throw new TypeError(
+      `sourceMessageIndex must be 'detect', 'kept' or 'removed', not ${String(options.sourceMessageIndex)}`,
+    );
   let local: PayloadReader;
   if (typeof fromBinary === 'function') {
     const descriptor = type as DescMessage;
@@ -129,7 +162,9 @@ export function protobufDecoder(
     local = (payload) => messageType.decode(payload);
   }
   const start: PayloadStart = (payload, registry, framingRemoved) =>
-    messageStart(payload, registry, framingRemoved, indexEncoding);
+    framingRemoved
+      ? sourceMessageStart(payload, registry, sourceIndex, indexEncoding)
+      : messageStart(payload, registry, indexEncoding);
   return createSchemaRegistryDecoder(
     { format: 'PROTOBUF', label: 'Protobuf', local, compile: undefined, start },
     { ...options, registry: undefined },
@@ -139,14 +174,34 @@ export function protobufDecoder(
 /** The smallest first byte of a Protobuf message: a tag with field number 1. */
 const FIRST_TAG_BYTE = 8;
 
+const DETECTED_NO_INDEX = {
+  offset: 0,
+  hint: "(read without a message index, as sourceMessageIndex 'detect' reads a first byte of 8 or more; if the trigger's SOURCE records keep the index, set the decoder option sourceMessageIndex: 'kept')",
+} as const;
+
+/** Where the message starts in a `SOURCE` record: see {@link ProtobufSourceMessageIndex}. */
+function sourceMessageStart(
+  payload: Buffer,
+  registry: 'confluent' | 'glue',
+  sourceIndex: ProtobufSourceMessageIndex,
+  indexEncoding: ConfluentMessageIndexEncoding,
+): number | string | GuessedStart {
+  if (sourceIndex === 'removed') return 0;
+  if (sourceIndex === 'kept') return messageStart(payload, registry, indexEncoding);
+  const first = payload[0];
+  // An empty payload is the empty message (every field default).
+  if (first === undefined) return 0;
+  if (first >= FIRST_TAG_BYTE) return DETECTED_NO_INDEX;
+  return messageStart(payload, registry, indexEncoding);
+}
+
+/** Where the message starts after the serializer's message index (Confluent's array, Glue's varint). */
 function messageStart(
   payload: Buffer,
   registry: 'confluent' | 'glue',
-  framingRemoved: boolean,
   indexEncoding: ConfluentMessageIndexEncoding,
 ): number | string {
   const first = payload[0];
-  if (framingRemoved && !(first !== undefined && first < FIRST_TAG_BYTE)) return 0;
   // Index [0] (the file's first message), by far the most common: one 0 byte in both framings.
   if (first === 0) return 1;
   if (registry === 'glue') {

@@ -62,6 +62,15 @@ function decode<T>(
   return decoder.decode(record.value ?? null, record, 'value', new AbortController().signal);
 }
 
+function thrownBy(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
 const servers: Server[] = [];
 afterEach(async () => {
   for (const server of servers.splice(0)) {
@@ -260,6 +269,75 @@ describe('protobufDecoder', () => {
     expect(() => protobufDecoder({ type: Ping, confluentMessageIndexes: 'varint' as never })).toThrow(
       /confluentMessageIndexes must be 'zigzag' or 'unsigned', not varint/,
     );
+  });
+
+  describe('a SOURCE message index whose first byte is 8 or more', () => {
+    // Glue numbers every message type of the file by full name and writes the position as one
+    // varint: the ninth, p.I, is 0x08 (awslabs/aws-glue-schema-registry MessageIndexFinder).
+    const nine = protobuf.parse(
+      'syntax = "proto3"; package p; message A{} message B{} message C{} message D{} message E{} message F{} message G{} message H{} message I { string id = 1; int32 qty = 2; }',
+    ).root;
+    const I = nine.lookupType('p.I');
+    const glueSource = Buffer.concat([Buffer.from([8]), I.encode({ id: 'o-1', qty: 5 }).finish()]);
+    const glueMetadata = { dataFormat: 'PROTOBUF', schemaId: '12345678-1234-1234-1234-123456789012' };
+    // Confluent's index array of a message nested 4 deep, [0, 0, 0, 0]: count zigzag(4) = 0x08.
+    const deep = protobuf.parse(
+      'syntax = "proto3"; package q; message L0 { message L1 { message L2 { message L3 { string id = 1; int32 qty = 2; } } } }',
+    ).root;
+    const L3 = deep.lookupType('q.L0.L1.L2.L3');
+    const confluentSource = Buffer.concat([
+      Buffer.from([8, 0, 0, 0, 0]),
+      L3.encode({ id: 'o-1', qty: 5 }).finish(),
+    ]);
+    const confluentMetadata = { dataFormat: 'PROTOBUF', schemaId: '1' };
+    const cases = [
+      ['Glue', I, glueSource, glueMetadata],
+      ['Confluent', L3, confluentSource, confluentMetadata],
+    ] as const;
+
+    it.each(cases)('is read exactly with sourceMessageIndex kept (%s)', (_name, type, bytes, metadata) => {
+      const decoder = protobufDecoder({ type, eventRecordFormat: 'SOURCE', sourceMessageIndex: 'kept' });
+      expect(type.toObject(decode(decoder, bytes, metadata) as protobuf.Message)).toEqual({
+        id: 'o-1',
+        qty: 5,
+      });
+    });
+
+    it.each(cases)(
+      'fails naming the option under detect, without quoting the bytes (%s)',
+      (_name, type, bytes, metadata) => {
+        const decoder = protobufDecoder({ type, eventRecordFormat: 'SOURCE' });
+        const error = thrownBy(() => decode(decoder, bytes, metadata));
+        expect(error).toBeInstanceOf(KafkaSchemaRegistryDecodeError);
+        expect((error as KafkaSchemaRegistryDecodeError).reason).toBe('DESERIALIZATION_ERROR');
+        expect((error as Error).message).toContain("sourceMessageIndex: 'kept'");
+        expect((error as Error).message).not.toContain('o-1');
+      },
+    );
+
+    it('takes the bytes as the message with sourceMessageIndex removed, whatever the first byte', () => {
+      const decoder = protobufDecoder({
+        type: Ping,
+        eventRecordFormat: 'SOURCE',
+        sourceMessageIndex: 'removed',
+      });
+      const source = { dataFormat: 'PROTOBUF', schemaId: '3' };
+      expect(Ping.toObject(decode(decoder, ping, source) as protobuf.Message)).toEqual({ id: 'p' });
+      expect(Ping.toObject(decode(decoder, Buffer.alloc(0), source) as protobuf.Message)).toEqual({});
+      // A kept [0] is not skipped: field number 0 is no message.
+      const error = thrownBy(() => decode(decoder, Buffer.concat([Buffer.from([0]), ping]), source));
+      expect((error as KafkaSchemaRegistryDecodeError).reason).toBe('DESERIALIZATION_ERROR');
+      expect((error as Error).message).not.toContain('sourceMessageIndex');
+      // Framed records carry their index whatever the option says.
+      expect(
+        Ping.toObject(
+          decode(decoder, confluent(3, Buffer.concat([Buffer.from([0]), ping]))) as protobuf.Message,
+        ),
+      ).toEqual({ id: 'p' });
+      expect(() => protobufDecoder({ type: Ping, sourceMessageIndex: 'guess' as never })).toThrow(
+        /sourceMessageIndex must be 'detect', 'kept' or 'removed', not guess/,
+      );
+    });
   });
 
   it('accepts a @bufbuild/protobuf-style descriptor with its fromBinary', () => {

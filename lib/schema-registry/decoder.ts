@@ -53,12 +53,22 @@ export interface SchemaRegistryDecoderOptions<TOutput> {
 /** Decodes an encoded payload; throws (any error) when the bytes do not fit. */
 export type PayloadReader = (payload: Buffer) => unknown;
 
-/** Where a payload's encoded message starts, or why it cannot be found. */
+/**
+ * Where a payload's encoded message starts, or why it cannot be found. A start that was guessed comes
+ * with a hint, added to the error when the message does not decode from there.
+ */
 export type PayloadStart = (
   payload: Buffer,
   registry: 'confluent' | 'glue',
   framingRemoved: boolean,
-) => number | string;
+) => number | string | GuessedStart;
+
+/** A message start read by a rule that can be wrong, and what to do when it is. */
+export interface GuessedStart {
+  readonly offset: number;
+  /** Added to the problem of a message that does not decode from `offset`. */
+  readonly hint: string;
+}
 
 /** What a format contributes to {@link createSchemaRegistryDecoder}. */
 export interface FormatCodec {
@@ -131,6 +141,7 @@ export function createSchemaRegistryDecoder<TOutput>(
     record: KafkaRecord<unknown, unknown>,
     field: 'key' | 'value',
     schemaId: string | undefined,
+    hint?: string,
   ): TOutput | Promise<TOutput> {
     let data: unknown;
     try {
@@ -142,7 +153,7 @@ export function createSchemaRegistryDecoder<TOutput>(
         record,
         field,
         'DESERIALIZATION_ERROR',
-        `is not valid ${codec.label} for its writer schema`,
+        `is not valid ${codec.label} for its writer schema${hint === undefined ? '' : ` ${hint}`}`,
         schemaId,
         withheldCause(codec.label, error),
       );
@@ -157,6 +168,7 @@ export function createSchemaRegistryDecoder<TOutput>(
     record: KafkaRecord<unknown, unknown>,
     field: 'key' | 'value',
     signal: AbortSignal,
+    hint: string | undefined,
   ): Promise<TOutput> {
     let schema: RegisteredSchema;
     try {
@@ -188,7 +200,7 @@ export function createSchemaRegistryDecoder<TOutput>(
       reader = compiled;
       readers.set(schemaId, reader);
     }
-    return read(reader, payload, record, field, schemaId);
+    return read(reader, payload, record, field, schemaId, hint);
   }
 
   function readWithId(
@@ -201,14 +213,17 @@ export function createSchemaRegistryDecoder<TOutput>(
     signal: AbortSignal,
   ): TOutput | Promise<TOutput> {
     let body = payload;
+    let hint: string | undefined;
     if (codec.start !== undefined) {
       const start = codec.start(payload, registryKind, framingRemoved);
       if (typeof start === 'string') fail(record, field, 'DESERIALIZATION_ERROR', start, schemaId);
-      if (start !== 0) body = payload.subarray(start);
+      const offset = typeof start === 'number' ? start : start.offset;
+      if (typeof start !== 'number') hint = start.hint;
+      if (offset !== 0) body = payload.subarray(offset);
     }
-    if (!resolve) return read(codec.local!, body, record, field, schemaId);
+    if (!resolve) return read(codec.local!, body, record, field, schemaId, hint);
     const reader = readers.get(schemaId);
-    if (reader !== undefined) return read(reader, body, record, field, schemaId);
+    if (reader !== undefined) return read(reader, body, record, field, schemaId, hint);
     // Bytes framed for the other kind of registry name no schema this registry could be asked
     // for: its deserializer cannot read them, which Lambda reports as DESERIALIZATION_ERROR
     // (SCHEMA_NOT_FOUND is for an id the registry was asked and does not have), and so does the
@@ -222,7 +237,7 @@ export function createSchemaRegistryDecoder<TOutput>(
         `was framed for a ${registryKind} registry, but the decoder's registry is ${registry.registry}`,
         schemaId,
       );
-    return readResolved(registry, schemaId, body, record, field, signal);
+    return readResolved(registry, schemaId, body, record, field, signal, hint);
   }
 
   let lastSchemaId: string | undefined;

@@ -39,5 +39,10 @@ describe('decoder types', () => {
     );
     // @ts-expect-error: the message indexes are zigzag or unsigned varints, nothing else
     protobufDecoder({ type: Ping, confluentMessageIndexes: 'varint' });
+    expectTypeOf(protobufDecoder({ type: Ping, sourceMessageIndex: 'kept' })).toEqualTypeOf(
+      protobufDecoder({ type: Ping }),
+    );
+    // @ts-expect-error: a SOURCE record's index is detected, kept or removed, nothing else
+    protobufDecoder({ type: Ping, sourceMessageIndex: 'guess' });
   });
 });
