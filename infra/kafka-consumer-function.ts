@@ -5,6 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { KafkaDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { custom, type GenericSchema } from 'valibot';
@@ -559,7 +560,7 @@ export class KafkaConsumerFunction extends Construct {
     this.mappingUuid = this.eventSourceMapping.eventSourceMappingId;
     this.mappingArn = this.eventSourceMapping.eventSourceMappingArn;
 
-    this.grantSourceAccess(role, onFailure);
+    this.grantSourceAccess(role, onFailure, registry?.secrets ?? []);
     for (const statement of registry?.statements ?? []) role.addToPrincipalPolicy(statement);
     if (registry?.schemaArnPattern) acknowledgeGlueSchemaWildcard(role, registry.schemaArnPattern);
   }
@@ -650,7 +651,12 @@ export class KafkaConsumerFunction extends Construct {
     return { kafkaBootstrapServers: [...source.bootstrapServers], sourceAccessConfigurations: access };
   }
 
-  private grantSourceAccess(role: iam.IRole, onFailure: FailureDestination): void {
+  /** Grants the source, the failure topic, and the source's and the schema registry's secrets. */
+  private grantSourceAccess(
+    role: iam.IRole,
+    onFailure: FailureDestination,
+    registrySecrets: readonly secretsmanager.ISecret[],
+  ): void {
     const source = this.source;
     if (source.kind === 'msk') {
       const statements = mskTriggerStatements({
@@ -662,7 +668,8 @@ export class KafkaConsumerFunction extends Construct {
       });
       for (const statement of statements) role.addToPrincipalPolicy(statement);
     }
-    grantSecretsRead(role, sourceSecrets(source));
+    // The registry's secrets are read by the same pollers, and imported the same ways: one grant for both.
+    grantSecretsRead(role, [...sourceSecrets(source), ...registrySecrets]);
     // The pollers of an MSK trigger, or of a self-managed one in a VPC, run in ENIs Lambda creates with this role.
     if (source.kind === 'msk' || source.network !== undefined) {
       for (const statement of networkInterfaceStatements(this, 'trigger'))

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -112,7 +112,7 @@ describe('KafkaConsumerFunction with a schema registry', () => {
     expect(secrets).toEqual([]);
   });
 
-  it('passes a Confluent URL with its basic-auth secret and grants GetSecretValue on that secret only', () => {
+  it('passes a Confluent URL with its basic-auth secret and lets the role read and decrypt that secret only', () => {
     expect(registryOf(template, 'orders-basic')).toEqual({
       SchemaRegistryURI: 'https://registry.example.com',
       EventRecordFormat: 'SOURCE',
@@ -123,7 +123,38 @@ describe('KafkaConsumerFunction with a schema registry', () => {
       [statement.Action].flat().some((action) => /^(secretsmanager|glue|kms):/.test(action)),
     );
     expect(statements).toEqual([
-      { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: BASIC_ARN },
+      {
+        Effect: 'Allow',
+        Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+        Resource: BASIC_ARN,
+      },
+      // Imported without its key: decrypt through Secrets Manager, for this secret only.
+      {
+        Effect: 'Allow',
+        Action: 'kms:Decrypt',
+        Resource: {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':kms:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':key/*',
+            ],
+          ],
+        },
+        Condition: {
+          StringEquals: {
+            'kms:ViaService': {
+              'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
+            },
+            'kms:EncryptionContext:SecretARN': BASIC_ARN,
+          },
+        },
+      },
     ]);
   });
 
@@ -140,14 +171,29 @@ describe('KafkaConsumerFunction with a schema registry', () => {
     const statements = roleStatements(template, 'MtlsRole').filter((statement) =>
       [statement.Action].flat().some((action) => /^(secretsmanager|glue|kms):/.test(action)),
     );
+    const read = ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'];
     expect(statements).toEqual([
-      { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: [MTLS_ARN, CA_ARN] },
-      {
-        Effect: 'Allow',
+      { Effect: 'Allow', Action: read, Resource: MTLS_ARN },
+      { Effect: 'Allow', Action: read, Resource: CA_ARN },
+      // The CA was imported without its key: decrypt through Secrets Manager, for that secret only.
+      expect.objectContaining({
         Action: 'kms:Decrypt',
-        Resource: { 'Fn::GetAtt': [expect.stringMatching(/^RegistryKey/), 'Arn'] },
-      },
+        Condition: { StringEquals: expect.objectContaining({ 'kms:EncryptionContext:SecretARN': CA_ARN }) },
+      }),
     ]);
+    // The mTLS secret's key is in the stack: Secret.grantRead lets the role decrypt in the key's policy,
+    // through Secrets Manager.
+    template.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: 'kms:Decrypt',
+            Principal: { AWS: { 'Fn::GetAtt': [Match.stringLikeRegexp('^MtlsRole'), 'Arn'] } },
+            Condition: { StringEquals: { 'kms:ViaService': Match.anyValue() } },
+          }),
+        ]),
+      },
+    });
   });
 
   it('leaves a mapping without a registry without SchemaRegistryConfig', () => {
@@ -157,6 +203,99 @@ describe('KafkaConsumerFunction with a schema registry', () => {
   it('passes cdk-nag AwsSolutions (the Glue schema wildcard acknowledged with its reason)', () => {
     expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
   }, 60_000);
+});
+
+describe('a schema registry secret imported by name, partial or complete ARN', () => {
+  const env = { account: '111122223333', region: 'eu-west-1' };
+  const partialCaArn = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:registry-ca';
+
+  /** The secretsmanager: and kms: statements of a consumer's role, given the secrets the way `use` says. */
+  function secretStatements(use: 'registry' | 'source'): unknown[] {
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Secrets', { env });
+    const basic = secretsmanager.Secret.fromSecretNameV2(stack, 'Basic', 'registry-basic');
+    const ca = secretsmanager.Secret.fromSecretPartialArn(stack, 'Ca', partialCaArn);
+    const source: KafkaSource =
+      use === 'source'
+        ? {
+            kind: 'self-managed',
+            bootstrapServers: ['kafka.example.com:9096'],
+            auth: { type: 'basic', secret: basic },
+            rootCaCertificate: ca,
+          }
+        : msk;
+    new KafkaConsumerFunction(stack, 'C', {
+      entry: ENTRY,
+      source,
+      topic: 'orders',
+      consumerGroupId: 'g',
+      schemaRegistry:
+        use === 'registry'
+          ? {
+              kind: 'confluent',
+              url: 'https://registry.example.com',
+              auth: { type: 'basic', secret: basic },
+              rootCaCertificate: ca,
+              eventRecordFormat: 'JSON',
+            }
+          : undefined,
+    });
+    return roleStatements(Template.fromStack(stack), 'CRole').filter((statement) =>
+      [statement.Action].flat().some((action) => /^(secretsmanager|kms):/.test(action)),
+    );
+  }
+
+  // A secret's real ARN ends in "-" and six random characters: a grant on the name or partial ARN as
+  // given would never match it, and the key Secrets Manager decrypts with is unknown.
+  // https://docs.aws.amazon.com/lambda/latest/dg/with-msk-permissions.html (schema registry permissions)
+  it('is granted exactly as the same secret of a Kafka source: ARN-??????, and kms:Decrypt via Secrets Manager', () => {
+    const registry = secretStatements('registry');
+    expect(registry).toEqual(secretStatements('source'));
+    expect(registry).toContainEqual(
+      expect.objectContaining({
+        Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+        Resource: `${partialCaArn}-??????`,
+      }),
+    );
+    expect(registry).toContainEqual(
+      expect.objectContaining({
+        Action: 'kms:Decrypt',
+        Condition: {
+          StringEquals: { 'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com' },
+          StringLike: { 'kms:EncryptionContext:SecretARN': `${partialCaArn}-??????` },
+        },
+      }),
+    );
+  });
+
+  it('gets kms:Decrypt for a secret imported by complete ARN without its key', () => {
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Complete', { env });
+    new KafkaConsumerFunction(stack, 'C', {
+      entry: ENTRY,
+      source: msk,
+      topic: 'orders',
+      consumerGroupId: 'g',
+      schemaRegistry: {
+        kind: 'confluent',
+        url: 'https://registry.example.com',
+        auth: { type: 'basic', secret: secretsmanager.Secret.fromSecretCompleteArn(stack, 'S', BASIC_ARN) },
+        eventRecordFormat: 'JSON',
+      },
+    });
+    expect(roleStatements(Template.fromStack(stack), 'CRole')).toContainEqual({
+      Effect: 'Allow',
+      Action: 'kms:Decrypt',
+      Resource: {
+        'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':kms:eu-west-1:111122223333:key/*']],
+      },
+      Condition: {
+        StringEquals: {
+          'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com',
+          'kms:EncryptionContext:SecretARN': BASIC_ARN,
+        },
+      },
+    });
+    expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
+  });
 });
 
 describe('schema registries refused at synth time', () => {

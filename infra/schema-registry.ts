@@ -15,7 +15,8 @@ import { KafkaLambdaCdkError } from './errors.ts';
  *   the role gets `glue:GetRegistry` on it and `glue:GetSchemaVersion` on it and its schemas.
  * - `confluent`: a Confluent Cloud or self-managed Confluent Schema Registry by URL, with an optional
  *   Secrets Manager secret for basic auth (`{"username","password"}`) or mTLS (certificate chain and key),
- *   and an optional root CA secret; the role gets `secretsmanager:GetSecretValue` on those secrets only.
+ *   and an optional root CA secret; the role may read those secrets only, and decrypt them (as it reads the
+ *   Kafka source's secrets).
  *
  * @example
  * const glue: SchemaRegistry = {
@@ -160,17 +161,24 @@ function shapeProblem(registry: unknown): string | undefined {
 const GLUE_REGISTRY_ARN = /^arn:(aws[a-z-]*):glue:([a-z0-9-]+):(\d{12}):registry\/([A-Za-z0-9_$#.-]{1,255})$/;
 
 /**
- * The mapping's `schemaRegistryConfig` for {@link SchemaRegistry}, and the statements its role needs.
+ * The mapping's `schemaRegistryConfig` for {@link SchemaRegistry}, the statements its role needs (Glue),
+ * and the secrets it must read (Confluent), which the caller grants with `grantSecretsRead` as it grants
+ * the Kafka source's: a secret imported by name or partial ARN is granted as `…-??????`, and one whose key
+ * is unknown gets `kms:Decrypt` limited to Secrets Manager decrypting it. Lambda needs both for a
+ * registry's secrets: https://docs.aws.amazon.com/lambda/latest/dg/with-msk-permissions.html
  * Checks the registry up front: a known kind (and Confluent auth type, with its secret), a literal Glue
  * registry ARN, an http(s) Confluent URL without credentials, each validated part at most once.
  *
  * @throws SchemaRegistryConfigError naming what is wrong.
  * @example
- * const { config, statements } = schemaRegistryConfig(registry);
+ * const { config, statements, secrets } = schemaRegistryConfig(registry);
+ * for (const statement of statements) role.addToPrincipalPolicy(statement);
+ * grantSecretsRead(role, secrets);
  */
 export function schemaRegistryConfig(registry: SchemaRegistry): {
   readonly config: lambda.ISchemaRegistry;
   readonly statements: iam.PolicyStatement[];
+  readonly secrets: readonly secretsmanager.ISecret[];
   readonly schemaArnPattern: string | undefined;
 } {
   const problem = shapeProblem(registry);
@@ -224,6 +232,7 @@ export function schemaRegistryConfig(registry: SchemaRegistry): {
     return {
       config: { bind: () => ({ schemaRegistryUri: arn, eventRecordFormat, schemaValidationConfigs }) },
       statements,
+      secrets: [],
       schemaArnPattern,
     };
   }
@@ -259,19 +268,6 @@ export function schemaRegistryConfig(registry: SchemaRegistry): {
     });
     secrets.push(registry.rootCaCertificate);
   }
-  const statements = secrets.length
-    ? [
-        new iam.PolicyStatement({
-          actions: ['secretsmanager:GetSecretValue'],
-          resources: secrets.map((secret) => secret.secretArn),
-        }),
-      ]
-    : [];
-  // A secret under a customer managed key needs kms:Decrypt on that key too (Secrets Manager decrypts with
-  // the caller's permissions).
-  for (const key of secrets.flatMap((secret) => (secret.encryptionKey ? [secret.encryptionKey] : []))) {
-    statements.push(new iam.PolicyStatement({ actions: ['kms:Decrypt'], resources: [key.keyArn] }));
-  }
   return {
     config: {
       bind: () => ({
@@ -281,7 +277,8 @@ export function schemaRegistryConfig(registry: SchemaRegistry): {
         accessConfigs: accessConfigs.length ? accessConfigs : undefined,
       }),
     },
-    statements,
+    statements: [],
+    secrets,
     schemaArnPattern: undefined,
   };
 }
