@@ -1037,6 +1037,19 @@ describe('configurations refused at synth time', () => {
         metricsConfig: undefined,
       }),
     ).toEqual([]);
+    // Event source mapping logging is for Kafka mappings in provisioned mode only:
+    // https://docs.aws.amazon.com/lambda/latest/dg/esm-logging.html
+    const logging = warningOf({
+      provisionedPollerConfig: undefined,
+      reportBatchItemFailures: undefined,
+      retryAttempts: undefined,
+      maxRecordAge: undefined,
+      bisectBatchOnError: undefined,
+      metricsConfig: undefined,
+      logLevel: lambda.EventSourceMappingLogLevel.WARN,
+    });
+    expect(logging).toHaveLength(1);
+    expect(String(logging[0]!.entry.data)).toMatch(/AWS offers LoggingConfig only in provisioned mode/);
   });
 
   it.each([

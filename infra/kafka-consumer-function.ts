@@ -699,7 +699,7 @@ function sqsFailureDestination(queue: sqs.IQueue): lambda.IEventSourceDlq {
 
 /**
  * The mapping properties in effect that AWS offers for Kafka only in provisioned mode (error handling
- * controls, a Kafka on-failure topic, metrics;
+ * controls, a Kafka on-failure topic, metrics, logging;
  * https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html), by their
  * CloudFormation names, when the mapping has no provisioned pollers. A schema registry is refused
  * outright (see `registryProperty`).
@@ -713,6 +713,9 @@ function provisionedOnlyProperties(mapping: lambda.EventSourceMappingProps): str
     [mapping.bisectBatchOnError === true, 'BisectBatchOnFunctionError'],
     [mapping.onFailure instanceof KafkaDlq, 'DestinationConfig.OnFailure (a Kafka topic)'],
     [mapping.metricsConfig !== undefined, 'MetricsConfig'],
+    // "only available for Kafka event source mappings, and with Provisioned mode":
+    // https://docs.aws.amazon.com/lambda/latest/dg/esm-logging.html
+    [mapping.logLevel !== undefined, 'LoggingConfig'],
   ];
   return given.filter(([set]) => set).map(([, name]) => name);
 }
