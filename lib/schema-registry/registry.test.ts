@@ -143,3 +143,101 @@ describe('confluentSchemaRegistry 404s', () => {
     });
   }
 });
+
+/**
+ * A Confluent-compatible registry on loopback answering from `routes` (path → body), 404 with
+ * Confluent's code for anything else; records each request's path and Authorization header.
+ */
+async function routed(routes: Record<string, object>) {
+  const requests: { path: string; authorization: string | undefined }[] = [];
+  const server = createServer((request, response) => {
+    const path = request.url ?? '';
+    requests.push({ path, authorization: request.headers.authorization });
+    const body = routes[path];
+    response.writeHead(body ? 200 : 404, { 'content-type': 'application/json' });
+    const code = path.startsWith('/subjects/') ? 40401 : 40403;
+    response.end(JSON.stringify(body ?? { error_code: code, message: 'not found' }));
+  });
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+}
+
+const record = (name: string, fields: object[] = []) =>
+  JSON.stringify({ type: 'record', name, namespace: 'shop', fields });
+const ref = (name: string, subject: string, version = 1) => ({ name, subject, version });
+
+describe('confluentSchemaRegistry schema references', () => {
+  it('resolves references recursively, each version once, in dependency order, with auth on every request', async () => {
+    const { url, requests } = await routed({
+      '/schemas/ids/1': {
+        schema: record('Customer'),
+        references: [ref('shop.Address', 'addr'), ref('shop.Phone', 'phone', 2)],
+      },
+      '/schemas/ids/2': { schema: record('Invoice'), references: [ref('shop.Address', 'addr')] },
+      '/subjects/addr/versions/1': {
+        schema: record('Address'),
+        references: [ref('shop.Country', 'country')],
+      },
+      '/subjects/phone/versions/2': { schema: record('Phone'), references: [ref('shop.Country', 'country')] },
+      '/subjects/country/versions/1': { schema: record('Country'), references: [] },
+    });
+    const client = confluentSchemaRegistry({ url, auth: { bearerToken: 'T' } });
+    const schema = await client.getSchema('1');
+    expect(schema.definition).toBe(record('Customer'));
+    expect(schema.references).toEqual([
+      { name: 'shop.Country', type: 'AVRO', definition: record('Country') },
+      { name: 'shop.Address', type: 'AVRO', definition: record('Address') },
+      { name: 'shop.Phone', type: 'AVRO', definition: record('Phone') },
+    ]);
+    expect((await client.getSchema('2')).references?.map((r) => r.name)).toEqual([
+      'shop.Country',
+      'shop.Address',
+    ]);
+    await client.getSchema('1');
+    expect(requests.map((r) => r.path).sort()).toEqual([
+      '/schemas/ids/1',
+      '/schemas/ids/2',
+      '/subjects/addr/versions/1',
+      '/subjects/country/versions/1',
+      '/subjects/phone/versions/2',
+    ]);
+    expect(requests.every((r) => r.authorization === 'Bearer T')).toBe(true);
+    expect(client.stats.requests).toBe(5);
+  });
+
+  it('escapes the subject in the path and keeps the type of each reference', async () => {
+    const { url } = await routed({
+      '/schemas/ids/3': {
+        schema: '{"$ref":"https://example.com/a b.json"}',
+        schemaType: 'JSON',
+        references: [ref('https://example.com/a b.json', 'a/b c', 4)],
+      },
+      '/subjects/a%2Fb%20c/versions/4': { schema: '{"type":"string"}', schemaType: 'JSON' },
+    });
+    expect((await confluentSchemaRegistry({ url }).getSchema('3')).references).toEqual([
+      { name: 'https://example.com/a b.json', type: 'JSON', definition: '{"type":"string"}' },
+    ]);
+  });
+
+  it('fails with a request error, to be retried, when a reference is missing, malformed or a cycle', async () => {
+    const { url } = await routed({
+      '/schemas/ids/4': { schema: record('A'), references: [ref('shop.Gone', 'gone')] },
+      '/schemas/ids/5': { schema: record('A'), references: [ref('shop.B', 'b')] },
+      '/subjects/b/versions/1': { schema: record('B'), references: [ref('shop.C', 'c')] },
+      '/subjects/c/versions/1': { schema: record('C'), references: [ref('shop.B', 'b')] },
+      '/schemas/ids/6': { schema: record('A'), references: [{ name: 'shop.B', subject: 'b' }] },
+    });
+    const client = confluentSchemaRegistry({ url });
+    for (const [id, message] of [
+      ['4', 'Schema registry has no subject gone version 1 (referenced by schema 4)'],
+      ['5', "Schema 5's references form a cycle at subject b version 1"],
+      ['6', 'Schema registry answer for schema 6 has references that are not { name, subject, version }'],
+    ]) {
+      const error = await rejection(client.getSchema(id!));
+      expect(error).toBeInstanceOf(SchemaRegistryRequestError);
+      expect(error.message).toBe(message);
+    }
+  });
+});

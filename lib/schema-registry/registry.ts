@@ -19,6 +19,17 @@ export interface RegisteredSchema {
   readonly type: 'AVRO' | 'PROTOBUF' | 'JSON';
   /** The schema text (Avro JSON, .proto source, JSON Schema). */
   readonly definition: string;
+  /**
+   * The schemas this one references (Confluent's schema references), in dependency order: each comes
+   * after the ones it references itself, so compiling them in this order and the schema last meets
+   * no unknown name. `name` is what the schema calls it: an Avro full type name, a JSON Schema
+   * `$ref`, a .proto import path. Absent or empty when it references none (Glue's schemas never do).
+   */
+  readonly references?: readonly {
+    readonly name: string;
+    readonly type: 'AVRO' | 'PROTOBUF' | 'JSON';
+    readonly definition: string;
+  }[];
 }
 
 /**
@@ -92,25 +103,50 @@ export abstract class CachingSchemaRegistry implements SchemaRegistryClient {
   }
 
   getSchema(id: string, signal?: AbortSignal): Promise<RegisteredSchema> {
-    const cached = this.#cache.get(id);
+    return this.shared(this.#cache, id, () => this.fetchSchema(id, this.deadline(signal), signal));
+  }
+
+  /**
+   * The cached answer for `key`, or a new request made by `request` and cached while it lasts: one
+   * request per key however many records ask at once. Counted in {@link stats}.
+   */
+  protected shared<V>(
+    cache: BoundedCache<string, Promise<V>>,
+    key: string,
+    request: () => Promise<V>,
+  ): Promise<V> {
+    const cached = cache.get(key);
     if (cached !== undefined) {
       this.stats.cacheHits++;
       return cached;
     }
     this.stats.requests++;
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    const request = this.fetchSchema(id, signal ? AbortSignal.any([signal, timeout]) : timeout);
-    this.#cache.set(id, request);
+    const pending = request();
+    cache.set(key, pending);
     // A failed request is not cached: the next record asks again (a 404 too: the schema may be
     // registered meanwhile, and the record is isolated either way).
-    request.catch(() => {
-      if (this.#cache.get(id) === request) this.#cache.delete(id);
+    pending.catch(() => {
+      if (cache.get(key) === pending) cache.delete(key);
     });
-    return request;
+    return pending;
   }
 
-  /** One request to the registry; rejects with the errors {@link SchemaRegistryClient.getSchema} names. */
-  protected abstract fetchSchema(id: string, signal: AbortSignal): Promise<RegisteredSchema>;
+  /** What one request may take: `signal` (the invocation's deadline), ended sooner by `timeoutMs`. */
+  protected deadline(signal: AbortSignal | undefined): AbortSignal {
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    return signal ? AbortSignal.any([signal, timeout]) : timeout;
+  }
+
+  /**
+   * One request to the registry; rejects with the errors {@link SchemaRegistryClient.getSchema}
+   * names. `deadline` ends it; `signal` is the caller's own, for the further requests a schema's
+   * references need (each gets its own {@link deadline}).
+   */
+  protected abstract fetchSchema(
+    id: string,
+    deadline: AbortSignal,
+    signal: AbortSignal | undefined,
+  ): Promise<RegisteredSchema>;
 }
 
 /**
@@ -160,6 +196,8 @@ class ConfluentSchemaRegistry extends CachingSchemaRegistry {
   readonly registry = 'confluent';
   readonly #base: string;
   readonly #auth: ConfluentRegistryAuth | undefined;
+  /** Referenced schemas by subject and version: shared by the schemas that reference them. */
+  readonly #versions: BoundedCache<string, Promise<SchemaAnswer>>;
 
   constructor(options: ConfluentSchemaRegistryOptions) {
     super(options);
@@ -173,10 +211,91 @@ class ConfluentSchemaRegistry extends CachingSchemaRegistry {
       throw new TypeError('Give the schema registry credentials as auth, not in the url');
     this.#base = url.href.replace(/\/+$/, '');
     this.#auth = options.auth;
+    this.#versions = new BoundedCache(options.cacheSize ?? 1000);
   }
 
-  protected async fetchSchema(id: string, signal: AbortSignal): Promise<RegisteredSchema> {
+  protected async fetchSchema(
+    id: string,
+    deadline: AbortSignal,
+    signal: AbortSignal | undefined,
+  ): Promise<RegisteredSchema> {
     if (!/^\d{1,10}$/.test(id)) throw new SchemaNotFoundError(id);
+    const what = `schema ${id}`;
+    const { status, body } = await this.#get(`/schemas/ids/${id}`, what, deadline);
+    if (status === 404) {
+      if (confluentErrorCode(body) === SCHEMA_NOT_FOUND) throw new SchemaNotFoundError(id);
+      throw notTheApi(what);
+    }
+    const answer = readAnswer(body, what, status);
+    if (answer.references.length === 0) return { id, type: answer.type, definition: answer.definition };
+    const references = await this.#resolve(answer.references, id, signal);
+    return { id, type: answer.type, definition: answer.definition, references };
+  }
+
+  /**
+   * The referenced schemas, each after the ones it references itself (depth first, each name once),
+   * each version asked for once (`GET /subjects/{subject}/versions/{version}`, Confluent's REST API
+   * reference: https://docs.confluent.io/platform/current/schema-registry/develop/api.html; schema
+   * references: https://docs.confluent.io/platform/current/schema-registry/fundamentals/serdes-develop/index.html#schema-references).
+   * A reference the registry cannot give is the registry's problem, not the record's: a request error.
+   */
+  async #resolve(
+    references: readonly RawReference[],
+    id: string,
+    signal: AbortSignal | undefined,
+  ): Promise<NonNullable<RegisteredSchema['references']>> {
+    const resolved: { name: string; type: RegisteredSchema['type']; definition: string }[] = [];
+    const named = new Set<string>();
+    const visit = async (level: readonly RawReference[], path: readonly string[]): Promise<void> => {
+      // A registry only takes references to versions that exist already, so a cycle or a deep chain
+      // is a registry answering wrong: bounded, so that it ends in an error, not a hang.
+      if (path.length >= MAX_REFERENCE_DEPTH)
+        throw new SchemaRegistryRequestError(
+          `Schema ${id}'s references are nested deeper than ${MAX_REFERENCE_DEPTH} levels`,
+        );
+      // Siblings are asked for at once; each reference's own come first in the result.
+      const answers = await Promise.all(level.map((reference) => this.#version(reference, id, signal)));
+      for (const [index, reference] of level.entries()) {
+        if (named.has(reference.name)) continue;
+        const key = versionKey(reference);
+        if (path.includes(key))
+          throw new SchemaRegistryRequestError(
+            `Schema ${id}'s references form a cycle at subject ${reference.subject} version ${reference.version}`,
+          );
+        const answer = answers[index]!;
+        await visit(answer.references, [...path, key]);
+        if (named.has(reference.name)) continue;
+        if (resolved.length >= MAX_REFERENCES)
+          throw new SchemaRegistryRequestError(`Schema ${id} has more than ${MAX_REFERENCES} references`);
+        named.add(reference.name);
+        resolved.push({ name: reference.name, type: answer.type, definition: answer.definition });
+      }
+    };
+    await visit(references, []);
+    return resolved;
+  }
+
+  /** One referenced version, cached, with its own deadline. */
+  #version(reference: RawReference, id: string, signal: AbortSignal | undefined): Promise<SchemaAnswer> {
+    return this.shared(this.#versions, versionKey(reference), async () => {
+      const what = `subject ${reference.subject} version ${reference.version} (referenced by schema ${id})`;
+      const path = `/subjects/${encodeURIComponent(reference.subject)}/versions/${reference.version}`;
+      const { status, body } = await this.#get(path, what, this.deadline(signal));
+      if (status === 404) {
+        const code = confluentErrorCode(body);
+        if (code === SUBJECT_NOT_FOUND || code === VERSION_NOT_FOUND)
+          throw new SchemaRegistryRequestError(`Schema registry has no ${what}`, 404);
+        throw notTheApi(what);
+      }
+      return readAnswer(body, what, status);
+    });
+  }
+
+  /**
+   * A GET of the registry's API: its status and JSON body (`undefined` when not JSON) when it
+   * answered 2xx or 404; a request error for anything else, naming `what` was asked for.
+   */
+  async #get(path: string, what: string, signal: AbortSignal): Promise<{ status: number; body: unknown }> {
     const headers: Record<string, string> = {
       accept: 'application/vnd.schemaregistry.v1+json, application/json',
     };
@@ -191,38 +310,87 @@ class ConfluentSchemaRegistry extends CachingSchemaRegistry {
     }
     let response: Response;
     try {
-      response = await fetch(`${this.#base}/schemas/ids/${id}`, { headers, signal });
+      response = await fetch(`${this.#base}${path}`, { headers, signal });
     } catch (error) {
       const reason = signal.aborted ? 'timed out or was aborted' : 'failed';
-      throw new SchemaRegistryRequestError(`Schema registry request for schema ${id} ${reason}`, undefined, {
+      throw new SchemaRegistryRequestError(`Schema registry request for ${what} ${reason}`, undefined, {
         cause: requestCause('fetch', error),
       });
     }
     const body: unknown = await response.json().catch(() => undefined);
-    if (response.status === 404) {
-      if (confluentErrorCode(body) === SCHEMA_NOT_FOUND) throw new SchemaNotFoundError(id);
+    if (!response.ok && response.status !== 404)
       throw new SchemaRegistryRequestError(
-        `Schema registry answered 404 for schema ${id} without Confluent's error code ${SCHEMA_NOT_FOUND} (schema not found): ${NOT_THE_API}`,
-        404,
-      );
-    }
-    if (!response.ok)
-      throw new SchemaRegistryRequestError(
-        `Schema registry answered ${response.status} for schema ${id}`,
+        `Schema registry answered ${response.status} for ${what}`,
         response.status,
       );
-    const { schema, schemaType } = (body ?? {}) as { schema?: unknown; schemaType?: unknown };
-    if (typeof schema !== 'string')
-      throw new SchemaRegistryRequestError(
-        `Schema registry answer for schema ${id} has no schema`,
-        response.status,
-      );
-    // Confluent omits schemaType for Avro, the original format.
-    const type = schemaType === undefined ? 'AVRO' : schemaType;
-    if (type !== 'AVRO' && type !== 'PROTOBUF' && type !== 'JSON')
-      throw new SchemaRegistryRequestError(`Schema ${id} has an unknown schemaType`, response.status);
-    return { id, type, definition: schema };
+    return { status: response.status, body };
   }
+}
+
+/** A reference as the registry lists it: the name the schema uses, and where the schema is. */
+interface RawReference {
+  readonly name: string;
+  readonly subject: string;
+  readonly version: number;
+}
+
+/** A schema as `GET /schemas/ids/{id}` and `GET /subjects/{subject}/versions/{version}` answer it. */
+interface SchemaAnswer {
+  readonly type: RegisteredSchema['type'];
+  readonly definition: string;
+  readonly references: readonly RawReference[];
+}
+
+/** Deeper than any real schema's references, shallow enough that a cycle ends at once. */
+const MAX_REFERENCE_DEPTH = 32;
+/** Distinct schemas one schema may reference, directly or not. */
+const MAX_REFERENCES = 256;
+
+function versionKey(reference: RawReference): string {
+  return `${reference.subject}\u0000${reference.version}`;
+}
+
+/** The schema, its type and its references in a registry answer, or a request error naming `what`. */
+function readAnswer(body: unknown, what: string, status: number): SchemaAnswer {
+  const { schema, schemaType, references } = (body ?? {}) as {
+    schema?: unknown;
+    schemaType?: unknown;
+    references?: unknown;
+  };
+  if (typeof schema !== 'string')
+    throw new SchemaRegistryRequestError(`Schema registry answer for ${what} has no schema`, status);
+  // Confluent omits schemaType for Avro, the original format.
+  const type = schemaType === undefined || schemaType === null ? 'AVRO' : schemaType;
+  if (type !== 'AVRO' && type !== 'PROTOBUF' && type !== 'JSON')
+    throw new SchemaRegistryRequestError(
+      `Schema registry answer for ${what} has an unknown schemaType`,
+      status,
+    );
+  if (references === undefined || references === null) return { type, definition: schema, references: [] };
+  if (!Array.isArray(references) || !references.every(isRawReference))
+    throw new SchemaRegistryRequestError(
+      `Schema registry answer for ${what} has references that are not { name, subject, version }`,
+      status,
+    );
+  return { type, definition: schema, references };
+}
+
+function isRawReference(value: unknown): value is RawReference {
+  const { name, subject, version } = (value ?? {}) as Record<string, unknown>;
+  return (
+    typeof name === 'string' &&
+    typeof subject === 'string' &&
+    subject !== '' &&
+    Number.isSafeInteger(version) &&
+    (version as number) > 0
+  );
+}
+
+function notTheApi(what: string): SchemaRegistryRequestError {
+  return new SchemaRegistryRequestError(
+    `Schema registry answered 404 for ${what} without a Confluent error code for it: ${NOT_THE_API}`,
+    404,
+  );
 }
 
 /**
@@ -234,6 +402,9 @@ class ConfluentSchemaRegistry extends CachingSchemaRegistry {
  * is retried, not dropped as `SCHEMA_NOT_FOUND`.
  */
 const SCHEMA_NOT_FOUND = 40403;
+/** `GET /subjects/{subject}/versions/{version}`'s codes for a subject, or a version of it, it does not have. */
+const SUBJECT_NOT_FOUND = 40401;
+const VERSION_NOT_FOUND = 40402;
 
 /** What a 404 without a Confluent error code of its own suggests; the URL itself is not quoted (it may hold a key). */
 const NOT_THE_API =
