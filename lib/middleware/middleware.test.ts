@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { inspect } from 'node:util';
 import middy from '@middy/core';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import * as v from 'valibot';
@@ -595,6 +596,23 @@ describe('kafkaBatch: schemas and poison records', () => {
     expect(JSON.stringify(lines)).not.toContain('SECRET');
   });
 
+  it("logs a handler's JSON.parse or schema-library error by where it failed, never by its message quoting the data", async () => {
+    const { logger, lines } = captureLogger();
+    const event = orders([{ id: 'a', total: 'SECRET-TOTAL' }]);
+    const handlers = [
+      (record: KafkaRecord) => JSON.parse(`oops ${record.text()}`),
+      (record: KafkaRecord) => v.parse(Order, record.json()),
+      (record: KafkaRecord) => z.object({ id: z.string(), total: z.number() }).parse(record.json()),
+    ];
+    for (const onRecord of handlers) await run({ logger, onRecord }, event);
+    expect(lines.filter((l) => l.level === 'error').map((l) => [l.errorName, l.errorMessage])).toEqual([
+      ['SyntaxError', 'JSON.parse failed (its message is withheld: it quotes the text parsed)'],
+      ['ValiError', 'failed schema validation at total (its message is withheld: it may quote the data)'],
+      ['ZodError', 'failed schema validation at total (its message is withheld: it may quote the data)'],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('SECRET');
+  });
+
   it('skips poison records when asked, counting them', async () => {
     const { logger, lines } = captureLogger();
     const seen: number[] = [];
@@ -840,6 +858,36 @@ describe('kafkaBatch: deadline', () => {
     const reported = failedOffsets(response, event);
     expect(reported['order-events-0']).toHaveLength(30);
     expect(reported['order-events-1']!.length).toBeGreaterThan(10);
+  });
+
+  it('with throwOnBatchFailure, a batch that ran out of time before any record says so, not that all failed', async () => {
+    const { logger } = captureLogger();
+    const event = numbered(2, 2);
+    const error = await run(
+      { logger, timeoutReserveMs: 5000, throwOnBatchFailure: true, onRecord: () => {} },
+      event,
+      3000,
+    ).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(KafkaBatchFailedError);
+    expect(error).toMatchObject({
+      records: 4,
+      failed: 0,
+      timedOut: true,
+      message:
+        "No record of the batch of 4 was processed: 0 failed, the others did not start before the invocation's deadline (timeoutReserveMs)",
+    });
+    const allFailed = await run(
+      { logger, throwOnBatchFailure: true, onRecord: () => Promise.reject(new Error('down')) },
+      event,
+    ).catch((thrown: unknown) => thrown);
+    // The first record of each partition failed; the second waits behind it.
+    expect(allFailed).toMatchObject({
+      records: 4,
+      failed: 2,
+      timedOut: false,
+      message:
+        'No record of the batch of 4 was processed: 2 failed, the others wait behind them in their partitions',
+    });
   });
 
   it('starts nothing when the reserve is already used up, and says so in one warning', async () => {
@@ -1416,7 +1464,6 @@ describe('kafkaBatch: hostile schemas, decoders, metrics and options', () => {
   });
 
   it('console.log(record) shows its position, not the decoded key and value the middleware keeps on it', async () => {
-    const { inspect } = await import('node:util');
     const shown: string[] = [];
     await run(
       {
@@ -1427,6 +1474,30 @@ describe('kafkaBatch: hostile schemas, decoders, metrics and options', () => {
       kafkaEvent({ topic: 'orders', records: [{ key: 'customer-secret-42', value: { card: 'ok' } }] }),
     );
     expect(shown).toEqual(["{ topic: 'orders', partition: 0, offset: 0 }"]);
+  });
+
+  it('a spread copy or Object.assign of a record carries its position, not the decoded key and value', async () => {
+    const copies: unknown[] = [];
+    await run(
+      {
+        value: v.object({ card: v.string() }),
+        key: v.string(),
+        onRecord: (record) => {
+          copies.push({ ...record }, Object.assign({}, record));
+          // The handler still reads what the schemas made.
+          expect([record.keyData, record.data]).toEqual(['customer-secret-42', { card: 'card-secret-4111' }]);
+        },
+      },
+      kafkaEvent({
+        topic: 'orders',
+        records: [{ key: 'customer-secret-42', value: { card: 'card-secret-4111' } }],
+      }),
+    );
+    expect(copies).toHaveLength(2);
+    for (const copy of copies) {
+      expect(Reflect.ownKeys(copy as object)).toEqual(['topic', 'partition', 'offset', 'timestampType']);
+      expect(inspect(copy, { showHidden: true, depth: null })).not.toMatch(/secret/);
+    }
   });
 
   it('a metrics adapter whose addMetric rejects is a warning, not an unhandled rejection that ends the process', async () => {

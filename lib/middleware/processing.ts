@@ -13,7 +13,7 @@ import type {
   KafkaPoisonPolicy,
   KafkaRecordHandler,
 } from './options.ts';
-import { KafkaRecord, KEY_DATA, VALUE_DATA } from './record.ts';
+import { fillRecordData, KafkaRecord } from './record.ts';
 import { FAILED, NOT_STARTED, PROCESSED, type RecordOutcome, RUNNING, SKIPPED } from './record-state.ts';
 import { partialBatchResponse } from './response.ts';
 import { BATCH_SUMMARY_MESSAGE, batchSummary } from './summary.ts';
@@ -214,7 +214,7 @@ export class BatchProcessing {
     config.logger.info(BATCH_SUMMARY_MESSAGE, summary);
     if (config.metrics !== undefined) addBatchMetrics(config.metrics, summary, config.logger);
     if (config.throwOnBatchFailure && this.#recordCount > 0 && tally.processed + tally.skipped === 0)
-      throw new KafkaBatchFailedError(this.#recordCount);
+      throw new KafkaBatchFailedError(this.#recordCount, tally.failed, this.#timedOut);
     return response;
   }
 
@@ -538,7 +538,7 @@ export class BatchProcessing {
     if (valueDecoder !== undefined)
       return keepDecoded(
         record,
-        VALUE_DATA,
+        'value',
         valueDecoder.decode(record.value ?? null, record, 'value', this.#batch.signal),
       );
     if (this.#readsKey) {
@@ -553,19 +553,17 @@ export class BatchProcessing {
     const isKey = field === 'key';
     const config = this.#config;
     const decoder = isKey ? config.keyDecoder : config.valueDecoder;
-    const slot = isKey ? KEY_DATA : VALUE_DATA;
     if (decoder !== undefined)
       return keepDecoded(
         record,
-        slot,
+        field,
         decoder.decode((isKey ? record.key : record.value) ?? null, record, field, this.#batch.signal),
       );
     const schema = (isKey ? config.keySchema : config.valueSchema)!;
     const input = isKey ? keyText(record) : record.json();
     return (
-      validateField(schema, input, record, field, (output) => {
-        record[slot] = output;
-      }) ?? undefined
+      validateField(schema, input, record, field, (output) => fillRecordData(record, field, output)) ??
+      undefined
     );
   }
 
@@ -698,14 +696,12 @@ function keyLanes(partitions: Partition[]): Lane[] {
 /** Keeps a decoder's output in the record's slot; a promise only if the decoder answered with one. */
 function keepDecoded(
   record: UntypedKafkaRecord,
-  slot: typeof KEY_DATA | typeof VALUE_DATA,
+  field: 'key' | 'value',
   decoded: unknown,
 ): Promise<void> | undefined {
   if (isThenable(decoded))
-    return Promise.resolve(decoded).then((data: unknown) => {
-      record[slot] = data;
-    });
-  record[slot] = decoded;
+    return Promise.resolve(decoded).then((data: unknown) => fillRecordData(record, field, data));
+  fillRecordData(record, field, decoded);
   return undefined;
 }
 

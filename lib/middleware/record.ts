@@ -6,10 +6,16 @@ import { jsonSyntaxCause, KafkaRecordDecodeError, KafkaRecordEncodingError } fro
 const UNSET: unique symbol = Symbol('unset');
 type Slot<T> = T | typeof UNSET;
 
-/** @internal Slots the middleware fills with schema outputs. */
-export const VALUE_DATA: unique symbol = Symbol('valueData');
-/** @internal */
-export const KEY_DATA: unique symbol = Symbol('keyData');
+/**
+ * @internal Fills a record's key or value data slot with its decoder's or schema's output, before the
+ * handler runs (the middleware). Set by the class below: the slots are private, so a spread copy of a
+ * record (`{ ...record }`), `Object.assign` or a logger walking its own properties never sees the data.
+ */
+export let fillRecordData: (
+  record: KafkaRecord<unknown, unknown>,
+  field: 'key' | 'value',
+  data: unknown,
+) => void;
 
 /**
  * A header as the middleware hands it over: name and raw bytes, in record order.
@@ -52,10 +58,17 @@ export class KafkaRecord<TValue = unknown, TKey = string | null> {
   #value: Slot<Buffer<ArrayBuffer> | null | undefined> = UNSET;
   #json: unknown = UNSET;
   #headers: KafkaHeader[] | undefined;
-  /** @internal Schema output of the value, set by the middleware before the handler runs. */
-  [VALUE_DATA]: unknown = UNSET;
-  /** @internal Schema output of the key. */
-  [KEY_DATA]: unknown = UNSET;
+  /** Output of the value's decoder or schema, set by the middleware before the handler runs. */
+  #valueData: unknown = UNSET;
+  /** Output of the key's decoder or schema. */
+  #keyData: unknown = UNSET;
+
+  static {
+    fillRecordData = (record, field, data) => {
+      if (field === 'value') record.#valueData = data;
+      else record.#keyData = data;
+    };
+  }
 
   /** @internal Built by the middleware from a validated event record. */
   constructor(raw: KafkaEventRecord, topic: string, partition: number, offset: number) {
@@ -91,13 +104,13 @@ export class KafkaRecord<TValue = unknown, TKey = string | null> {
 
   /** The value after the `value` schema; without a schema, `json()`. */
   get data(): TValue {
-    const data = this[VALUE_DATA];
+    const data = this.#valueData;
     return (data === UNSET ? this.json() : data) as TValue;
   }
 
   /** The key after the `key` schema; without a schema, the key as UTF-8 text (`null` if none). */
   get keyData(): TKey {
-    const data = this[KEY_DATA];
+    const data = this.#keyData;
     if (data !== UNSET) return data as TKey;
     const key = this.key;
     return (key == null ? null : key.toString('utf8')) as TKey;
