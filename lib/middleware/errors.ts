@@ -7,8 +7,11 @@
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { describeError } from './log.ts';
+import { DECLARED_NAME, issuePaths } from './withheld.ts';
 
 export { KafkaEventError } from '../kafka-event/errors.ts';
+// Where the text of an error may be: kept beside the errors that use it.
+export { jsonSyntaxCause, shownPath } from './withheld.ts';
 
 /**
  * Base of the middleware's typed errors: `error instanceof KafkaBatchError` tells them from a
@@ -132,9 +135,6 @@ export class KafkaRecordEncodingError extends KafkaBatchError {
   }
 }
 
-/** A name a schema declares, or a class name: an identifier of at most 64 characters. */
-const DECLARED_NAME = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/;
-
 /**
  * A key's or value's schema threw (or its promise rejected) instead of answering with issues: a
  * `transform` that failed, an async refinement whose lookup failed. The throw may be transient, so the
@@ -194,59 +194,6 @@ export class KafkaRecordDecodeError extends KafkaPoisonRecordError {
 }
 
 /**
- * @internal The cause of a {@link KafkaRecordDecodeError} for a value `JSON.parse` refused (and of the
- * CLI's refusal of a JSON file, which names what it read as `quoted`): a `SyntaxError` keeping only
- * where parsing stopped, when V8 says. The parser's own error cannot be the cause: its message (and its
- * stack's first line) quotes the text around the problem, payload bytes or secrets that a logger
- * printing causes (Node's `console.error`, Powertools' Logger) would write out.
- */
-export function jsonSyntaxCause(error: unknown, quoted = 'the value'): SyntaxError {
-  const message = error instanceof SyntaxError ? error.message : '';
-  // V8 writes "… in JSON at position 47 (line 3 column 1)", the line and column for multi-line text.
-  const where = / at (position \d+(?: \(line \d+ column \d+\))?)/.exec(message)?.[1];
-  return new SyntaxError(
-    `JSON.parse failed${where === undefined ? '' : ` at ${where}`} (its message is withheld: it quotes ${quoted})`,
-  );
-}
-
-/**
- * @internal A path into a key or value as an error shows it, segments joined with `.`: a declared
- * field's name and an array index stay, every segment that may come from the data itself is `*`.
- *
- * A key of the data is payload: a record's or map's key (valibot's `v.record`, zod's `z.record`), an
- * unknown key a strict object refuses. Valibot marks some of its path items (`type: 'map' | 'set'`;
- * `origin: 'key'` for a key checked as a key, https://valibot.dev/api/ObjectPathItem/), but a
- * record's value sits under an item like a declared field's, and other Standard Schema libraries put
- * a key in the path as a plain string: so a string shows only if it looks like a declared name (an
- * identifier of at most 64 characters), a number only if it can be an array index. A record key that
- * looks like an identifier still shows.
- *
- * @example
- * ```ts
- * shownPath(['items', 0, 'sku']); // 'items.0.sku'
- * shownPath(['prices', 'SECRET-PAYLOAD-123']); // 'prices.*'
- * ```
- */
-export function shownPath(segments: readonly (PropertyKey | StandardSchemaV1.PathSegment)[]): string {
-  return segments.map(shownSegment).join('.');
-}
-
-/** Array indices are below 2^32 − 1, the longest an array can be (https://tc39.es/ecma262/#array-index). */
-const INDEX_LIMIT = 2 ** 32 - 1;
-
-function shownSegment(segment: PropertyKey | StandardSchemaV1.PathSegment): string {
-  let key = segment;
-  if (typeof segment === 'object') {
-    const item = segment as StandardSchemaV1.PathSegment & { type?: unknown; origin?: unknown };
-    if (item.type === 'map' || item.type === 'set' || item.origin === 'key') return '*';
-    key = item.key;
-  }
-  if (typeof key === 'number')
-    return Number.isInteger(key) && key >= 0 && key < INDEX_LIMIT ? String(key) : '*';
-  return typeof key === 'string' && DECLARED_NAME.test(key) ? key : '*';
-}
-
-/**
  * A record's key or value was rejected by its Standard Schema. Of the schema's issues, `paths` keeps
  * only where they are, and of a path only what the schema declares ({@link shownPath}): schema
  * messages may quote the rejected value, and a path may hold the data's own keys; neither must reach
@@ -294,12 +241,7 @@ export class KafkaSchemaError extends KafkaPoisonRecordError {
     field: 'key' | 'value',
     issues: readonly StandardSchemaV1.Issue[],
   ): KafkaSchemaError {
-    const paths = new Set<string>();
-    for (const issue of issues) {
-      paths.add(shownPath(issue.path ?? []));
-      if (paths.size === 10) break;
-    }
-    return new KafkaSchemaError(position, field, [...paths]);
+    return new KafkaSchemaError(position, field, issuePaths(issues));
   }
 }
 
@@ -316,12 +258,30 @@ export class KafkaSchemaError extends KafkaPoisonRecordError {
 export class KafkaBatchFailedError extends KafkaBatchError {
   /** Always `'KafkaBatchFailedError'`. */
   override readonly name: string = 'KafkaBatchFailedError';
-  /** How many records the invocation had (all of them failed). */
+  /** How many records the invocation had (none of them was processed). */
   readonly records: number;
+  /** How many of them failed; the others waited behind a failed record of their partition, or for time. */
+  readonly failed: number;
+  /** Whether the invocation's deadline (less `timeoutReserveMs`) stopped records from starting. */
+  readonly timedOut: boolean;
 
-  /** @param records - How many records the invocation had (all of them failed). */
-  constructor(records: number) {
-    super(`All ${records} records of the batch failed`);
+  /**
+   * @param records - How many records the invocation had (none of them was processed).
+   * @param failed - How many of them failed (default: all).
+   * @param timedOut - Whether the deadline stopped records from starting.
+   */
+  constructor(records: number, failed = records, timedOut = false) {
+    super(
+      failed === records
+        ? `All ${records} records of the batch failed`
+        : `No record of the batch of ${records} was processed: ${failed} failed, ${
+            timedOut
+              ? "the others did not start before the invocation's deadline (timeoutReserveMs)"
+              : 'the others wait behind them in their partitions'
+          }`,
+    );
     this.records = records;
+    this.failed = failed;
+    this.timedOut = timedOut;
   }
 }

@@ -1,4 +1,5 @@
 import { isThenable } from './thenable.ts';
+import { withheldMessage } from './withheld.ts';
 
 /**
  * Where the middleware writes its summary line and record errors. Console-compatible in spirit and
@@ -55,7 +56,9 @@ function line(level: string, message: string, attributes: Record<string, unknown
  * Name and message of anything thrown, for a log line, without ever throwing itself: handlers may
  * throw `undefined`, symbols, null-prototype objects, proxies, or errors whose getters throw. Never
  * calls a thrown object's own `toString`, and never reads `cause` or `stack`: a library's error kept
- * as a cause may quote the payload it choked on.
+ * as a cause may quote the payload it choked on. The messages of `JSON.parse`'s `SyntaxError` and of
+ * schema libraries' errors, which quote the data, are replaced with where the problem is
+ * (`withheldMessage`).
  *
  * @example
  * ```ts
@@ -66,10 +69,9 @@ export function describeError(error: unknown): { errorName: string; errorMessage
   if (error === null) return { errorName: 'null', errorMessage: 'null' };
   if (typeof error !== 'object' && typeof error !== 'function')
     return { errorName: typeof error, errorMessage: String(error) };
-  return {
-    errorName: stringField(error, 'name') || typeof error,
-    errorMessage: stringField(error, 'message') ?? objectTag(error),
-  };
+  const errorName = stringField(error, 'name') || typeof error;
+  const errorMessage = stringField(error, 'message') ?? objectTag(error);
+  return { errorName, errorMessage: withheldMessage(error, errorName, errorMessage) ?? errorMessage };
 }
 
 function stringField(error: object, field: 'name' | 'message'): string | undefined {
