@@ -68,7 +68,8 @@ export interface KafkaEventRecord {
   key?: string | null;
   /** Base64; absent or null for a tombstone. */
   value?: string | null;
-  headers?: KafkaEventHeader[];
+  /** Absent or `null` (as Powertools' types allow) when the record has none. */
+  headers?: KafkaEventHeader[] | null;
   keySchemaMetadata?: KafkaSchemaMetadata;
   valueSchemaMetadata?: KafkaSchemaMetadata;
 }

@@ -1,3 +1,4 @@
+import type { MSKEvent as PowertoolsMSKEvent } from '@aws-lambda-powertools/kafka/types';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import middy from '@middy/core';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
@@ -89,6 +90,33 @@ describe('kafkaBatch types', () => {
     kafkaBatch({ onPartition: () => undefined });
     // @ts-expect-error a partition run can only report records, not offsets
     kafkaBatch({ onPartition: () => [1, 2] });
+    // @ts-expect-error nor a promise of offsets
+    kafkaBatch({ onPartition: async () => [1, 2] });
+  });
+
+  it('takes a partition handler that returns nothing, as a bulk write does', () => {
+    const bulkPut = async (_items: unknown[]): Promise<void> => {};
+    async function write(records: KafkaRecord[]): Promise<void> {
+      await bulkPut(records);
+    }
+    kafkaBatch({
+      onPartition: async (records) => {
+        await bulkPut(records.map((r) => r.data));
+      },
+    });
+    kafkaBatch({ onPartition: (records) => bulkPut(records) });
+    kafkaBatch({ onPartition: write });
+    kafkaBatch({
+      onPartition: (records) => {
+        records.sort();
+      },
+    });
+  });
+
+  it("takes events typed with Powertools' MSKEvent (headers may be null)", () => {
+    const handler = middy().use(kafkaBatch({ onRecord: () => {} }));
+    const event = {} as PowertoolsMSKEvent;
+    expectTypeOf(handler).toBeCallableWith(event, {} as Context);
   });
 
   it('types the poison callback', () => {

@@ -110,10 +110,10 @@ export type KafkaRecordHandler<TValue = unknown, TKey = string | null> = (
 export type KafkaPartitionHandler<TValue = unknown, TKey = string | null> = (
   records: KafkaRecord<TValue, TKey>[],
   batch: KafkaBatchContext,
-) =>
-  | undefined
-  | Iterable<KafkaRecord<TValue, TKey>>
-  | PromiseLike<undefined | Iterable<KafkaRecord<TValue, TKey>>>;
+  // `void` as well as `undefined`: a bulk write's `async (records) => { await put(records); }` or
+  // `(records) => put(records)` returning `Promise<void>` is the "return nothing" case.
+  // biome-ignore lint/suspicious/noConfusingVoidType: a handler that returns nothing is typed void
+) => void | Iterable<KafkaRecord<TValue, TKey>> | PromiseLike<void | Iterable<KafkaRecord<TValue, TKey>>>;
 
 /**
  * What to do with a poison record (its key or value cannot be decoded as asked, or fails the schema;
