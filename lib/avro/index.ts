@@ -4,7 +4,8 @@
  * Avro decoder for `kafkaBatch` (`kafka-lambda/avro`), built on avsc (an optional peer dependency:
  * install it beside this package). Writer schemas come from the schema given in code or, with a
  * registry, by the record's schema id; a reader schema in code then reads every writer version
- * (Avro schema resolution: added fields take their defaults, removed fields are dropped).
+ * (Avro schema resolution: added fields take their defaults, removed fields are dropped). A `long` is
+ * a number while it is a safe integer and a `bigint` beyond 2^53 − 1, never rounded nor refused.
  */
 import avsc from 'avsc';
 import type { KafkaDecoder } from '../middleware/options.ts';
@@ -14,6 +15,7 @@ import {
   type SchemaRegistryDecoderOptions,
 } from '../schema-registry/decoder.ts';
 import type { RegisteredSchema } from '../schema-registry/registry.ts';
+import { exactLongOptions } from './long.ts';
 
 // Types named by this entry's signatures, so that a user can name them too.
 export type * from '../schema-registry/entry-types.ts';
@@ -30,7 +32,9 @@ export interface AvroDecoderOptions<TOutput> extends SchemaRegistryDecoderOption
   /**
    * The reader schema: an Avro schema (object or JSON text) or an avsc `Type`. Without a registry it
    * is also the writer schema of every record; with one, records are read from their writer schema
-   * into it. Without it, records are read as written (a registry is then required).
+   * into it. Without it, records are read as written (a registry is then required). An avsc `Type`
+   * is used as it is: its `long` is avsc's, which refuses a value beyond 2^53 − 1 unless you gave it a
+   * long type of your own.
    */
   schema?: avsc.Schema | avsc.Type | string | object;
 }
@@ -40,7 +44,10 @@ export interface AvroDecoderOptions<TOutput> extends SchemaRegistryDecoderOption
  * wire situation: Confluent- or Glue-framed bytes (no registry on the trigger), and the trigger's
  * `EventRecordFormat` `SOURCE` or `JSON`. Undecodable records are poison
  * (`KafkaSchemaRegistryDecodeError`, reason `DESERIALIZATION_ERROR` or `SCHEMA_NOT_FOUND`), and no
- * error quotes their bytes. A tombstone (null value) is `null` and is not validated.
+ * error quotes their bytes. A tombstone (null value) is `null` and is not validated. An Avro `long`
+ * is read exactly: a `number` while it is a safe integer, a `bigint` beyond 2^53 − 1 (type your
+ * `validate` schema's long fields as `number | bigint` when they may grow that large), except with a
+ * `schema` given as an avsc `Type`, which reads as it was built.
  *
  * @example
  * ```ts
@@ -75,14 +82,14 @@ function toType(schema: avsc.Schema | avsc.Type | string | object): avsc.Type {
   if (schema instanceof avsc.Type) return schema;
   // A string is JSON text, or the name of a primitive type (`'string'`, `'long'`…).
   const parsed = typeof schema === 'string' && /^\s*[[{"]/.test(schema) ? JSON.parse(schema) : schema;
-  return avsc.Type.forSchema(parsed as avsc.Schema);
+  return avsc.Type.forSchema(parsed as avsc.Schema, exactLongOptions(avsc));
 }
 
 /** A reader for one writer schema: resolved into the reader schema when there is one. */
 function compileWriter(registered: RegisteredSchema, reader: avsc.Type | undefined): PayloadReader | string {
   let writer: avsc.Type;
   try {
-    writer = avsc.Type.forSchema(JSON.parse(registered.definition) as avsc.Schema);
+    writer = avsc.Type.forSchema(JSON.parse(registered.definition) as avsc.Schema, exactLongOptions(avsc));
   } catch {
     return 'has a writer schema that is not a valid Avro schema';
   }

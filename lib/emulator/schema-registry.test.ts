@@ -89,6 +89,16 @@ describe('the emulator schema resolver', () => {
         type: 'AVRO',
         definition: JSON.stringify({ type: 'record', name: 'Id', fields: [{ name: 'id', type: 'long' }] }),
       },
+      // A long written as a schema object (with a logical type, as timestamps are), not the name "long".
+      '25': {
+        id: '25',
+        type: 'AVRO',
+        definition: JSON.stringify({
+          type: 'record',
+          name: 'At',
+          fields: [{ name: 'at', type: { type: 'long', logicalType: 'timestamp-micros' } }],
+        }),
+      },
       '22': { id: '22', type: 'JSON', definition: JSON.stringify({ type: 'object', required: ['id'] }) },
       '24': {
         id: '24',
@@ -130,6 +140,7 @@ describe('the emulator schema resolver', () => {
     const maxLong = Buffer.from([0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
     expect(await jsonOf(framed(21, maxLong))).toBe('{"id":9223372036854775807}');
     expect(await jsonOf(framed(21, Buffer.from([0x0e])))).toBe('{"id":7}');
+    expect(await jsonOf(framed(25, maxLong))).toBe('{"at":9223372036854775807}');
     expect(await jsonOf(framed(22, Buffer.from('{"id":12345678901234567890}')))).toBe(
       '{"id":12345678901234567890}',
     );

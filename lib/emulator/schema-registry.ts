@@ -14,6 +14,7 @@
 import type { AnySchema } from 'ajv';
 import type avsc from 'avsc';
 import type protobuf from 'protobufjs';
+import { exactLongOptions } from '../avro/long.ts';
 import type { KafkaEventRecord, KafkaSchemaMetadata } from '../kafka-event/types.ts';
 import { SchemaNotFoundError } from '../schema-registry/errors.ts';
 import { jsonSchemaDraft } from '../schema-registry/json-schema-draft.ts';
@@ -296,8 +297,7 @@ async function compileReader(schema: RegisteredSchema): Promise<Reader | undefin
 
 function avroReader(library: typeof avsc, definition: string): Reader {
   // A long past 2^53 is a valid Avro long: read as a bigint (a number when it fits), never refused.
-  const registry = { long: exactLong(library) };
-  const type = library.Type.forSchema(JSON.parse(definition) as avsc.Schema, { registry });
+  const type = library.Type.forSchema(JSON.parse(definition) as avsc.Schema, exactLongOptions(library));
   return (payload) => {
     try {
       return { json: JSON.stringify(type.fromBuffer(payload), jsonBytes), source: payload };
@@ -305,28 +305,6 @@ function avroReader(library: typeof avsc, definition: string): Reader {
       return undefined;
     }
   };
-}
-
-const MIN_SAFE_LONG = BigInt(Number.MIN_SAFE_INTEGER);
-const MAX_SAFE_LONG = BigInt(Number.MAX_SAFE_INTEGER);
-
-/** Avro's `long` with all 64 bits: a number while it is a safe integer, a bigint past that. */
-function exactLong(library: typeof avsc): avsc.types.LongType {
-  return library.types.LongType.__with({
-    fromBuffer: (buffer: Buffer) => {
-      const value = buffer.readBigInt64LE();
-      return value >= MIN_SAFE_LONG && value <= MAX_SAFE_LONG ? Number(value) : value;
-    },
-    toBuffer: (value: number | bigint) => {
-      const buffer = Buffer.alloc(8);
-      buffer.writeBigInt64LE(BigInt(value));
-      return buffer;
-    },
-    fromJSON: (value: number | bigint) => value,
-    toJSON: (value: number | bigint) => value,
-    isValid: (value: unknown) => typeof value === 'bigint' || Number.isSafeInteger(value),
-    compare: (a: number | bigint, b: number | bigint) => (a < b ? -1 : a > b ? 1 : 0),
-  });
 }
 
 /**

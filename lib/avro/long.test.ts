@@ -1,0 +1,100 @@
+import avsc from 'avsc';
+import { describe, expect, it } from 'vitest';
+import { KafkaRecord } from '../middleware/record.ts';
+import { KafkaSchemaRegistryDecodeError } from '../schema-registry/errors.ts';
+import type { RegisteredSchema, SchemaRegistryClient } from '../schema-registry/registry.ts';
+import { avroDecoder } from './index.ts';
+
+/** Avro's zigzag varint of a long, written by hand: avsc's own long refuses to write one past 2^53. */
+function avroLong(value: bigint): Buffer {
+  let n = BigInt.asUintN(64, (value << 1n) ^ (value >> 63n));
+  const bytes: number[] = [];
+  while (n > 0x7fn) {
+    bytes.push(Number((n & 0x7fn) | 0x80n));
+    n >>= 7n;
+  }
+  bytes.push(Number(n));
+  return Buffer.from(bytes);
+}
+
+function confluent(id: number, body: Buffer): Buffer {
+  const header = Buffer.alloc(5);
+  header.writeInt32BE(id, 1);
+  return Buffer.concat([header, body]);
+}
+
+function decode(decoder: ReturnType<typeof avroDecoder>, value: Buffer): Promise<unknown> {
+  const record = new KafkaRecord(
+    {
+      topic: 'orders',
+      partition: 0,
+      offset: 7,
+      timestamp: 0,
+      timestampType: 'CREATE_TIME',
+      value: value.toString('base64'),
+    },
+    'orders',
+    0,
+    7,
+  ) as KafkaRecord<unknown, unknown>;
+  // A decoder throws at once when it needs no registry request: turned into a rejection.
+  return Promise.resolve().then(() => decoder.decode(value, record, 'value', new AbortController().signal));
+}
+
+/** A registry holding schema 1. */
+function registryOf(definition: object): SchemaRegistryClient {
+  const schema: RegisteredSchema = { id: '1', type: 'AVRO', definition: JSON.stringify(definition) };
+  return {
+    registry: 'confluent',
+    stats: { requests: 0, cacheHits: 0 },
+    getSchema: async (id) => {
+      if (id !== '1') throw new Error(`no schema ${id}`);
+      return schema;
+    },
+  };
+}
+
+const BEYOND = 2n ** 53n + 1n;
+const MAX = 2n ** 63n - 1n;
+const MIN = -(2n ** 63n);
+
+describe('avroDecoder longs', () => {
+  const schema = {
+    type: 'record',
+    name: 'Totals',
+    fields: [
+      { name: 'big', type: 'long' },
+      { name: 'at', type: { type: 'long', logicalType: 'timestamp-micros' } },
+      { name: 'maybe', type: ['null', 'long'] },
+      { name: 'small', type: { type: 'long' } },
+    ],
+  };
+  // `maybe` is branch 1 of its union: the index, then the long.
+  const body = (big: bigint, at: bigint, maybe: bigint, small: bigint) =>
+    Buffer.concat([avroLong(big), avroLong(at), avroLong(1n), avroLong(maybe), avroLong(small)]);
+  const expected = { big: BEYOND, at: MAX, maybe: MIN, small: 42 };
+  const bytes = body(BEYOND, MAX, MIN, 42n);
+
+  it('reads a long beyond 2^53 − 1 as a bigint, a safe one as a number: schema in code (object or JSON text)', async () => {
+    for (const given of [schema, JSON.stringify(schema)]) {
+      expect({
+        ...((await decode(avroDecoder({ schema: given, framing: 'none' }), bytes)) as object),
+      }).toEqual(expected);
+    }
+  });
+
+  it('reads it so from a writer schema of the registry, with and without a reader schema', async () => {
+    const registry = registryOf(schema);
+    for (const decoder of [avroDecoder({ registry }), avroDecoder({ registry, schema })])
+      expect({ ...((await decode(decoder, confluent(1, bytes))) as object) }).toEqual(expected);
+  });
+
+  it("uses an avsc Type given as it is: avsc's long refuses the value", async () => {
+    const decoder = avroDecoder({ schema: avsc.Type.forSchema(schema as avsc.Schema), framing: 'none' });
+    const error = await decode(decoder, bytes).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KafkaSchemaRegistryDecodeError);
+    expect((error as KafkaSchemaRegistryDecodeError).reason).toBe('DESERIALIZATION_ERROR');
+    const safe = body(1n, 2n, 3n, 4n);
+    expect({ ...((await decode(decoder, safe)) as object) }).toEqual({ big: 1, at: 2, maybe: 3, small: 4 });
+  });
+});
