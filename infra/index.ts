@@ -39,7 +39,7 @@ export {
   type SelfManagedAuth,
   type SelfManagedSource,
 } from './kafka-source.ts';
-export { InvalidClusterArnError } from './msk-arns.ts';
+export { ClusterOutsideStackEnvironmentError, InvalidClusterArnError } from './msk-arns.ts';
 export { UnsupportedRegionError } from './regions.ts';
 export {
   KafkaReplayConfigError,

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { App, CfnParameter, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { App, Aws, CfnParameter, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -11,7 +11,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KafkaConsumerConfigError, KafkaConsumerFunction } from './kafka-consumer-function.ts';
 import { importKafkaNetwork, type KafkaNetwork, type KafkaSource } from './kafka-source.ts';
-import { InvalidClusterArnError } from './msk-arns.ts';
+import { ClusterOutsideStackEnvironmentError, InvalidClusterArnError } from './msk-arns.ts';
 import { UnsupportedRegionError } from './regions.ts';
 import { KafkaReplayConfigError, KafkaReplayFunction } from './replay-function.ts';
 import { controlMappingStatement, NETWORK_INTERFACE_STATEMENTS, roleStatements } from './template-queries.ts';
@@ -1153,6 +1153,56 @@ describe('configurations refused at synth time', () => {
       expect(() => new KafkaReplayFunction(stack, 'R', { entry: ENTRY, source, target })).toThrow(message);
     },
   );
+
+  // A trigger reads a cluster of its own Region, and of its own account by cluster ARN: another account's
+  // needs a managed VPC connection ARN and kafka:DescribeVpcConnection, which the construct does not grant.
+  // https://docs.aws.amazon.com/lambda/latest/dg/msk-cross-account.html
+  const ACCOUNT = '444455556666';
+  it.each([
+    [
+      'another account',
+      { account: ACCOUNT, region: 'eu-west-1' },
+      CLUSTER_ARN,
+      'source.clusterArn "arn:aws:kafka:eu-west-1:111122223333:cluster/shop/0f3c-uuid-1" is a cluster of account 111122223333, but the stack deploys to account 444455556666: a Kafka trigger reaches another account\'s cluster only through an MSK managed VPC connection (its ARN, and kafka:DescribeVpcConnection), which these constructs do not support (https://docs.aws.amazon.com/lambda/latest/dg/msk-cross-account.html). Deploy the stack to account 111122223333',
+    ],
+    [
+      'another Region',
+      { region: 'eu-central-1' },
+      CLUSTER_ARN,
+      'source.clusterArn "arn:aws:kafka:eu-west-1:111122223333:cluster/shop/0f3c-uuid-1" is a cluster in eu-west-1, but the stack deploys to eu-central-1: a Kafka trigger reads an MSK cluster of its own Region only. Deploy the stack to eu-west-1',
+    ],
+    [
+      'a managed VPC connection',
+      { account: ACCOUNT, region: 'eu-west-1' },
+      `arn:aws:kafka:eu-west-1:${ACCOUNT}:vpc-connection/111122223333/shop/51jn98b4-7`,
+      `source.clusterArn "arn:aws:kafka:eu-west-1:${ACCOUNT}:vpc-connection/111122223333/shop/51jn98b4-7" is an MSK managed VPC connection, for a cluster of another account: these constructs do not support cross-account clusters (Lambda needs kafka:DescribeVpcConnection on the connection and the cluster owner's policy, https://docs.aws.amazon.com/lambda/latest/dg/msk-cross-account.html). Deploy the stack to account 111122223333 and give the cluster ARN`,
+    ],
+  ])('MSK cluster in %s', (_label, env, clusterArn, message) => {
+    const build = (consumer: boolean) => {
+      const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'S', { env });
+      const source: KafkaSource = { ...msk, clusterArn, network: importedNetwork(stack) };
+      return consumer
+        ? new KafkaConsumerFunction(stack, 'C', { ...base, source })
+        : new KafkaReplayFunction(stack, 'R', { entry: ENTRY, source, target });
+    };
+    for (const consumer of [true, false]) {
+      expect(() => build(consumer)).toThrow(ClusterOutsideStackEnvironmentError);
+      expect(() => build(consumer)).toThrow(new ClusterOutsideStackEnvironmentError(clusterArn, message));
+    }
+  });
+
+  it.each([
+    ['neither account nor Region', undefined],
+    ['the Region only', { region: 'eu-west-1' }],
+    ['the account only', { account: '111122223333' }],
+    ['the account and Region', { account: '111122223333', region: 'eu-west-1' }],
+    ['another account, as a Token', { account: Aws.ACCOUNT_ID, region: 'eu-west-1' }],
+  ])('accepts an MSK cluster where the stack names %s as the cluster', (_label, env) => {
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'S', { env });
+    const source: KafkaSource = { ...msk, network: importedNetwork(stack) };
+    expect(() => new KafkaConsumerFunction(stack, 'C', { ...base, source })).not.toThrow();
+    expect(() => new KafkaReplayFunction(stack, 'R', { entry: ENTRY, source, target })).not.toThrow();
+  });
 
   it('replay with an empty allow-list', () => {
     const source = { ...msk, network: importedNetwork(newStack()) };

@@ -29,7 +29,7 @@ import {
   type SelfManagedSource,
   sourceSecrets,
 } from './kafka-source.ts';
-import { assertMskClusterArn } from './msk-arns.ts';
+import { assertClusterInStackEnvironment } from './msk-arns.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
 import {
   acceptsOnlyEventCountMetrics,
@@ -398,12 +398,14 @@ export class KafkaConsumerFunction extends Construct {
    * @param props - The function, its source and topic, and the trigger's settings.
    * @throws KafkaConsumerConfigError when a prop is unknown, out of range or cannot work with the others.
    * @throws InvalidClusterArnError when an MSK `source.clusterArn` is not an MSK cluster ARN.
+   * @throws ClusterOutsideStackEnvironmentError when it is a cluster of another account or Region than
+   *   the stack's, or an MSK managed VPC connection (cross-account clusters are not supported).
    */
   constructor(scope: Construct, id: string, props: KafkaConsumerFunctionProps) {
     super(scope, id);
     CONSUMER_PROPS.check(props, (problem) => new KafkaConsumerConfigError(problem.message));
     const { source, topic, consumerGroupId } = props;
-    if (source.kind === 'msk') assertMskClusterArn(source.clusterArn);
+    if (source.kind === 'msk') assertClusterInStackEnvironment(this, source.clusterArn);
     const timeout = props.functionProps?.timeout ?? Duration.minutes(1);
     if (timeout.toSeconds() > MAX_KAFKA_FUNCTION_TIMEOUT.toSeconds()) {
       throw new KafkaConsumerConfigError(

@@ -1,4 +1,5 @@
-import { Fn, Token } from 'aws-cdk-lib';
+import { Fn, Stack, Token } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
 import { KafkaLambdaCdkError } from './errors.ts';
 
 /**
@@ -21,6 +22,36 @@ export class InvalidClusterArnError extends KafkaLambdaCdkError {
   }
 }
 
+/**
+ * An MSK `source.clusterArn` the stack's trigger cannot read: a cluster of another account or Region than
+ * the stack's (when both are known at synth), or an MSK managed VPC connection ARN (a cluster of another
+ * account). Lambda reads a cluster of its own Region, and another account's only through a managed VPC
+ * connection with `kafka:DescribeVpcConnection` and the owner's cluster policy
+ * (https://docs.aws.amazon.com/lambda/latest/dg/msk-cross-account.html), which these constructs do not
+ * support.
+ *
+ * @example
+ * try { new KafkaConsumerFunction(stack, 'Orders', props); } catch (e) { if (e instanceof ClusterOutsideStackEnvironmentError) console.error(e.clusterArn); }
+ */
+export class ClusterOutsideStackEnvironmentError extends KafkaLambdaCdkError {
+  /** Always `'ClusterOutsideStackEnvironmentError'`. */
+  override readonly name = 'ClusterOutsideStackEnvironmentError';
+  /** The ARN as given. */
+  readonly clusterArn: string;
+  /**
+   * @param clusterArn - The ARN as given.
+   * @param message - Where the cluster is, where the stack deploys, and what to do instead.
+   */
+  constructor(clusterArn: string, message: string) {
+    super(message);
+    this.clusterArn = clusterArn;
+  }
+}
+
+const CROSS_ACCOUNT_GUIDE = 'https://docs.aws.amazon.com/lambda/latest/dg/msk-cross-account.html';
+// arn:<partition>:kafka:<region>:<client account>:vpc-connection/<cluster owner account>/<cluster>/<uuid>
+const VPC_CONNECTION_ARN = /^arn:[a-z-]+:kafka:[a-z0-9-]+:\d{12}:vpc-connection\/(\d{12})\/[^/]+\/[^/]+$/;
+
 const CLUSTER_ARN = /^arn:[a-z-]+:kafka:[a-z0-9-]+:\d{12}:cluster\/[^/]+\/[^/]+$/;
 
 /**
@@ -34,8 +65,50 @@ const CLUSTER_ARN = /^arn:[a-z-]+:kafka:[a-z0-9-]+:\d{12}:cluster\/[^/]+\/[^/]+$
  */
 export function assertMskClusterArn(clusterArn: string): void {
   if (Token.isUnresolved(clusterArn)) return;
+  const owner = typeof clusterArn === 'string' ? VPC_CONNECTION_ARN.exec(clusterArn)?.[1] : undefined;
+  if (owner !== undefined)
+    throw new ClusterOutsideStackEnvironmentError(
+      clusterArn,
+      `source.clusterArn "${clusterArn}" is an MSK managed VPC connection, for a cluster of another account: ` +
+        'these constructs do not support cross-account clusters (Lambda needs kafka:DescribeVpcConnection on the ' +
+        `connection and the cluster owner's policy, ${CROSS_ACCOUNT_GUIDE}). ` +
+        `Deploy the stack to account ${owner} and give the cluster ARN`,
+    );
   if (typeof clusterArn !== 'string' || !CLUSTER_ARN.test(clusterArn))
     throw new InvalidClusterArnError(clusterArn);
+}
+
+/**
+ * Refuses a literal MSK cluster ARN of another account or Region than `scope`'s stack, where the stack
+ * names them (a Token on either side passes: CloudFormation only knows at deploy time). An event source
+ * mapping reads a cluster of its own Region, and a cluster of its own account by cluster ARN; another
+ * account's takes a managed VPC connection ARN and `kafka:DescribeVpcConnection`, which these constructs
+ * do not grant (https://docs.aws.amazon.com/lambda/latest/dg/msk-cross-account.html). Without this
+ * check such a stack synthesizes and deploys a trigger that cannot work.
+ *
+ * @example
+ * if (source.kind === 'msk') assertClusterInStackEnvironment(this, source.clusterArn);
+ * @throws ClusterOutsideStackEnvironmentError saying where the cluster and the stack are.
+ */
+export function assertClusterInStackEnvironment(scope: IConstruct, clusterArn: string): void {
+  if (Token.isUnresolved(clusterArn)) return;
+  assertMskClusterArn(clusterArn);
+  const [, , , region, account] = clusterArn.split(':');
+  const stack = Stack.of(scope);
+  if (!Token.isUnresolved(stack.account) && stack.account !== account)
+    throw new ClusterOutsideStackEnvironmentError(
+      clusterArn,
+      `source.clusterArn "${clusterArn}" is a cluster of account ${account}, but the stack deploys to account ${stack.account}: ` +
+        "a Kafka trigger reaches another account's cluster only through an MSK managed VPC connection (its ARN, and " +
+        `kafka:DescribeVpcConnection), which these constructs do not support (${CROSS_ACCOUNT_GUIDE}). ` +
+        `Deploy the stack to account ${account}`,
+    );
+  if (!Token.isUnresolved(stack.region) && stack.region !== region)
+    throw new ClusterOutsideStackEnvironmentError(
+      clusterArn,
+      `source.clusterArn "${clusterArn}" is a cluster in ${region}, but the stack deploys to ${stack.region}: ` +
+        `a Kafka trigger reads an MSK cluster of its own Region only. Deploy the stack to ${region}`,
+    );
 }
 
 /**

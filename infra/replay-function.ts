@@ -20,7 +20,7 @@ import {
   topicNameProblem,
 } from './kafka-consumer-function.ts';
 import { type KafkaSource, sourceSecret, sourceSecrets } from './kafka-source.ts';
-import { assertMskClusterArn } from './msk-arns.ts';
+import { assertClusterInStackEnvironment } from './msk-arns.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
 import { packagedReplayHandler } from './packaged-replay-handler.ts';
 
@@ -109,12 +109,14 @@ export class KafkaReplayFunction extends Construct {
    * @param props - The cluster, the trigger whose group it moves, and the function's settings.
    * @throws KafkaReplayConfigError when a prop is unknown or cannot work with the others.
    * @throws InvalidClusterArnError when an MSK `source.clusterArn` is not an MSK cluster ARN.
+   * @throws ClusterOutsideStackEnvironmentError when it is a cluster of another account or Region than
+   *   the stack's, or an MSK managed VPC connection (cross-account clusters are not supported).
    */
   constructor(scope: Construct, id: string, props: KafkaReplayFunctionProps) {
     super(scope, id);
     REPLAY_PROPS.check(props, (problem) => new KafkaReplayConfigError(problem.message));
     const { source, target } = props;
-    if (source.kind === 'msk') assertMskClusterArn(source.clusterArn);
+    if (source.kind === 'msk') assertClusterInStackEnvironment(this, source.clusterArn);
     this.allowedTopics = props.allowedTopics ?? [target.topic];
     if (!Array.isArray(this.allowedTopics) || this.allowedTopics.length === 0)
       throw new KafkaReplayConfigError('allowedTopics must name at least one topic');
