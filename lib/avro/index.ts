@@ -87,12 +87,8 @@ function toType(schema: avsc.Schema | avsc.Type | string | object): avsc.Type {
 
 /** A reader for one writer schema: resolved into the reader schema when there is one. */
 function compileWriter(registered: RegisteredSchema, reader: avsc.Type | undefined): PayloadReader | string {
-  let writer: avsc.Type;
-  try {
-    writer = avsc.Type.forSchema(JSON.parse(registered.definition) as avsc.Schema, exactLongOptions(avsc));
-  } catch {
-    return 'has a writer schema that is not a valid Avro schema';
-  }
+  const writer = writerType(registered);
+  if (typeof writer === 'string') return writer;
   if (reader === undefined) return (payload) => writer.fromBuffer(payload);
   let resolver: avsc.Resolver;
   try {
@@ -101,4 +97,29 @@ function compileWriter(registered: RegisteredSchema, reader: avsc.Type | undefin
     return 'has a writer schema the reader schema cannot read (incompatible evolution)';
   }
   return (payload) => reader.fromBuffer(payload, resolver);
+}
+
+/**
+ * The writer schema as an avsc type, or why it cannot be one. The named types of the schemas it
+ * references (Confluent's schema references: a field whose type is a record of another subject)
+ * are compiled first, in dependency order, into the registry of names the schema is then compiled
+ * with, as Confluent's deserializer does (Confluent's "Schema references":
+ * https://docs.confluent.io/platform/current/schema-registry/fundamentals/serdes-develop/index.html).
+ */
+function writerType(registered: RegisteredSchema): avsc.Type | string {
+  const options = exactLongOptions(avsc);
+  for (const reference of registered.references ?? []) {
+    if (reference.type !== 'AVRO')
+      return `has a writer schema that references a ${reference.type} schema (${reference.name}), not Avro`;
+    try {
+      avsc.Type.forSchema(JSON.parse(reference.definition) as avsc.Schema, options);
+    } catch {
+      return `has a writer schema whose reference ${reference.name} is not a valid Avro schema`;
+    }
+  }
+  try {
+    return avsc.Type.forSchema(JSON.parse(registered.definition) as avsc.Schema, options);
+  } catch {
+    return 'has a writer schema that is not a valid Avro schema';
+  }
 }

@@ -156,6 +156,99 @@ describe('the emulator schema resolver', () => {
     expect(mistyped).toMatchObject({ kind: 'failed', reason: 'DESERIALIZATION_ERROR' });
   });
 
+  it("compiles a schema's references with it: Avro named types, JSON Schema $refs, Protobuf imports", async () => {
+    const address = {
+      type: 'record',
+      name: 'Address',
+      namespace: 'shop',
+      fields: [{ name: 'city', type: 'string' }],
+    };
+    const schemas: Record<string, RegisteredSchema> = {
+      '31': {
+        id: '31',
+        type: 'AVRO',
+        definition: JSON.stringify({
+          type: 'record',
+          name: 'Customer',
+          namespace: 'shop',
+          fields: [{ name: 'address', type: 'shop.Address' }],
+        }),
+        references: [{ name: 'shop.Address', type: 'AVRO', definition: JSON.stringify(address) }],
+      },
+      '32': {
+        id: '32',
+        type: 'JSON',
+        definition: JSON.stringify({ type: 'object', properties: { address: { $ref: 'address.json' } } }),
+        references: [
+          {
+            name: 'address.json',
+            type: 'JSON',
+            definition: JSON.stringify({ type: 'object', required: ['city'] }),
+          },
+        ],
+      },
+      // The referenced file has the same package: its message must not count in the message indexes.
+      '33': {
+        id: '33',
+        type: 'PROTOBUF',
+        definition:
+          'syntax = "proto3"; package shop; import "shop/address.proto"; import "google/protobuf/timestamp.proto"; message Customer { Address address = 1; google.protobuf.Timestamp at = 2; }',
+        references: [
+          {
+            name: 'shop/address.proto',
+            type: 'PROTOBUF',
+            definition: 'syntax = "proto3"; package shop; message Address { string city = 1; }',
+          },
+        ],
+      },
+      '34': {
+        id: '34',
+        type: 'AVRO',
+        definition: JSON.stringify({
+          type: 'record',
+          name: 'C',
+          fields: [{ name: 'a', type: 'shop.Address' }],
+        }),
+        references: [{ name: 'shop.Address', type: 'JSON', definition: '{}' }],
+      },
+    };
+    class Schemas extends CachingSchemaRegistry {
+      readonly registry = 'confluent';
+      protected async fetchSchema(id: string): Promise<RegisteredSchema> {
+        const schema = schemas[id];
+        if (schema === undefined) throw new SchemaNotFoundError(id);
+        return schema;
+      }
+    }
+    const framed = (id: number, body: Buffer) => {
+      const header = Buffer.alloc(5);
+      header.writeInt32BE(id, 1);
+      return Buffer.concat([header, body]);
+    };
+    const resolver = createSchemaResolver(config('JSON'), new Schemas());
+    const outcomeOf = (bytes: Buffer) => resolver.resolve(pending(bytes));
+    const jsonOf = async (bytes: Buffer) => {
+      const outcome = await outcomeOf(bytes);
+      if (outcome.kind !== 'resolved') throw new Error(`failed: ${outcome.reason}`);
+      return JSON.parse(Buffer.from(outcome.record.encoded.value!, 'base64').toString('utf8'));
+    };
+    // Avro: the string "Delft" (length 5 as zigzag 10, then the bytes).
+    const delft = Buffer.concat([Buffer.from([10]), Buffer.from('Delft')]);
+    expect(await jsonOf(framed(31, delft))).toEqual({ address: { city: 'Delft' } });
+    expect(await jsonOf(framed(32, Buffer.from('{"address":{"city":"Delft"}}')))).toEqual({
+      address: { city: 'Delft' },
+    });
+    expect(await outcomeOf(framed(32, Buffer.from('{"address":{}}')))).toEqual({
+      kind: 'failed',
+      reason: 'DESERIALIZATION_ERROR',
+    });
+    // Protobuf: message index [0] (Customer), then address { city: "Delft" }.
+    const customer = Buffer.concat([Buffer.from([0x00, 0x0a, 0x07, 0x0a, 0x05]), Buffer.from('Delft')]);
+    expect(await jsonOf(framed(33, customer))).toEqual({ address: { city: 'Delft' }, at: null });
+    // A reference of another format: the schema does not compile.
+    expect(await outcomeOf(framed(34, delft))).toEqual({ kind: 'failed', reason: 'DESERIALIZATION_ERROR' });
+  });
+
   it('fails unknown schema ids with SCHEMA_NOT_FOUND and unframed or corrupt bytes with DESERIALIZATION_ERROR', async () => {
     const resolver = createSchemaResolver(config('JSON'), new InMemoryRegistry());
     const unknown = Buffer.from([0, 0, 0, 0, 99, 1, 2]);

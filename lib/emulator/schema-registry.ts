@@ -284,20 +284,31 @@ async function compileReader(schema: RegisteredSchema): Promise<Reader | undefin
     );
   }
   try {
+    // Schemas it references (Confluent's schema references) are compiled with it, when they are of
+    // its format; one of another format fails the schema, as it would Confluent's deserializer.
+    const references = schema.references ?? [];
+    if (references.some((reference) => reference.type !== schema.type)) return undefined;
     if (schema.type === 'AVRO')
-      return avroReader((loaded as { default: typeof avsc }).default, schema.definition);
+      return avroReader((loaded as { default: typeof avsc }).default, schema.definition, references);
     if (schema.type === 'PROTOBUF')
-      return protobufReader((loaded as { default: typeof protobuf }).default, schema.definition);
+      return protobufReader((loaded as { default: typeof protobuf }).default, schema.definition, references);
     const Dialect = (loaded as { default: typeof import('ajv').Ajv }).default;
-    return jsonSchemaReader(Dialect, schema.definition);
+    return jsonSchemaReader(Dialect, schema.definition, references);
   } catch {
     return undefined; // a schema the library cannot compile: nothing deserializes with it
   }
 }
 
-function avroReader(library: typeof avsc, definition: string): Reader {
+/** A registered schema's references, in dependency order. */
+type References = NonNullable<RegisteredSchema['references']>;
+
+function avroReader(library: typeof avsc, definition: string, references: References): Reader {
   // A long past 2^53 is a valid Avro long: read as a bigint (a number when it fits), never refused.
-  const type = library.Type.forSchema(JSON.parse(definition) as avsc.Schema, exactLongOptions(library));
+  const options = exactLongOptions(library);
+  // Referenced named types go first into the registry the schema is compiled with.
+  for (const reference of references)
+    library.Type.forSchema(JSON.parse(reference.definition) as avsc.Schema, options);
+  const type = library.Type.forSchema(JSON.parse(definition) as avsc.Schema, options);
   return (payload) => {
     try {
       return { json: JSON.stringify(type.fromBuffer(payload), jsonBytes), source: payload };
@@ -321,18 +332,32 @@ function jsonBytes(_key: string, value: unknown): unknown {
 /** `JSON.rawJSON` (Node ≥ 21), not yet in TypeScript's lib. */
 type RawJson = JSON & { rawJSON(text: string): unknown };
 
-function protobufReader(library: typeof protobuf, definition: string): Reader {
-  const parsed = library.parse(definition, { keepCase: true });
-  // Well-known types (google/protobuf/timestamp.proto, …) are built into Confluent's serializer and into
-  // protobufjs: an import of one resolves without the registry.
-  for (const file of parsed.imports ?? []) {
-    const common = library.common.get(file);
-    if (common?.nested) parsed.root.addJSON(common.nested);
-  }
-  const scope = parsed.package ? parsed.root.lookup(parsed.package) : parsed.root;
+function protobufReader(library: typeof protobuf, definition: string, references: References): Reader {
   const messagesOf = (namespace: protobuf.Namespace): protobuf.Type[] =>
     namespace.nestedArray.filter((nested): nested is protobuf.Type => nested instanceof library.Type);
-  const top = messagesOf(scope as protobuf.Namespace);
+  // The message indexes count the messages of this file only: their names, in order, from it alone
+  // (a referenced file of the same package adds its messages to the same namespace).
+  const own = library.parse(definition, { keepCase: true });
+  const ownScope = own.package ? own.root.lookup(own.package) : own.root;
+  const names = messagesOf(ownScope as protobuf.Namespace).map((type) => type.fullName);
+  // An import of a file another subject holds (Confluent's schema references: the reference's name is
+  // the import path) resolves to that file, parsed into the same root first.
+  const root = new library.Root();
+  const imports = new Set(own.imports ?? []);
+  for (const reference of references) {
+    const parsed = library.parse(reference.definition, root, { keepCase: true });
+    for (const file of parsed.imports ?? []) imports.add(file);
+  }
+  library.parse(definition, root, { keepCase: true });
+  const referenced = new Set(references.map((reference) => reference.name));
+  // Well-known types (google/protobuf/timestamp.proto, …) are built into Confluent's serializer and into
+  // protobufjs: an import of one resolves without the registry.
+  for (const file of imports) {
+    if (referenced.has(file)) continue;
+    const common = library.common.get(file);
+    if (common?.nested) root.addJSON(common.nested);
+  }
+  const top = names.map((name) => root.lookupType(name));
   return (payload) => {
     // Confluent's serializer writes the message-index array (the message's path in the file) first.
     // SOURCE keeps it: AWS does not say, but events captured from Lambda (Powertools' fixtures) start
@@ -357,8 +382,12 @@ function protobufReader(library: typeof protobuf, definition: string): Reader {
   };
 }
 
-function jsonSchemaReader(Ajv: typeof import('ajv').Ajv, definition: string): Reader {
-  const validate = new Ajv({ strict: false }).compile(JSON.parse(definition) as AnySchema);
+function jsonSchemaReader(Ajv: typeof import('ajv').Ajv, definition: string, references: References): Reader {
+  const ajv = new Ajv({ strict: false });
+  // A referenced schema is known by its reference name, the `$ref` value that names it.
+  for (const reference of references)
+    ajv.addSchema(JSON.parse(reference.definition) as AnySchema, reference.name);
+  const validate = ajv.compile(JSON.parse(definition) as AnySchema);
   return (payload) => {
     let data: unknown;
     try {

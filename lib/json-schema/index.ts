@@ -15,6 +15,7 @@ import {
   type SchemaRegistryDecoderOptions,
 } from '../schema-registry/decoder.ts';
 import { jsonSchemaDraft } from '../schema-registry/json-schema-draft.ts';
+import type { RegisteredSchema } from '../schema-registry/registry.ts';
 
 // Types named by this entry's signatures, so that a user can name them too.
 export type * from '../schema-registry/entry-types.ts';
@@ -49,15 +50,13 @@ export interface JsonSchemaDecoderOptions<TOutput> extends SchemaRegistryDecoder
 export function jsonSchemaDecoder<TOutput = unknown>(
   options: JsonSchemaDecoderOptions<TOutput>,
 ): KafkaDecoder<TOutput | null> {
-  // Unknown keywords (registry annotations) are allowed; formats are not checked (no ajv-formats). One
-  // Ajv per dialect, made when a schema of it is first met.
+  // One Ajv per dialect, made when a schema of it is first met.
   const ajvs = new Map<string, Ajv>();
   const compile = (schema: AnySchema) => {
     const draft = jsonSchemaDraft(schema);
     let ajv = ajvs.get(draft);
     if (ajv === undefined) {
-      const Dialect = draft === '2020-12' ? Ajv2020 : draft === '2019-09' ? Ajv2019 : Ajv;
-      ajv = new Dialect({ strict: false, allErrors: false, validateFormats: false });
+      ajv = newAjv(draft);
       ajvs.set(draft, ajv);
     }
     return ajv.compile(schema);
@@ -69,6 +68,8 @@ export function jsonSchemaDecoder<TOutput = unknown>(
       label: 'JSON Schema',
       local,
       compile: (registered) => {
+        if (registered.references !== undefined && registered.references.length > 0)
+          return compileWithReferences(registered.definition, registered.references);
         try {
           // Each id is compiled once (the decoder caches readers); the schema's $id must not clash.
           const definition = JSON.parse(registered.definition) as Record<string, unknown>;
@@ -81,6 +82,47 @@ export function jsonSchemaDecoder<TOutput = unknown>(
     },
     options,
   );
+}
+
+/** Unknown keywords (registry annotations) are allowed; formats are not checked (no ajv-formats). */
+function newAjv(draft: ReturnType<typeof jsonSchemaDraft>): Ajv {
+  const Dialect = draft === '2020-12' ? Ajv2020 : draft === '2019-09' ? Ajv2019 : Ajv;
+  return new Dialect({ strict: false, allErrors: false, validateFormats: false });
+}
+
+/**
+ * A writer schema that references others (Confluent's schema references: a `$ref` naming another
+ * subject's schema): each referenced schema is added under its reference name, the `$ref` value,
+ * then the schema is compiled, as Confluent's deserializer resolves them (Confluent's "Schema references":
+ * https://docs.confluent.io/platform/current/schema-registry/fundamentals/serdes-develop/index.html).
+ * An Ajv of its own: two writer schemas may reference two versions under one name, and keep their
+ * `$id`, against which a relative `$ref` resolves.
+ */
+function compileWithReferences(
+  definition: string,
+  references: NonNullable<RegisteredSchema['references']>,
+): PayloadReader | string {
+  let schema: AnySchema;
+  try {
+    schema = JSON.parse(definition) as AnySchema;
+  } catch {
+    return 'has a writer schema that is not a valid JSON Schema';
+  }
+  const ajv = newAjv(jsonSchemaDraft(schema));
+  for (const reference of references) {
+    if (reference.type !== 'JSON')
+      return `has a writer schema that references a ${reference.type} schema (${reference.name}), not a JSON Schema`;
+    try {
+      ajv.addSchema(JSON.parse(reference.definition) as AnySchema, reference.name);
+    } catch {
+      return `has a writer schema whose reference ${reference.name} is not a valid JSON Schema`;
+    }
+  }
+  try {
+    return reader(ajv.compile(schema));
+  } catch {
+    return 'has a writer schema that is not a valid JSON Schema (or one of its references is not)';
+  }
 }
 
 function reader(validate: ValidateFunction): PayloadReader {

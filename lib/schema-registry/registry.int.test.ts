@@ -171,6 +171,97 @@ describe('Avro through a real registry', () => {
   });
 });
 
+describe('schema references through a real registry', () => {
+  it('decodes Avro whose field type is a record of another subject, and JSON Schema whose $ref names another subject', async () => {
+    const address = {
+      type: 'record',
+      name: 'Address',
+      namespace: 'test.kafkalambda',
+      fields: [{ name: 'city', type: 'string' }],
+    };
+    await producer.register(
+      { type: SchemaType.AVRO, schema: JSON.stringify(address) },
+      { subject: `${run}-address` },
+    );
+    const customer = {
+      type: 'record',
+      name: 'Customer',
+      namespace: 'test.kafkalambda',
+      fields: [
+        { name: 'id', type: 'string' },
+        { name: 'address', type: 'test.kafkalambda.Address' },
+      ],
+    };
+    const avro = await producer.register(
+      {
+        type: SchemaType.AVRO,
+        schema: JSON.stringify(customer),
+        references: [{ name: 'test.kafkalambda.Address', subject: `${run}-address`, version: 1 }],
+      },
+      { subject: `${run}-customers-value` },
+    );
+    const addressUrl = `https://example.com/${run}/address.json`;
+    await producer.register(
+      {
+        type: SchemaType.JSON,
+        schema: JSON.stringify({
+          $id: addressUrl,
+          type: 'object',
+          properties: { city: { type: 'string' } },
+          required: ['city'],
+        }),
+      },
+      { subject: `${run}-address-json` },
+    );
+    const json = await producer.register(
+      {
+        type: SchemaType.JSON,
+        schema: JSON.stringify({
+          type: 'object',
+          properties: { id: { type: 'string' }, address: { $ref: addressUrl } },
+          required: ['id', 'address'],
+        }),
+        references: [{ name: addressUrl, subject: `${run}-address-json`, version: 1 }],
+      },
+      { subject: `${run}-customers-json-value` },
+    );
+    const value = { id: 'c-1', address: { city: 'Delft' } };
+    const registry = newRegistry();
+    const avroRecords = await decodeBatch({ value: avroDecoder({ registry }) }, [
+      { value: await producer.encode(avro.id, value) },
+      { value: await producer.encode(avro.id, { id: 'c-2', address: { city: 'Leiden' } }) },
+    ]);
+    expect(avroRecords.failed).toEqual({});
+    expect(JSON.parse(JSON.stringify(avroRecords.data))).toEqual([
+      value,
+      { id: 'c-2', address: { city: 'Leiden' } },
+    ]);
+    // The schema, then its one reference; the second record asks nothing.
+    expect(registry.stats.requests).toBe(2);
+    const poisoned: string[] = [];
+    const jsonRecords = await decodeBatch(
+      {
+        value: jsonSchemaDecoder({ registry }),
+        onPoison: (_record, e) => {
+          poisoned.push((e as KafkaSchemaRegistryDecodeError).reason);
+        },
+      },
+      [
+        { value: await producer.encode(json.id, value) },
+        // Framed by hand: the serializer checks the value against the schema first.
+        {
+          value: Buffer.concat([
+            (await producer.encode(json.id, value)).subarray(0, 5),
+            Buffer.from('{"id":"c-3","address":{}}'),
+          ]),
+        },
+      ],
+    );
+    expect(jsonRecords.data).toEqual([value]);
+    expect(poisoned).toEqual(['DESERIALIZATION_ERROR']);
+  });
+});
+
 describe("the registry's 404s", () => {
   it('retries a record when the URL is not the registry API (unknown path), and poisons one whose id is unknown', async () => {
     const { id } = await producer.register(
