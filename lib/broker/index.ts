@@ -24,6 +24,7 @@ export {
   type BrokerStatus,
   type BrokerStopResult,
   backgroundBrokerStatus,
+  type StartBackgroundBrokerOptions,
   startBackgroundBroker,
   stopBackgroundBroker,
 } from './state.ts';

@@ -1,4 +1,4 @@
-import { BackgroundServer } from '../maven-server/index.ts';
+import { BackgroundServer, type BackgroundStartOptions } from '../maven-server/index.ts';
 import { BROKER_RUN_DIRS, startBroker, waitUntilServing } from './broker.ts';
 
 /**
@@ -67,8 +67,25 @@ const background = new BackgroundServer<BrokerRecord>({
 });
 
 /**
+ * Options of {@link startBackgroundBroker}.
+ *
+ * @example
+ * ```ts
+ * await startBackgroundBroker({ onWaiting: (pid) => console.error(`another start (pid ${pid}) is under way…`) });
+ * ```
+ */
+export interface StartBackgroundBrokerOptions {
+  /**
+   * Called when another process is starting the background broker: this start waits for it, then returns
+   * its broker (`alreadyRunning`), so that two starts at once leave one broker.
+   */
+  onWaiting?: (startingPid: number) => void;
+}
+
+/**
  * Starts a broker that outlives this process and records it, or returns the one already running.
  * The broker stays tied to this process until it is recorded: interrupted before, it stops too.
+ * Starts in several processes at once take turns: one broker is started, the others return it.
  *
  * @example
  * ```ts
@@ -76,12 +93,15 @@ const background = new BackgroundServer<BrokerRecord>({
  * console.log(broker.bootstrapServers);
  * ```
  */
-export async function startBackgroundBroker(): Promise<{ broker: BrokerRecord; alreadyRunning: boolean }> {
+export async function startBackgroundBroker(
+  options: StartBackgroundBrokerOptions = {},
+): Promise<{ broker: BrokerRecord; alreadyRunning: boolean }> {
+  const startOptions: BackgroundStartOptions = { onWaiting: options.onWaiting };
   const { server, alreadyRunning } = await background.start(async () => {
     const broker = await startBroker();
     const { bootstrapServers, pid, runDir, version } = broker;
     return { record: { bootstrapServers, pid, runDir, version }, stop: broker.stop, detach: broker.detach };
-  });
+  }, startOptions);
   return { broker: server, alreadyRunning };
 }
 

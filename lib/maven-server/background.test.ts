@@ -3,9 +3,10 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BackgroundServer, type LaunchedServer, type ServerRecord, startJvmInRunDir } from './background.ts';
-import { isAlive, waitForExit } from './process.ts';
+import { isAlive, processOutput, waitForExit } from './process.ts';
 import { createRunDir, type RunDirKind } from './run-dir.ts';
 
 interface FakeRecord extends ServerRecord {
@@ -74,6 +75,77 @@ describe('BackgroundServer', { timeout: 60_000 }, () => {
     expect(await fake.status()).toEqual({ state: 'stopped' });
   });
 
+  it('two starts at once launch one server between them: the second waits and returns the first', async () => {
+    const fake = server();
+    let launches = 0;
+    const slowLaunch = async () => {
+      launches++;
+      // Long enough for the second start to find no server recorded yet.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return launch();
+    };
+    const [a, b] = await Promise.all([fake.start(slowLaunch), fake.start(slowLaunch)]);
+    expect(launches).toBe(1);
+    expect(a.server).toEqual(b.server);
+    expect([a.alreadyRunning, b.alreadyRunning].sort()).toEqual([false, true]);
+    expect(existsSync(join(root, 'cache', 'fake.json.lock'))).toBe(false);
+    await fake.stop(5_000);
+  });
+
+  it('two CLI-like processes starting at once leave one JVM, recorded, which stop stops', async () => {
+    // Each child runs the real BackgroundServer on the same cache and temporary folder.
+    const background = fileURLToPath(new URL('./background.ts', import.meta.url));
+    const runDirModule = fileURLToPath(new URL('./run-dir.ts', import.meta.url));
+    const script = `
+      const { BackgroundServer, startJvmInRunDir } = await import(${JSON.stringify(background)});
+      const { createRunDir } = await import(${JSON.stringify(runDirModule)});
+      const runDirs = { prefix: 'kafka-lambda-fake-', jvmArgument: (path) => 'fake.Main ' + path };
+      const fake = new BackgroundServer({ stateFileName: 'fake.json', runDirs, hasFields: () => true, isServing: async () => true });
+      const result = await fake.start(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const run = await createRunDir(runDirs);
+        const jvm = await startJvmInRunDir(run, [runDirs.jvmArgument(run.path)], run.path + '/log');
+        return { record: { name: 'fake', pid: jvm.pid, runDir: run.path }, stop: jvm.stop, detach: jvm.detach };
+      }, { onWaiting: (pid) => console.error('waiting for ' + pid) });
+      console.log(JSON.stringify(result));
+    `;
+    const runs = await Promise.all(
+      [1, 2].map(() => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+          env: process.env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        children.push(child);
+        return processOutput(child);
+      }),
+    );
+    const results = runs.map((run) => {
+      expect(run).toMatchObject({ code: 0 });
+      return JSON.parse(run.stdout) as { server: FakeRecord; alreadyRunning: boolean };
+    });
+    for (const result of results) pids.push(result.server.pid);
+    expect(results[0]!.server).toEqual(results[1]!.server);
+    expect(results.map((r) => r.alreadyRunning).sort()).toEqual([false, true]);
+    expect(runs.map((r) => r.stderr).join('')).toMatch(/^waiting for \d+\n$/);
+    const jvms = async () =>
+      (
+        await processOutput(
+          spawn('pgrep', ['-f', `^java fake.Main ${join(root, 'tmp')}`], {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          }),
+        )
+      ).stdout
+        .split('\n')
+        .filter(Boolean)
+        .map(Number);
+    expect(await jvms()).toEqual([results[0]!.server.pid]);
+
+    const fake = server();
+    expect((await fake.stop(5_000)).stopped).toEqual(results[0]!.server);
+    expect(await waitForExit(results[0]!.server.pid, 5_000)).toBe(true);
+    expect(await jvms()).toEqual([]);
+  });
+
   it('replaces a recorded server that runs but does not serve', async () => {
     const fake = server();
     const first = (await fake.start(launch)).server;
@@ -87,16 +159,15 @@ describe('BackgroundServer', { timeout: 60_000 }, () => {
   });
 
   it('a server it could not record is stopped, its run folder deleted, and the error kept', async () => {
-    // The cache "folder" is a file: the state file cannot be written.
-    process.env.KAFKA_LAMBDA_CACHE = join(root, 'not-a-folder');
-    await writeFile(process.env.KAFKA_LAMBDA_CACHE, '');
+    // The state file's name is taken by a folder: it cannot be written.
+    await mkdir(join(root, 'cache', 'fake.json'));
     let launched: FakeRecord | undefined;
     const attempt = server().start(async () => {
       const server = await launch();
       launched = { ...server.record, startedAt: '' };
       return server;
     });
-    await expect(attempt).rejects.toMatchObject({ code: 'EEXIST' });
+    await expect(attempt).rejects.toMatchObject({ code: 'EISDIR' });
     expect(await waitForExit(launched?.pid ?? 0, 5_000)).toBe(true);
     expect(existsSync(launched?.runDir ?? '')).toBe(false);
   });

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { cacheBase } from './jars.ts';
 import { isAlive, stopPid } from './process.ts';
 import { type RunDir, type RunDirKind, recordRunJvm, removeStaleRunDirs, runJvmPid } from './run-dir.ts';
+import { acquireStartLock } from './start-lock.ts';
 import { spawnWatched } from './watchdog.ts';
 
 /**
@@ -145,6 +146,19 @@ export interface LaunchedServer<R extends ServerRecord> {
 }
 
 /**
+ * Options of {@link BackgroundServer.start}.
+ *
+ * @example
+ * ```ts
+ * const options: BackgroundStartOptions = { onWaiting: (pid) => console.error(`waiting for pid ${pid}…`) };
+ * ```
+ */
+export interface BackgroundStartOptions {
+  /** Called when another process is starting a server of this kind and this start waits for it. */
+  onWaiting?: (holderPid: number) => void;
+}
+
+/**
  * A server that outlives the command that started it (`kafka-lambda broker|sqs|registry start`), recorded
  * in a state file in the per-user cache so that `status` and `stop` find it again. Whatever the state
  * file says, only the JVM its run folder's marker names is signalled, and only run folders of this tool
@@ -208,14 +222,32 @@ export class BackgroundServer<R extends ServerRecord> {
   /**
    * Returns the recorded server when it is serving; otherwise stops what is left of it, calls `launch`
    * and records the server it started. The server stays tied to this process until it is recorded: a
-   * start interrupted before (Ctrl-C, SIGKILL, a failed write) leaves no JVM behind.
+   * start interrupted before (Ctrl-C, SIGKILL, a failed write) leaves no JVM behind. Starts of the same
+   * kind take turns (a lock file beside the state file): a second start waits for the first and returns
+   * its server, instead of launching a JVM that one of them would leave unrecorded.
    *
    * @example
    * ```ts
-   * const { server, alreadyRunning } = await sqs.start(async () => launch());
+   * const { server, alreadyRunning } = await sqs.start(async () => launch(), {
+   *   onWaiting: (pid) => console.error(`waiting for the start under way (pid ${pid})…`),
+   * });
    * ```
    */
-  async start(launch: () => Promise<LaunchedServer<R>>): Promise<{ server: R; alreadyRunning: boolean }> {
+  async start(
+    launch: () => Promise<LaunchedServer<R>>,
+    options: BackgroundStartOptions = {},
+  ): Promise<{ server: R; alreadyRunning: boolean }> {
+    const lock = await acquireStartLock(`${this.stateFile}.lock`, { onWaiting: options.onWaiting });
+    try {
+      return await this.#startLocked(launch);
+    } finally {
+      await lock.release();
+    }
+  }
+
+  async #startLocked(
+    launch: () => Promise<LaunchedServer<R>>,
+  ): Promise<{ server: R; alreadyRunning: boolean }> {
     const status = await this.status();
     if (status.state === 'running') return { server: status.server, alreadyRunning: true };
     if (status.state === 'not-serving') await this.stop();

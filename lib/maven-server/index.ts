@@ -14,6 +14,7 @@ export {
   type BackgroundServerKind,
   type BackgroundServerStatus,
   type BackgroundServerStopResult,
+  type BackgroundStartOptions,
   type LaunchedServer,
   type RunDirJvm,
   type ServerRecord,
@@ -40,4 +41,5 @@ export {
   waitForExit,
 } from './process.ts';
 export { createRunDir, type RunDir, type RunDirKind, removeStaleRunDirs, runJvmPid } from './run-dir.ts';
+export { acquireStartLock, type StartLock, type StartLockOptions } from './start-lock.ts';
 export { type DetachableProcess, spawnWatched, type WatchedProcess } from './watchdog.ts';

@@ -17,7 +17,10 @@ export function registerBrokerCommand(program: Command): void {
     .command('start')
     .description('start the broker in the background and print its bootstrap address')
     .action(async () => {
-      const { broker: running, alreadyRunning } = await startBackgroundBroker();
+      const { broker: running, alreadyRunning } = await startBackgroundBroker({
+        onWaiting: (pid) =>
+          console.error(`another kafka-lambda process (pid ${pid}) is starting the broker: waiting for it…`),
+      });
       console.error(
         alreadyRunning
           ? `broker already running (Kafka ${running.version}, pid ${running.pid})`
