@@ -1,7 +1,12 @@
 import { deflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readConfluentMessageIndexes, readFrame, readGlueMessageIndex } from './wire.ts';
+import {
+  confluentSchemaIdHeaderProblem,
+  readConfluentMessageIndexes,
+  readFrame,
+  readGlueMessageIndex,
+} from './wire.ts';
 
 /** Confluent's encoding of a message-index array (zigzag varints; `[0]` as a single 0), from its spec. */
 function confluentIndexes(indexes: number[], zigzag = true): Buffer {
@@ -101,5 +106,33 @@ describe('readGlueMessageIndex', () => {
   it('reads one unsigned varint', () => {
     expect(readGlueMessageIndex(Buffer.from([0x96, 0x01, 0x08]))).toEqual({ index: 150, offset: 2 });
     expect(typeof readGlueMessageIndex(Buffer.from([0x96]))).toBe('string');
+  });
+});
+
+describe('confluentSchemaIdHeaderProblem', () => {
+  // Magic byte 1 and a schema GUID, as @confluentinc/schemaregistry's HeaderSchemaIdSerializer writes it.
+  const guid = Buffer.from('0189791762233641869674299b90a802e2', 'hex');
+
+  it("says the schema id is in Confluent's header, naming the GUID, and does not suggest framing 'none'", () => {
+    const problem = confluentSchemaIdHeaderProblem(
+      [
+        ['traceparent', Buffer.from('00-abc')],
+        ['__value_schema_id', guid],
+      ],
+      'value',
+    );
+    expect(problem).toBe(
+      "is not framed: its schema id is in Confluent's __value_schema_id header (schema GUID 89791762-2336-4186-9674-299b90a802e2), which this decoder does not read; have the producer's serializer put the schema id before the bytes (Confluent's default prefix schema id)",
+    );
+    expect(problem).not.toContain("framing: 'none'");
+  });
+
+  it('reads the header of the field only, and any value of it', () => {
+    const headers: [string, Buffer][] = [['__key_schema_id', Buffer.from([9])]];
+    expect(confluentSchemaIdHeaderProblem(headers, 'value')).toBeUndefined();
+    expect(confluentSchemaIdHeaderProblem(headers, 'key')).toContain(
+      "Confluent's __key_schema_id header, which",
+    );
+    expect(confluentSchemaIdHeaderProblem([], 'key')).toBeUndefined();
   });
 });

@@ -90,6 +90,44 @@ export function readFrame(bytes: Buffer, framing: RegistryFraming = 'registry'):
   return `does not start with the ${expected}: not framed by a schema registry serializer (for unframed bytes, set the decoder option framing: 'none')`;
 }
 
+/**
+ * The headers where Confluent's newer serializers (`@confluentinc/schemaregistry`'s
+ * `HeaderSchemaIdSerializer`, and the Java and .NET clients' header schema-id serializers) put the
+ * schema id instead of framing the bytes: magic byte 1, then the schema's 16-byte GUID; the key or
+ * value is then the encoded bytes alone (Confluent.SchemaRegistry's `SchemaId`:
+ * https://docs.confluent.io/platform/current/clients/confluent-kafka-dotnet/_site/api/Confluent.SchemaRegistry.SchemaId.html).
+ */
+const CONFLUENT_SCHEMA_ID_HEADERS = { key: '__key_schema_id', value: '__value_schema_id' } as const;
+const CONFLUENT_GUID_MAGIC_BYTE = 1;
+
+/**
+ * @internal Why a key or value that {@link readFrame} found unframed cannot be read, when the record
+ * carries its schema id in Confluent's header instead (`__value_schema_id` or `__key_schema_id`): that
+ * header names the schema by GUID, which this package's registry clients do not look up, and setting
+ * framing 'none' would not help (the writer schema would still be unknown). `undefined` when the
+ * record has no such header. Only the GUID is quoted, never a byte of the payload.
+ *
+ * @example
+ * ```ts
+ * const problem = confluentSchemaIdHeaderProblem(record.headers, 'value') ?? readFrameProblem;
+ * ```
+ */
+export function confluentSchemaIdHeaderProblem(
+  headers: Iterable<readonly [name: string, value: Uint8Array]>,
+  field: 'key' | 'value',
+): string | undefined {
+  const name = CONFLUENT_SCHEMA_ID_HEADERS[field];
+  let value: Uint8Array | undefined;
+  // Kafka's lastHeader: the last one of the name counts.
+  for (const [header, bytes] of headers) if (header === name) value = bytes;
+  if (value === undefined) return undefined;
+  const guid =
+    value.length === 17 && value[0] === CONFLUENT_GUID_MAGIC_BYTE
+      ? ` (schema GUID ${formatUuid(Buffer.from(value.subarray(1)))})`
+      : '';
+  return `is not framed: its schema id is in Confluent's ${name} header${guid}, which this decoder does not read; have the producer's serializer put the schema id before the bytes (Confluent's default prefix schema id)`;
+}
+
 // A topic's records name one schema id after another: its text is made once, not once per record.
 let lastConfluentId = Number.NaN;
 let lastConfluentIdText = '';
