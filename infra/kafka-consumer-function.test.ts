@@ -990,15 +990,31 @@ describe('configurations refused at synth time', () => {
     expect(build).toThrow(message);
   });
 
+  /** The same MSK source with its cluster in `region`: a stack refuses a cluster of another Region. */
+  const mskIn = (region: string): KafkaSource => ({
+    ...msk,
+    clusterArn: `arn:${region.startsWith('cn-') ? 'aws-cn' : 'aws'}:kafka:${region}:111122223333:cluster/shop/0f3c-uuid-1`,
+  });
+
   it("consumer with a kafka:// destination where the Region's schema accepts only ARNs", () => {
     const props = { ...base, onFailure: { type: 'kafka', topic: 'orders-failed' } as const };
-    const build = () => new KafkaConsumerFunction(newStack('cn-northwest-1'), 'C', props);
+    const build = () =>
+      new KafkaConsumerFunction(newStack('cn-northwest-1'), 'C', {
+        ...props,
+        source: mskIn('cn-northwest-1'),
+      });
     expect(build).toThrow(UnsupportedRegionError);
     expect(build).toThrow(
       /cannot be deployed in cn-northwest-1: .*onFailure: \{ type: 'sqs' \} on KafkaConsumerFunction/,
     );
     expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).not.toThrow();
-    expect(() => new KafkaConsumerFunction(newStack('ap-southeast-2'), 'C', props)).not.toThrow();
+    expect(
+      () =>
+        new KafkaConsumerFunction(newStack('ap-southeast-2'), 'C', {
+          ...props,
+          source: mskIn('ap-southeast-2'),
+        }),
+    ).not.toThrow();
   });
 
   it("consumer with a poller group where the Region's schema has none", () => {
@@ -1006,9 +1022,9 @@ describe('configurations refused at synth time', () => {
       ...base,
       provisionedPollers: { minimumPollers: 1, maximumPollers: 2, pollerGroupName: 'shop' },
     };
-    expect(() => new KafkaConsumerFunction(newStack('cn-north-1'), 'C', props)).toThrow(
-      UnsupportedRegionError,
-    );
+    expect(
+      () => new KafkaConsumerFunction(newStack('cn-north-1'), 'C', { ...props, source: mskIn('cn-north-1') }),
+    ).toThrow(UnsupportedRegionError);
     expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).not.toThrow();
   });
 
@@ -1069,7 +1085,8 @@ describe('configurations refused at synth time', () => {
       /^mappingProps.logLevel cannot be deployed in cn-northwest-1: .* has no LoggingConfig. Leave out logLevel/,
     ],
   ])('consumer with mappingProps the schema of %s lacks', (region, mappingProps, message) => {
-    const build = (stack: Stack) => new KafkaConsumerFunction(stack, 'C', { ...base, mappingProps });
+    const build = (stack: Stack) =>
+      new KafkaConsumerFunction(stack, 'C', { ...base, source: mskIn(stack.region), mappingProps });
     expect(() => build(newStack(region))).toThrow(UnsupportedRegionError);
     expect(() => build(newStack(region))).toThrow(message);
     expect(() => build(newStack())).not.toThrow();
@@ -1080,6 +1097,7 @@ describe('configurations refused at synth time', () => {
     const stack = newStack('il-central-1');
     new KafkaConsumerFunction(stack, 'C', {
       ...base,
+      source: mskIn('il-central-1'),
       mappingProps: { metricsConfig: { metrics: [lambda.MetricType.EVENT_COUNT] } },
     });
     Template.fromStack(stack).hasResourceProperties('AWS::Lambda::EventSourceMapping', {
