@@ -235,8 +235,8 @@ class ConfluentSchemaRegistry extends CachingSchemaRegistry {
   /**
    * The referenced schemas, each after the ones it references itself (depth first, each name once),
    * each version asked for once (`GET /subjects/{subject}/versions/{version}`, Confluent's REST API
-   * reference: https://docs.confluent.io/platform/current/schema-registry/develop/api.html; schema
-   * references: https://docs.confluent.io/platform/current/schema-registry/fundamentals/serdes-develop/index.html#schema-references).
+   * reference: https://docs.confluent.io/platform/current/schema-registry/develop/api.html; "Schema
+   * references": https://docs.confluent.io/platform/current/schema-registry/fundamentals/serdes-develop/index.html).
    * A reference the registry cannot give is the registry's problem, not the record's: a request error.
    */
   async #resolve(
