@@ -2,16 +2,17 @@
 /// <reference types="node" preserve="true" />
 /**
  * Protobuf decoder for `kafkaBatch` (`kafka-lambda/protobuf`). It decodes with the message type you
- * already have, and imports no Protobuf library itself: protobufjs static classes (`pbjs -t
- * static-module`) carry their own `decode`; for `@bufbuild/protobuf` descriptors (`protoc-gen-es`)
- * pass its `fromBinary`. Protobuf needs no writer schema (unknown fields are skipped, missing ones
+ * already have, and imports no Protobuf library itself: protobufjs types and static classes (`pbjs
+ * -t static-module`) carry their own `decode` (and a reflected type its fields, for JSON); for
+ * `@bufbuild/protobuf` descriptors (`protoc-gen-es`) pass its `fromBinary` (and `fromJson`). Protobuf needs no writer schema (unknown fields are skipped, missing ones
  * default), so no registry is asked; Confluent's message-index array and Glue's message index are
  * read exactly and skipped.
  */
-import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
+import type { DescMessage, JsonReadOptions, JsonValue, MessageShape } from '@bufbuild/protobuf';
 import type { KafkaDecoder } from '../middleware/options.ts';
 import {
   createSchemaRegistryDecoder,
+  type FormatCodec,
   type GuessedStart,
   type PayloadReader,
   type PayloadStart,
@@ -22,6 +23,7 @@ import {
   readConfluentMessageIndexes,
   readGlueMessageIndex,
 } from '../schema-registry/wire.ts';
+import { isReflectedType, ProtoJsonMismatch, protoJsonReader } from './json.ts';
 
 // Types named by this entry's signatures, so that a user can name them too.
 export type * from '../schema-registry/entry-types.ts';
@@ -38,6 +40,22 @@ export type { ConfluentMessageIndexEncoding } from '../schema-registry/wire.ts';
  */
 export interface ProtobufjsMessageType<TMessage> {
   decode(bytes: Uint8Array): TMessage;
+}
+
+/**
+ * A protobufjs reflected `Type` (`protobuf.loadSync('orders.proto').lookupType('shop.Order')`): its
+ * field list lets the decoder read `EventRecordFormat` `JSON` records into messages.
+ *
+ * @example
+ * ```ts
+ * const type: ProtobufjsReflectedType<protobuf.Message> = root.lookupType('shop.Order');
+ * ```
+ */
+export interface ProtobufjsReflectedType<TMessage> extends ProtobufjsMessageType<TMessage> {
+  /** Builds a message from a plain object, as the decoder maps the record's JSON to one. */
+  fromObject(object: { [key: string]: unknown }): TMessage;
+  /** The type's fields, read for their names (proto and JSON), types and nesting. */
+  readonly fieldsArray: readonly object[];
 }
 
 /**
@@ -88,12 +106,34 @@ export interface ProtobufCommonOptions<TOutput>
 export type ProtobufSourceMessageIndex = 'detect' | 'kept' | 'removed';
 
 /**
- * A decoder for Protobuf keys or values, for the `key` or `value` option of `kafkaBatch`: with a
- * protobufjs class (`{ type }`, this signature) or a `@bufbuild/protobuf` descriptor
- * (`{ type, fromBinary }`, the other one). Every wire situation: Confluent- or Glue-framed bytes,
- * `EventRecordFormat` `SOURCE` or `JSON`. With `SOURCE`, whether Lambda leaves the message index in
- * place is not documented: option `sourceMessageIndex` (by default a first byte below 8 is read as
- * the index, anything else as the message). Undecodable records are poison, never quoted.
+ * A decoder for Protobuf keys or values, for the `key` or `value` option of `kafkaBatch`, with a
+ * protobufjs reflected `Type` (`root.lookupType('shop.Order')`), which reads every wire situation:
+ * Confluent- or Glue-framed bytes, `EventRecordFormat` `SOURCE` or `JSON`. With `SOURCE`, whether
+ * Lambda leaves the message index in place is not documented: option `sourceMessageIndex` (by default
+ * a first byte below 8 is read as the index, anything else as the message). With `JSON`, the record's
+ * JSON becomes a message of the type by proto3's JSON mapping
+ * (https://protobuf.dev/programming-guides/json/): a field by its proto name or its lowerCamelCase
+ * JSON name, enums by name or number, 64-bit integers as strings or numbers, bytes as base64; fields
+ * the type lacks are skipped, as binary decoding skips them; a value that does not fit is poison.
+ * Undecodable records are poison, never quoted.
+ *
+ * @example
+ * ```ts
+ * import protobuf from 'protobufjs';
+ * import { protobufDecoder } from 'kafka-lambda/protobuf';
+ *
+ * const Order = protobuf.loadSync('orders.proto').lookupType('shop.Order');
+ * kafkaBatch({ value: protobufDecoder({ type: Order, eventRecordFormat: 'JSON' }), onRecord: (r) => r.data });
+ * ```
+ */
+export function protobufDecoder<TMessage, TOutput = TMessage>(
+  options: ProtobufCommonOptions<TOutput> & { type: ProtobufjsReflectedType<TMessage> },
+): KafkaDecoder<TOutput | null>;
+/**
+ * A decoder for Protobuf keys or values with a protobufjs static class (`pbjs -t static-module`):
+ * Confluent- or Glue-framed bytes and `EventRecordFormat` `SOURCE` (a message index read as with a
+ * reflected type, option `sourceMessageIndex`). Not `JSON`: a static class has no field list to read
+ * JSON field names with; give the reflected `Type` (first signature) for that.
  *
  * @example
  * ```ts
@@ -104,14 +144,39 @@ export type ProtobufSourceMessageIndex = 'detect' | 'kept' | 'removed';
  * ```
  */
 export function protobufDecoder<TMessage, TOutput = TMessage>(
-  options: ProtobufCommonOptions<TOutput> & { type: ProtobufjsMessageType<TMessage> },
+  options: ProtobufCommonOptions<TOutput> & {
+    type: ProtobufjsMessageType<TMessage>;
+    eventRecordFormat?: 'SOURCE';
+  },
 ): KafkaDecoder<TOutput | null>;
 /**
- * A decoder for Protobuf keys or values, for the `key` or `value` option of `kafkaBatch`, with a
- * `@bufbuild/protobuf` message descriptor (`protoc-gen-es`) and that package's `fromBinary`; with a
- * protobufjs class, the other signature (`{ type }`). The same wire situations: Confluent- or
- * Glue-framed bytes, `EventRecordFormat` `SOURCE` or `JSON`, a message index read as with a protobufjs
- * class (option `sourceMessageIndex`). Undecodable records are poison, never quoted.
+ * A decoder for Protobuf keys or values with a `@bufbuild/protobuf` message descriptor
+ * (`protoc-gen-es`), that package's `fromBinary` and, for `EventRecordFormat` `JSON`, its `fromJson`
+ * (which reads proto3's JSON mapping, both field names; fields the type lacks are skipped). The same
+ * wire situations as with a protobufjs type, a `SOURCE` message index read as told by
+ * `sourceMessageIndex`. Undecodable records are poison, never quoted.
+ *
+ * @example
+ * ```ts
+ * import { fromBinary, fromJson } from '@bufbuild/protobuf';
+ * import { protobufDecoder } from 'kafka-lambda/protobuf';
+ * import { OrderSchema } from './gen/orders_pb.js'; // protoc-gen-es
+ *
+ * const decoder = protobufDecoder({ type: OrderSchema, fromBinary, fromJson, eventRecordFormat: 'JSON' });
+ * kafkaBatch({ value: decoder, onRecord: (r) => r.data?.id });
+ * ```
+ */
+export function protobufDecoder<Desc extends DescMessage, TOutput = MessageShape<Desc>>(
+  options: ProtobufCommonOptions<TOutput> & {
+    type: Desc;
+    fromBinary: (schema: Desc, bytes: Uint8Array) => MessageShape<Desc>;
+    fromJson: (schema: Desc, json: JsonValue, options?: Partial<JsonReadOptions>) => MessageShape<Desc>;
+  },
+): KafkaDecoder<TOutput | null>;
+/**
+ * A decoder for Protobuf keys or values with a `@bufbuild/protobuf` message descriptor
+ * (`protoc-gen-es`) and that package's `fromBinary`: framed bytes and `EventRecordFormat` `SOURCE`.
+ * For `JSON`, pass `fromJson` too (the previous signature).
  *
  * @example
  * ```ts
@@ -126,12 +191,14 @@ export function protobufDecoder<Desc extends DescMessage, TOutput = MessageShape
   options: ProtobufCommonOptions<TOutput> & {
     type: Desc;
     fromBinary: (schema: Desc, bytes: Uint8Array) => MessageShape<Desc>;
+    eventRecordFormat?: 'SOURCE';
   },
 ): KafkaDecoder<TOutput | null>;
 export function protobufDecoder(
   options: ProtobufCommonOptions<unknown> & {
     type: ProtobufjsMessageType<unknown> | DescMessage;
     fromBinary?: (schema: DescMessage, bytes: Uint8Array) => unknown;
+    fromJson?: (schema: DescMessage, json: JsonValue, options?: Partial<JsonReadOptions>) => unknown;
   },
 ): KafkaDecoder<unknown> {
   const { type, fromBinary } = options;
@@ -145,30 +212,77 @@ export function protobufDecoder(
     throw new TypeError(
       `sourceMessageIndex must be 'detect', 'kept' or 'removed', not ${String(options.sourceMessageIndex)}`,
     );
-  let local: PayloadReader;
-  if (typeof fromBinary === 'function') {
-    const descriptor = type as DescMessage;
-    if (descriptor?.kind !== 'message')
-      throw new TypeError(
-        'protobufDecoder with fromBinary needs a @bufbuild/protobuf message descriptor as type',
-      );
-    local = (payload) => fromBinary(descriptor, payload);
-  } else {
-    if (typeof (type as ProtobufjsMessageType<unknown>)?.decode !== 'function')
-      throw new TypeError(
-        'protobufDecoder needs a protobufjs message class as type, or a @bufbuild/protobuf descriptor with fromBinary',
-      );
-    const messageType = type as ProtobufjsMessageType<unknown>;
-    local = (payload) => messageType.decode(payload);
-  }
+  const readers =
+    typeof fromBinary === 'function'
+      ? bufbuildReaders(type as DescMessage, fromBinary, options.fromJson, options.eventRecordFormat)
+      : protobufjsReaders(type, options.eventRecordFormat);
   const start: PayloadStart = (payload, registry, framingRemoved) =>
     framingRemoved
       ? sourceMessageStart(payload, registry, sourceIndex, indexEncoding)
       : messageStart(payload, registry, indexEncoding);
   return createSchemaRegistryDecoder(
-    { format: 'PROTOBUF', label: 'Protobuf', local, compile: undefined, start },
+    { format: 'PROTOBUF', label: 'Protobuf', ...readers, compile: undefined, start },
     { ...options, registry: undefined },
   );
+}
+
+type Readers = Pick<FormatCodec, 'local' | 'fromJson'>;
+
+function bufbuildReaders(
+  descriptor: DescMessage,
+  fromBinary: (schema: DescMessage, bytes: Uint8Array) => unknown,
+  fromJson:
+    | ((schema: DescMessage, json: JsonValue, options?: Partial<JsonReadOptions>) => unknown)
+    | undefined,
+  eventRecordFormat: 'JSON' | 'SOURCE' | undefined,
+): Readers {
+  if (descriptor?.kind !== 'message')
+    throw new TypeError(
+      'protobufDecoder with fromBinary needs a @bufbuild/protobuf message descriptor as type',
+    );
+  if (fromJson !== undefined && typeof fromJson !== 'function')
+    throw new TypeError("protobufDecoder's fromJson must be @bufbuild/protobuf's fromJson");
+  if (eventRecordFormat === 'JSON' && fromJson === undefined)
+    throw new TypeError(
+      "protobufDecoder with eventRecordFormat 'JSON' and a @bufbuild/protobuf descriptor needs fromJson too: import { fromBinary, fromJson } from '@bufbuild/protobuf'",
+    );
+  return {
+    local: (payload) => fromBinary(descriptor, payload),
+    // Fields the descriptor lacks are a newer writer schema's: skipped, as fromBinary skips them.
+    ...(fromJson && {
+      fromJson: (json) => ({ data: fromJson(descriptor, json as JsonValue, { ignoreUnknownFields: true }) }),
+    }),
+  };
+}
+
+function protobufjsReaders(type: unknown, eventRecordFormat: 'JSON' | 'SOURCE' | undefined): Readers {
+  if (typeof (type as ProtobufjsMessageType<unknown>)?.decode !== 'function')
+    throw new TypeError(
+      'protobufDecoder needs a protobufjs message class as type, or a @bufbuild/protobuf descriptor with fromBinary',
+    );
+  const messageType = type as ProtobufjsMessageType<unknown>;
+  const local: PayloadReader = (payload) => messageType.decode(payload);
+  if (!isReflectedType(type)) {
+    if (eventRecordFormat === 'JSON')
+      throw new TypeError(
+        "protobufDecoder with eventRecordFormat 'JSON' needs a protobufjs reflected Type (root.lookupType('shop.Order')): a static class has no field list to read the JSON's field names with",
+      );
+    return { local };
+  }
+  const read = protoJsonReader(type, 'lenient');
+  return {
+    local,
+    fromJson: (json) => {
+      let object: { [key: string]: unknown };
+      try {
+        object = read(json);
+      } catch (error) {
+        if (error instanceof ProtoJsonMismatch) return error.message;
+        throw error;
+      }
+      return { data: type.fromObject(object) };
+    },
+  };
 }
 
 /** The smallest first byte of a Protobuf message: a tag with field number 1. */

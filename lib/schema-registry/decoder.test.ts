@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DescMessage } from '@bufbuild/protobuf';
+import { create, createFileRegistry, type DescMessage, fromBinary, fromJson } from '@bufbuild/protobuf';
+import { FieldDescriptorProto_Type, FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import middy from '@middy/core';
 import avsc from 'avsc';
 import protobuf from 'protobufjs';
@@ -347,6 +348,142 @@ describe('protobufDecoder', () => {
       fromBinary: (_schema: DescMessage, bytes: Uint8Array) => Ping.toObject(Ping.decode(bytes)) as never,
     });
     expect(decode(decoder, confluent(3, Buffer.concat([Buffer.from([0]), ping])))).toEqual({ id: 'p' });
+  });
+});
+
+describe('protobufDecoder with EventRecordFormat JSON', () => {
+  const root = protobuf.parse(`syntax = "proto3"; package shop;
+    enum Status { NEW = 0; PAID = 1; }
+    message Item { string sku = 1; uint32 qty = 2; }
+    message Order {
+      string order_id = 1; Status status = 2; int64 cents = 3; repeated Item line_items = 4;
+      map<string, Item> items_by_sku = 5; bytes note = 6; Item first_item = 7; repeated Status past_statuses = 8;
+    }`).root;
+  const Order = root.lookupType('shop.Order');
+  const metadata = { dataFormat: 'PROTOBUF', schemaId: '17' };
+  const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+  const decoder = protobufDecoder({ type: Order, eventRecordFormat: 'JSON' });
+
+  it('hands over a message of the type, from the JSON the emulator renders (proto names, enum names, int64 strings, base64)', () => {
+    const data = decode(
+      decoder,
+      json({
+        order_id: 'o-1',
+        status: 'PAID',
+        cents: '9007199254740993',
+        line_items: [{ sku: 's-1', qty: 2 }],
+        items_by_sku: { 's-1': { sku: 's-1', qty: 2 } },
+        note: Buffer.from('hi').toString('base64'),
+        first_item: null,
+        past_statuses: ['NEW', 1],
+        added_by_a_newer_writer: true,
+      }),
+      metadata,
+    );
+    expect(data).toBeInstanceOf(protobuf.Message);
+    const order = Order.toObject(data as protobuf.Message, { longs: String, bytes: String });
+    expect(order).toEqual({
+      orderId: 'o-1',
+      status: 1,
+      cents: '9007199254740993',
+      lineItems: [{ sku: 's-1', qty: 2 }],
+      itemsBySku: { 's-1': { sku: 's-1', qty: 2 } },
+      note: Buffer.from('hi').toString('base64'),
+      pastStatuses: [0, 1],
+    });
+  });
+
+  it('accepts the lowerCamelCase JSON names too, and a keepCase type', () => {
+    const camel = decode(decoder, json({ orderId: 'o-1', lineItems: [{ sku: 's-1' }] }), metadata);
+    expect(Order.toObject(camel as protobuf.Message)).toEqual({
+      orderId: 'o-1',
+      lineItems: [{ sku: 's-1' }],
+    });
+    const kept = protobuf.parse('syntax = "proto3"; message Ping { string ping_id = 1; }', {
+      keepCase: true,
+    }).root;
+    const Ping = kept.lookupType('Ping');
+    const keptDecoder = protobufDecoder({ type: Ping, eventRecordFormat: 'JSON' });
+    for (const value of [{ ping_id: 'p' }, { pingId: 'p' }])
+      expect(Ping.toObject(decode(keptDecoder, json(value), metadata) as protobuf.Message)).toEqual({
+        ping_id: 'p',
+      });
+  });
+
+  it.each([
+    [{ order_id: 5 }, 'orderId: must be a string'],
+    [{ status: 'REFUNDED' }, undefined], // a newer writer's enum name: skipped, not poison
+    [{ cents: 'twelve' }, 'cents: must be an int64'],
+    [{ line_items: [{ qty: -1 }] }, 'lineItems.0.qty: must be a uint32'],
+    [{ items_by_sku: { 'SECRET-KEY': { qty: 'x' } } }, 'itemsBySku.*.qty: must be a uint32'],
+    [{ first_item: 'SECRET' }, 'firstItem: must be an object'],
+    [{ order_id: 'a', orderId: 'b' }, 'orderId: is given twice'],
+  ])('makes JSON that does not fit the type poison, naming where, never the value (%j)', (value, problem) => {
+    if (problem === undefined) {
+      expect(Order.toObject(decode(decoder, json(value), metadata) as protobuf.Message)).toEqual({});
+      return;
+    }
+    const error = thrownBy(() => decode(decoder, json(value), metadata));
+    expect(error).toBeInstanceOf(KafkaSchemaRegistryDecodeError);
+    expect((error as KafkaSchemaRegistryDecodeError).reason).toBe('DESERIALIZATION_ERROR');
+    expect((error as Error).message).toContain(
+      `does not fit the Protobuf type (EventRecordFormat JSON) at ${problem}`,
+    );
+    expect((error as Error).message).not.toMatch(/SECRET|twelve/);
+  });
+
+  it('refuses a static class for JSON: it has no field list to read JSON names with', () => {
+    // What pbjs -t static-module generates: decode and fromObject, no fields.
+    const Static = { decode: (_bytes: Uint8Array) => ({}), fromObject: (_object: object) => ({}) };
+    expect(() => protobufDecoder({ type: Static, eventRecordFormat: 'JSON' as never })).toThrow(
+      /eventRecordFormat 'JSON' needs a protobufjs reflected Type/,
+    );
+    expect(() => protobufDecoder({ type: Static, eventRecordFormat: 'SOURCE' })).not.toThrow();
+  });
+
+  it("uses @bufbuild/protobuf's fromJson with a descriptor, and needs it", () => {
+    const file = create(FileDescriptorProtoSchema, {
+      name: 'orders.proto',
+      package: 'shop',
+      syntax: 'proto3',
+      messageType: [
+        {
+          name: 'Order',
+          field: [
+            {
+              name: 'order_id',
+              jsonName: 'orderId',
+              number: 1,
+              type: FieldDescriptorProto_Type.STRING,
+              label: 1,
+            },
+            { name: 'cents', jsonName: 'cents', number: 3, type: FieldDescriptorProto_Type.INT64, label: 1 },
+          ],
+        },
+      ],
+    });
+    const OrderSchema = createFileRegistry(file, () => undefined).getMessage('shop.Order')!;
+    const bufDecoder = protobufDecoder({
+      type: OrderSchema,
+      fromBinary,
+      fromJson,
+      eventRecordFormat: 'JSON',
+    });
+    for (const value of [
+      { order_id: 'o-1', cents: '5', newer: 1 },
+      { orderId: 'o-1', cents: 5 },
+    ])
+      expect(decode(bufDecoder, json(value), metadata)).toMatchObject({
+        $typeName: 'shop.Order',
+        orderId: 'o-1',
+        cents: 5n,
+      });
+    const error = thrownBy(() => decode(bufDecoder, json({ cents: 'SECRET' }), metadata));
+    expect((error as KafkaSchemaRegistryDecodeError).reason).toBe('DESERIALIZATION_ERROR');
+    expect((error as Error).message).not.toContain('SECRET');
+    expect(() =>
+      protobufDecoder({ type: OrderSchema, fromBinary, eventRecordFormat: 'JSON' as never }),
+    ).toThrow(/needs fromJson too/);
   });
 });
 

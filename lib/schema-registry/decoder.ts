@@ -81,6 +81,12 @@ export interface FormatCodec {
   compile: ((schema: RegisteredSchema) => PayloadReader | string) | undefined;
   /** Skips what the serializer writes between the framing and the message (Protobuf's message indexes). */
   start?: PayloadStart;
+  /**
+   * Turns the parsed JSON of an `EventRecordFormat` `JSON` record into the format's data (a Protobuf
+   * message), or says where it does not fit: the problem is shown, so it names no value; an error
+   * thrown is withheld. Without it the parsed JSON is the data.
+   */
+  fromJson?: (json: unknown) => { readonly data: unknown } | string;
 }
 
 const NO_METADATA_FORMAT =
@@ -159,6 +165,25 @@ export function createSchemaRegistryDecoder<TOutput>(
       );
     }
     return finish(data, record, field);
+  }
+
+  function fromJson(
+    convert: NonNullable<FormatCodec['fromJson']>,
+    json: unknown,
+    record: KafkaRecord<unknown, unknown>,
+    field: 'key' | 'value',
+    schemaId: string | undefined,
+  ): unknown {
+    const problem = `does not fit the ${codec.label} type (EventRecordFormat JSON)`;
+    let converted: { readonly data: unknown } | string;
+    try {
+      converted = convert(json);
+    } catch (error) {
+      fail(record, field, 'DESERIALIZATION_ERROR', problem, schemaId, withheldCause(codec.label, error));
+    }
+    if (typeof converted === 'string')
+      fail(record, field, 'DESERIALIZATION_ERROR', `${problem} at ${converted}`, schemaId);
+    return converted.data;
   }
 
   async function readResolved(
@@ -267,6 +292,7 @@ export function createSchemaRegistryDecoder<TOutput>(
               jsonSyntaxCause(error),
             );
           }
+          if (codec.fromJson !== undefined) data = fromJson(codec.fromJson, data, record, field, schemaId);
           return finish(data, record, field);
         }
         if (schemaId === undefined) {

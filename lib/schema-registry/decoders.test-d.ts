@@ -1,3 +1,6 @@
+import { fromBinary, fromJson } from '@bufbuild/protobuf';
+import type { GenMessage } from '@bufbuild/protobuf/codegenv2';
+import protobuf from 'protobufjs';
 import * as v from 'valibot';
 import { describe, expectTypeOf, it } from 'vitest';
 import { avroDecoder } from '../avro/index.ts';
@@ -44,5 +47,36 @@ describe('decoder types', () => {
     );
     // @ts-expect-error: a SOURCE record's index is detected, kept or removed, nothing else
     protobufDecoder({ type: Ping, sourceMessageIndex: 'guess' });
+  });
+
+  it('types record.data in EventRecordFormat JSON as the message type, for types that can read JSON', () => {
+    const Order = protobuf
+      .parse('syntax = "proto3"; message Order { string order_id = 1; }')
+      .root.lookupType('Order');
+    kafkaBatch({
+      value: protobufDecoder({ type: Order, eventRecordFormat: 'JSON' }),
+      onRecord: (record) => {
+        expectTypeOf(record.data).toEqualTypeOf<ReturnType<typeof Order.decode> | null>();
+      },
+    });
+    // What pbjs -t static-module generates: decode and fromObject, no fields.
+    const StaticOrder = {
+      decode: (_bytes: Uint8Array) => ({ id: '' }),
+      fromObject: (_object: object) => ({ id: '' }),
+    };
+    protobufDecoder({ type: StaticOrder, eventRecordFormat: 'SOURCE' });
+    // @ts-expect-error: a static class has no field list to read JSON with
+    protobufDecoder({ type: StaticOrder, eventRecordFormat: 'JSON' });
+
+    const OrderSchema = {} as GenMessage<{ $typeName: 'shop.Order'; orderId: string }>;
+    kafkaBatch({
+      value: protobufDecoder({ type: OrderSchema, fromBinary, fromJson, eventRecordFormat: 'JSON' }),
+      onRecord: (record) => {
+        expectTypeOf(record.data).toEqualTypeOf<{ $typeName: 'shop.Order'; orderId: string } | null>();
+      },
+    });
+    protobufDecoder({ type: OrderSchema, fromBinary, eventRecordFormat: 'SOURCE' });
+    // @ts-expect-error: JSON with a descriptor needs @bufbuild/protobuf's fromJson
+    protobufDecoder({ type: OrderSchema, fromBinary, eventRecordFormat: 'JSON' });
   });
 });
