@@ -11,11 +11,13 @@
  */
 export { ElasticMqError, ElasticMqPrerequisiteError, ElasticMqStartError } from './errors.ts';
 export { DEFAULT_ELASTICMQ_VERSION, resolveElasticMqJars } from './jars.ts';
+export { assertQueueNames, createQueues, InvalidQueueNameError, queueNameProblem } from './queues.ts';
 export { type ElasticMq, type StartElasticMqOptions, startElasticMq } from './server.ts';
 export {
   backgroundSqsStatus,
   type SqsServerRecord,
   type SqsServerStatus,
+  type StartBackgroundSqsOptions,
   startBackgroundSqs,
   stopBackgroundSqs,
 } from './state.ts';

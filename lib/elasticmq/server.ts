@@ -10,6 +10,7 @@ import {
 } from '../maven-server/index.ts';
 import { ElasticMqError, ElasticMqStartError } from './errors.ts';
 import { DEFAULT_ELASTICMQ_VERSION, resolveElasticMqJars } from './jars.ts';
+import { assertQueueNames } from './queues.ts';
 
 /**
  * Options of {@link startElasticMq}.
@@ -82,10 +83,12 @@ export const ELASTICMQ_RUN_DIRS: RunDirKind = {
  * await using sqs = await startElasticMq({ queues: ['orders-dlq'] });
  * createLocalEventSourceMapping({ ...options, onFailure: sqs.queueArn('orders-dlq'), destinations: { sqsEndpoint: sqs.endpoint } });
  * ```
+ * @throws InvalidQueueNameError for a queue name SQS would refuse, or a FIFO queue's (before anything runs).
  * @throws ElasticMqPrerequisiteError when Java 17+ or Maven is missing.
  * @throws ElasticMqStartError when the server dies or does not answer in time (with its log tail).
  */
 export async function startElasticMq(options: StartElasticMqOptions = {}): Promise<ElasticMq> {
+  assertQueueNames(options.queues ?? []);
   const libs = await resolveElasticMqJars();
   await removeStaleRunDirs(ELASTICMQ_RUN_DIRS);
   return retryWhilePortTaken(

@@ -2,7 +2,9 @@ import {
   BackgroundServer,
   type BackgroundServerStatus,
   type BackgroundServerStopResult,
+  type BackgroundStartOptions,
 } from '../maven-server/index.ts';
+import { assertQueueNames, createQueues } from './queues.ts';
 import { ELASTICMQ_RUN_DIRS, startElasticMq, waitUntilAnswering } from './server.ts';
 
 /**
@@ -51,19 +53,41 @@ const background = new BackgroundServer<SqsServerRecord>({
 });
 
 /**
- * Starts an SQS server that outlives this process and records it, or returns the one already running.
- * The server stays tied to this process until it is recorded: a start interrupted before leaves no JVM.
+ * Options of {@link startBackgroundSqs}.
+ *
+ * @example
+ * ```ts
+ * await startBackgroundSqs(['orders-dlq'], { onWaiting: (pid) => console.error(`another start (pid ${pid})…`) });
+ * ```
+ */
+export interface StartBackgroundSqsOptions {
+  /**
+   * Called when another process is starting the background server: this start waits for it, then uses
+   * its server (`alreadyRunning`), so that two starts at once leave one server.
+   */
+  onWaiting?: (startingPid: number) => void;
+}
+
+/**
+ * Starts an SQS server that outlives this process and records it, or returns the one already running,
+ * with `queues` created on it (CreateQueue keeps a queue that exists). The server stays tied to this
+ * process until it is recorded: a start interrupted before leaves no JVM. Starts in several processes at
+ * once take turns: one server is started, the others use it.
  *
  * @example
  * ```ts
  * const { server, alreadyRunning } = await startBackgroundSqs(['orders-dlq']);
  * console.log(server.endpoint);
  * ```
+ * @throws InvalidQueueNameError for a queue name SQS would refuse, or a FIFO queue's (before anything runs).
  */
-export function startBackgroundSqs(
+export async function startBackgroundSqs(
   queues: string[] = [],
+  options: StartBackgroundSqsOptions = {},
 ): Promise<{ server: SqsServerRecord; alreadyRunning: boolean }> {
-  return background.start(async () => {
+  assertQueueNames(queues);
+  const startOptions: BackgroundStartOptions = { onWaiting: options.onWaiting };
+  const started = await background.start(async () => {
     const started = await startElasticMq({ queues });
     const { endpoint, region, accountId, pid, runDir } = started;
     return {
@@ -71,7 +95,10 @@ export function startBackgroundSqs(
       stop: started.stop,
       detach: started.detach,
     };
-  });
+  }, startOptions);
+  // The server's configuration only named the queues of the start that launched it.
+  if (started.alreadyRunning) await createQueues(started.server.endpoint, queues);
+  return started;
 }
 
 /**

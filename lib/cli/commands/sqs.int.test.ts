@@ -1,7 +1,7 @@
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
 import { runCli } from '../../../test/support/run-cli.ts';
@@ -146,6 +146,59 @@ describe('kafka-lambda sqs start|status|stop', () => {
     } finally {
       await runCli(['sqs', 'stop'], { env });
       await rm(cache, { recursive: true, force: true });
+    }
+  });
+
+  it('two starts at once leave one server, recorded, which stop stops; --queue reaches a running server', async () => {
+    // A cache and temporary folder of its own: its run folders are the only ones there.
+    const root = await mkdtemp(join(tmpdir(), 'kafka-lambda-sqs-twice-'));
+    const cache = join(root, 'cache');
+    const tmp = join(root, 'tmp');
+    const env = { KAFKA_LAMBDA_CACHE: cache, TMPDIR: tmp };
+    const runDirs = async () =>
+      (await readdir(tmp)).filter((name) => name.startsWith('kafka-lambda-elasticmq-'));
+    try {
+      await Promise.all([mkdir(cache), mkdir(tmp)]);
+      await symlink(dirname(dirname(await resolveElasticMqJars())), join(cache, 'elasticmq'));
+      const [a, b] = await Promise.all([
+        runCli(['sqs', 'start', '--queue', 'first'], { env }),
+        runCli(['sqs', 'start', '--queue', 'second'], { env }),
+      ]);
+      expect([a.code, b.code]).toEqual([0, 0]);
+      expect(a.stdout).toBe(b.stdout);
+      // The server's pid is the last named: a waiting start first names the start it waits for.
+      const pids = [a, b].map((run) => Number([...run.stderr.matchAll(/pid (\d+)/g)].at(-1)?.[1]));
+      expect(pids[0]).toBe(pids[1]);
+      expect(`${a.stderr}${b.stderr}`).toMatch(/is starting the SQS server: waiting for it/);
+      expect(`${a.stderr}${b.stderr}`).toMatch(/already running \(pid \d+\); queues (first|second) created/);
+      expect(await runDirs()).toHaveLength(1);
+
+      // A queue asked for on the running server is created there, not ignored.
+      const third = await runCli(['sqs', 'start', '--queue', 'third'], { env });
+      expect(third.stderr).toContain(
+        `already running (pid ${pids[0]}); queues third created unless they existed`,
+      );
+      const endpoint = a.stdout.trim();
+      const client = new SQSClient({
+        endpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      });
+      try {
+        for (const QueueName of ['first', 'second', 'third'])
+          expect((await client.send(new GetQueueUrlCommand({ QueueName }))).QueueUrl).toContain(
+            `/${QueueName}`,
+          );
+      } finally {
+        client.destroy();
+      }
+
+      expect((await runCli(['sqs', 'stop'], { env })).stdout).toBe(`stopped (pid ${pids[0]})\n`);
+      expect(isAlive(pids[0]!)).toBe(false);
+      expect(await runDirs()).toEqual([]);
+    } finally {
+      await runCli(['sqs', 'stop'], { env });
+      await rm(root, { recursive: true, force: true });
     }
   });
 });

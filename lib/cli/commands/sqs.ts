@@ -1,7 +1,9 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import {
   backgroundSqsStatus,
+  createQueues,
   type ElasticMq,
+  queueNameProblem,
   resolveElasticMqJars,
   startBackgroundSqs,
   startElasticMq,
@@ -27,12 +29,23 @@ export function registerSqsCommand(program: Command): void {
   sqs
     .command('start')
     .description('start the server in the background and print its endpoint')
-    .option('--queue <name...>', 'queues to create at start')
+    .option(
+      '--queue <name...>',
+      'standard queues to create (on the running server too, if there is one)',
+      queueOption,
+    )
     .action(async (options: { queue?: string[] }) => {
-      const { server, alreadyRunning } = await startBackgroundSqs(options.queue ?? []);
+      const queues = options.queue ?? [];
+      const { server, alreadyRunning } = await startBackgroundSqs(queues, {
+        onWaiting: (pid) =>
+          console.error(
+            `another kafka-lambda process (pid ${pid}) is starting the SQS server: waiting for it…`,
+          ),
+      });
+      const created = queues.length > 0 ? `; queues ${queues.join(', ')} created unless they existed` : '';
       console.error(
         alreadyRunning
-          ? `SQS server already running (pid ${server.pid})`
+          ? `SQS server already running (pid ${server.pid})${created}`
           : `SQS server started (ElasticMQ, pid ${server.pid}; queue ARNs arn:aws:sqs:${server.region}:${server.accountId}:<name>)`,
       );
       console.log(server.endpoint);
@@ -87,7 +100,7 @@ export async function resolveSqsEndpoint(
   if (given) return { endpoint: given, origin: option ? '--sqs-endpoint' : 'AWS_ENDPOINT_URL_SQS' };
   const status = await backgroundSqsStatus();
   if (status.state === 'running') {
-    await createQueue(status.server.endpoint, queueName);
+    await createQueues(status.server.endpoint, [queueName]);
     return { endpoint: status.server.endpoint, origin: 'the background SQS server' };
   }
   process.stderr.write('starting a local SQS server (ElasticMQ, stopped when dev exits)…\n');
@@ -95,17 +108,13 @@ export async function resolveSqsEndpoint(
   return { endpoint: server.endpoint, origin: 'a local SQS server', server };
 }
 
-/** CreateQueue is idempotent for a queue with the same attributes. */
-async function createQueue(endpoint: string, queueName: string): Promise<void> {
-  const { CreateQueueCommand, SQSClient } = await import('@aws-sdk/client-sqs');
-  const client = new SQSClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  try {
-    await client.send(new CreateQueueCommand({ QueueName: queueName }));
-  } finally {
-    client.destroy();
-  }
+/**
+ * A commander parser for `--queue <name...>`: a name SQS would refuse (or a FIFO queue's, which the local
+ * server does not create) is a usage error naming it, before any JVM starts; ElasticMQ only said so in
+ * its log, and the start then timed out.
+ */
+function queueOption(value: string, previous: string[] | undefined): string[] {
+  const problem = queueNameProblem(value);
+  if (problem) throw new InvalidArgumentError(problem);
+  return [...(previous ?? []), value];
 }
