@@ -39,7 +39,6 @@ import {
   assertPollerGroupRegion,
 } from './regions.ts';
 import {
-  acknowledgeGlueSchemaWildcard,
   SCHEMA_REGISTRY_OPTIONS,
   type SchemaRegistry,
   SchemaRegistryConfigError,
@@ -564,7 +563,7 @@ export class KafkaConsumerFunction extends Construct {
 
     this.grantSourceAccess(role, onFailure, registry?.secrets ?? []);
     for (const statement of registry?.statements ?? []) role.addToPrincipalPolicy(statement);
-    if (registry?.schemaArnPattern) acknowledgeGlueSchemaWildcard(role, registry.schemaArnPattern);
+    registry?.acknowledge(role);
   }
 
   /**

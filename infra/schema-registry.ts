@@ -2,6 +2,7 @@ import { Token, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { IConstruct } from 'constructs';
 import { defineOptions, nestedOptions, unchecked } from '../lib/options/options.ts';
 import { KafkaLambdaCdkError } from './errors.ts';
 
@@ -12,7 +13,8 @@ import { KafkaLambdaCdkError } from './errors.ts';
  * https://docs.aws.amazon.com/lambda/latest/dg/services-consume-kafka-events.html
  *
  * - `glue`: an AWS Glue Schema Registry, by its literal ARN (`arn:aws:glue:REGION:ACCOUNT:registry/NAME`);
- *   the role gets `glue:GetRegistry` on it and `glue:GetSchemaVersion` on it and its schemas.
+ *   the role gets `glue:GetRegistry` on it and `glue:GetSchemaVersion` on `*` (a record names its schema
+ *   version by id only, which IAM cannot scope to a registry).
  * - `confluent`: a Confluent Cloud or self-managed Confluent Schema Registry by URL, with an optional
  *   Secrets Manager secret for basic auth (`{"username","password"}`) or mTLS (certificate chain and key),
  *   and an optional root CA secret; the role may read those secrets only, and decrypt them (as it reads the
@@ -158,7 +160,7 @@ function shapeProblem(registry: unknown): string | undefined {
 }
 
 // https://docs.aws.amazon.com/glue/latest/dg/glue-specifying-resource-arns.html (registry/NAME, schema/REGISTRY/SCHEMA)
-const GLUE_REGISTRY_ARN = /^arn:(aws[a-z-]*):glue:([a-z0-9-]+):(\d{12}):registry\/([A-Za-z0-9_$#.-]{1,255})$/;
+const GLUE_REGISTRY_ARN = /^arn:aws[a-z-]*:glue:[a-z0-9-]+:\d{12}:registry\/[A-Za-z0-9_$#.-]{1,255}$/;
 
 /**
  * The mapping's `schemaRegistryConfig` for {@link SchemaRegistry}, the statements its role needs (Glue),
@@ -179,7 +181,8 @@ export function schemaRegistryConfig(registry: SchemaRegistry): {
   readonly config: lambda.ISchemaRegistry;
   readonly statements: iam.PolicyStatement[];
   readonly secrets: readonly secretsmanager.ISecret[];
-  readonly schemaArnPattern: string | undefined;
+  /** Acknowledges, for cdk-nag on the role that gets `statements`, the wildcards they hold (with reasons). */
+  readonly acknowledge: (role: IConstruct) => void;
 } {
   const problem = shapeProblem(registry);
   if (problem !== undefined) throw new SchemaRegistryConfigError(problem);
@@ -215,25 +218,25 @@ export function schemaRegistryConfig(registry: SchemaRegistry): {
 
   if (registry.kind === 'glue') {
     const arn = registry.registryArn;
-    const match = Token.isUnresolved(arn) ? undefined : GLUE_REGISTRY_ARN.exec(arn);
-    if (!match) {
+    if (Token.isUnresolved(arn) || !GLUE_REGISTRY_ARN.test(arn)) {
       throw new SchemaRegistryConfigError(
-        'schemaRegistry.registryArn must be a literal Glue registry ARN (arn:aws:glue:REGION:ACCOUNT:registry/NAME): the role is scoped to it and its schemas',
+        'schemaRegistry.registryArn must be a literal Glue registry ARN (arn:aws:glue:REGION:ACCOUNT:registry/NAME)',
       );
     }
-    const [, partition, region, account, name] = match;
-    const schemaArnPattern = `arn:${partition}:glue:${region}:${account}:schema/${name}/*`;
-    // Lambda reads the registry, then the schema version each record names; AWS's Glue registry
-    // permissions for Lambda: GetRegistry on the registry, GetSchemaVersion on the registry and its schemas.
+    // Lambda reads the registry, then the schema version each record names by its id alone. GetSchemaVersion
+    // by SchemaVersionId cannot be scoped to a registry or schema: AWS's policy for Glue deserializers grants
+    // it on "*" (https://docs.aws.amazon.com/glue/latest/dg/schema-registry-gs.html, "IAM examples for
+    // deserializers"), and the Glue SerDe maintainers say the same (awslabs/aws-glue-schema-registry issues
+    // 68 and 151): a grant on the registry and schema/<registry>/* is not enough.
     const statements = [
       new iam.PolicyStatement({ actions: ['glue:GetRegistry'], resources: [arn] }),
-      new iam.PolicyStatement({ actions: ['glue:GetSchemaVersion'], resources: [arn, schemaArnPattern] }),
+      new iam.PolicyStatement({ actions: ['glue:GetSchemaVersion'], resources: ['*'] }),
     ];
     return {
       config: { bind: () => ({ schemaRegistryUri: arn, eventRecordFormat, schemaValidationConfigs }) },
       statements,
       secrets: [],
-      schemaArnPattern,
+      acknowledge: acknowledgeGlueSchemaVersionWildcard,
     };
   }
 
@@ -279,24 +282,21 @@ export function schemaRegistryConfig(registry: SchemaRegistry): {
     },
     statements: [],
     secrets,
-    schemaArnPattern: undefined,
+    acknowledge: () => {},
   };
 }
 
 /**
- * Acknowledges, with its reason, the `schema/REGISTRY/*` resource of a Glue registry's statements for
- * cdk-nag's AwsSolutions-IAM5 on the role that carries them.
+ * Acknowledges, with its reason, the `"*"` resource of a Glue registry's `glue:GetSchemaVersion` statement
+ * for cdk-nag's AwsSolutions-IAM5 on the role that carries it.
  *
  * @example
- * acknowledgeGlueSchemaWildcard(role, 'arn:aws:glue:eu-west-1:111122223333:schema/shop/*');
+ * acknowledgeGlueSchemaVersionWildcard(role);
  */
-export function acknowledgeGlueSchemaWildcard(
-  scope: Parameters<typeof Validations.of>[0],
-  schemaArnPattern: string,
-): void {
-  Validations.of(scope).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::${schemaArnPattern}]`,
+export function acknowledgeGlueSchemaVersionWildcard(role: IConstruct): void {
+  Validations.of(role).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
     reason:
-      'Records name their schema at run time (the schema version id in each record); the grant covers the schemas of this one registry only, read-only.',
+      'glue:GetSchemaVersion: records name only a schema version id, and a read by id cannot be scoped to a registry or schema; AWS grants it on "*" for Glue deserializers (https://docs.aws.amazon.com/glue/latest/dg/schema-registry-gs.html).',
   });
 }
