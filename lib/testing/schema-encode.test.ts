@@ -60,3 +60,49 @@ describe('schemaEncoder refusing a value', () => {
     expect(message).toBe('value does not fit the JSON Schema: * must be integer');
   });
 });
+
+describe('schemaEncoder with a .proto', () => {
+  const proto = `syntax = "proto3"; package shop;
+    enum Status { NEW = 0; PAID = 1; }
+    message Item { string sku = 1; uint32 qty = 2; }
+    message Order { string order_id = 1; Status status = 2; int64 cents = 3; repeated Item line_items = 4; map<string, Item> by_sku = 5; int32 small = 6; }`;
+  const encode = schemaEncoder({ format: 'protobuf', schema: proto, type: 'shop.Order', wire: 'json' });
+  const refused = (value: unknown) => {
+    try {
+      encode(value);
+    } catch (error) {
+      expect(error).toBeInstanceOf(SchemaEncodeError);
+      return (error as Error).message;
+    }
+    throw new Error('the value fits the schema');
+  };
+
+  it('takes the proto field names and the lowerCamelCase JSON names, enum names and numbers', () => {
+    for (const value of [
+      { order_id: 'o-1', status: 'PAID', cents: '5', line_items: [{ sku: 's', qty: 2 }] },
+      { orderId: 'o-1', status: 1, cents: 5, lineItems: [{ sku: 's', qty: 2 }] },
+    ])
+      expect(JSON.parse(Buffer.from(encode(value).bytes).toString())).toMatchObject({
+        order_id: 'o-1',
+        status: 'PAID',
+        cents: '5',
+        line_items: [{ sku: 's', qty: 2 }],
+      });
+  });
+
+  it.each([
+    [{ orderI: 'o-1' }, 'value does not fit shop.Order at orderI: is not a field of the message'],
+    [{ line_items: [{ sku: 's', qtty: 1 }] }, 'at line_items.0.qtty: is not a field of the message'],
+    [{ by_sku: { 'SECRET-KEY': { skew: 's' } } }, 'at by_sku.*.skew: is not a field of the message'],
+    [{ status: 'PAYED' }, 'at status: must be one of NEW, PAID'],
+    [{ status: 7 }, 'at status: must be one of NEW, PAID'],
+    [{ small: 2 ** 31 }, 'at small: must be an int32'],
+    [{ cents: '9223372036854775808' }, 'at cents: must be an int64'],
+    [{ line_items: [{ qty: -1 }] }, 'at line_items.0.qty: must be a uint32'],
+    [{ order_id: 5 }, 'at order_id: must be a string'],
+  ])('refuses %j, naming the field path', (value, message) => {
+    const refusal = refused(value);
+    expect(refusal).toContain(message);
+    expect(refusal).not.toContain('SECRET');
+  });
+});

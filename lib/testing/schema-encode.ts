@@ -14,6 +14,7 @@ import type * as Avsc from 'avsc';
 import type * as Protobuf from 'protobufjs';
 import type { KafkaSchemaMetadata } from '../kafka-event/types.ts';
 import { shownPath } from '../middleware/errors.ts';
+import { ProtoJsonMismatch, protoJsonReader } from '../protobuf/json.ts';
 import { KafkaTestingError } from './errors.ts';
 
 const require = createRequire(import.meta.url);
@@ -189,10 +190,19 @@ function compile(options: SchemaEncoderOptions): Codec {
       throw new SchemaEncodeError(`the .proto file has no message ${options.type}`, { cause: error });
     }
     const indexes = messagePath(protobuf, pkg ? (root.lookup(pkg) as Protobuf.Namespace) : root, type);
+    // protobufjs's verify and fromObject take only the names the type was parsed with, and fromObject
+    // drops any other key: a misspelt field was written as an empty message. The proto3 JSON reader
+    // refuses unknown fields and enum values and checks integer ranges, taking both field names.
+    const read = protoJsonReader(type, 'strict');
     return (value) => {
-      const problem = type.verify(value as Record<string, unknown>);
-      if (problem) throw new SchemaEncodeError(`value does not fit ${options.type}: ${problem}`);
-      const message = type.fromObject(value as Record<string, unknown>);
+      let fields: { [key: string]: unknown };
+      try {
+        fields = read(value);
+      } catch (error) {
+        if (!(error instanceof ProtoJsonMismatch)) throw error;
+        throw new SchemaEncodeError(`value does not fit ${options.type} at ${error.message}`);
+      }
+      const message = type.fromObject(fields);
       const encoded = Buffer.from(type.encode(message).finish());
       const object = type.toObject(message, { longs: String, enums: String, bytes: String, defaults: true });
       return { encoded, json: JSON.stringify(object), indexes };

@@ -176,6 +176,29 @@ describe('kafka-lambda event', () => {
     );
   });
 
+  it('refuses a --value-proto value with a field the message lacks, naming its path (exit 2), instead of writing an empty message', async () => {
+    const proto = join(dir, 'order.proto');
+    await writeFile(
+      proto,
+      'syntax = "proto3"; package shop; message Item { string sku = 1; } message Order { string order_id = 1; repeated Item items = 2; }',
+    );
+    const base = ['event', '--topic', 'orders', '--value-proto', proto, '--type', 'shop.Order', '--value'];
+    const misspelt = await runCli([...base, '{"orderI":"o-1"}']);
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stdout).toBe('');
+    expect(misspelt.stderr).toBe(
+      'error: value does not fit shop.Order at orderI: is not a field of the message\n',
+    );
+    const nested = await runCli([...base, '{"orderId":"o-1","items":[{"skew":"s"}]}']);
+    expect(nested.code).toBe(2);
+    expect(nested.stderr).toContain('at items.0.skew: is not a field of the message');
+    // Both the proto name and the lowerCamelCase JSON name are the field.
+    for (const value of ['{"order_id":"o-1"}', '{"orderId":"o-1"}']) {
+      const [record] = records(await event([...base.slice(1), value, '--format', 'json']));
+      expect(JSON.parse(text(record!.value)!)).toEqual({ order_id: 'o-1', items: [] });
+    }
+  });
+
   it('feeds kafka-lambda invoke', async () => {
     const printed = await runCli([
       'event',
