@@ -1,5 +1,7 @@
 import { once } from 'node:events';
-import { readFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../../test/support/run-cli.ts';
 import { processOutput } from '../maven-server/process.ts';
@@ -53,6 +55,28 @@ describe('kafka-lambda usage errors', { timeout: 60_000 }, () => {
     expect(run.code).toBe(USAGE_EXIT_CODE);
     expect(run.stderr).toContain("argument '\\u0007\\u001b[31m{i%0}' is invalid");
     expect(run.stderr).not.toMatch(/\p{Cc}(?<!\n)/u);
+  });
+
+  it("prints a multi-line error (Maven's output) with its lines, without colour codes", async () => {
+    // Java 17 and a Maven that fails as a real one does, in colour.
+    const root = await mkdtemp(join(tmpdir(), 'kafka-lambda-main-error-'));
+    try {
+      await writeFile(join(root, 'java'), '#!/bin/sh\necho \'openjdk version "17.0.9"\' >&2\n');
+      await writeFile(
+        join(root, 'mvn'),
+        '#!/bin/sh\n[ "$1" = --version ] && exit 0\nprintf \'\\033[1;31m[ERROR]\\033[m Failed to read artifact\\n\\033[1;31m[ERROR]\\033[m\\tsee the log\\n\'\nexit 1\n',
+      );
+      await Promise.all(['java', 'mvn'].map((name) => chmod(join(root, name), 0o755)));
+      const run = await runCli(['sqs', 'install'], {
+        env: { PATH: `${root}:/usr/bin:/bin`, KAFKA_LAMBDA_CACHE: join(root, 'cache') },
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(
+        /^kafka-lambda: Maven could not resolve ElasticMQ [\d.]+ from Maven Central \(exit 1\):\n\[ERROR\] Failed to read artifact\n\[ERROR\]\tsee the log\n$/,
+      );
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 
   it('--version prints the package version', async () => {

@@ -1,6 +1,11 @@
 import { Command, CommanderError } from 'commander';
 import { ownPackage } from './own-package.ts';
-import { checkRequiredOptionsLast, escapeControlCharacters, exitWithUsageCode } from './usage.ts';
+import {
+  checkRequiredOptionsLast,
+  escapeControlCharacters,
+  exitWithUsageCode,
+  printableErrorMessage,
+} from './usage.ts';
 import { silenceKafkajsTimerWarning } from './warnings.ts';
 
 type Register = (program: Command) => void;
@@ -61,8 +66,9 @@ try {
   if (error instanceof CommanderError) {
     process.exitCode = error.exitCode;
   } else {
+    // Multi-line messages (a server's log tail, Maven's output) keep their lines; trailing blank ones go.
     console.error(
-      `kafka-lambda: ${escapeControlCharacters(error instanceof Error ? error.message : String(error))}`,
+      `kafka-lambda: ${printableErrorMessage(error instanceof Error ? error.message : String(error)).trimEnd()}`,
     );
     process.exitCode = 1;
   }

@@ -98,6 +98,27 @@ export function escapeControlCharacters(text: string): string {
   return text.replace(/\p{Cc}/gu, (character) => JSON.stringify(character).slice(1, -1));
 }
 
+/** SGR sequences (colours, bold…), `ESC [ params m`, as Maven's and servers' log lines carry them. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what is matched.
+const ANSI_COLOUR = /\x1b\[[0-9;]*m/g;
+
+/**
+ * An error message as the CLI prints it: its line breaks and tabs kept (a server's log tail, Maven's
+ * output), colour sequences dropped, and every other control character escaped as
+ * {@link escapeControlCharacters} does, since the text may come from the user or a server and must not
+ * drive the terminal (move the cursor, retitle the window, overwrite a line with `\r`).
+ *
+ * @example
+ * ```ts
+ * printableErrorMessage('Maven failed:\n\x1b[1;31m[ERROR]\x1b[m bad\x07'); // 'Maven failed:\n[ERROR] bad\\u0007'
+ * ```
+ */
+export function printableErrorMessage(text: string): string {
+  return text
+    .replace(ANSI_COLOUR, '')
+    .replace(/[^\P{Cc}\n\t]/gu, (character) => JSON.stringify(character).slice(1, -1));
+}
+
 /**
  * Makes `program`'s commands report an unknown option before a missing required one: commander checks
  * required options first, so `event --topicc orders` said that `--topic` was missing. The options
