@@ -548,6 +548,15 @@ describe('configurations refused at synth time', () => {
       { ...base, onFailure: { type: 'kafka', topik: 'orders-failed' } },
       'unknown option "onFailure.topik" — did you mean "onFailure.topic"?',
     ],
+    // Would deploy ProvisionedPollerConfig: {} (Lambda's defaults, billed pollers) without a word.
+    [
+      { ...base, provisionedPollers: { minPollers: 10 } },
+      'unknown option "provisionedPollers.minPollers" — did you mean "provisionedPollers.minimumPollers"?',
+    ],
+    [
+      { ...base, provisionedPollers: { minimumPollers: 1, maximumPollers: 2, groupName: 'shop' } },
+      'unknown option "provisionedPollers.groupName" (valid options: provisionedPollers.minimumPollers, provisionedPollers.maximumPollers, provisionedPollers.pollerGroupName)',
+    ],
   ])('consumer with a misspelled prop %#', (props, message) => {
     expect(() => new KafkaConsumerFunction(newStack(), 'C', props as never)).toThrow(
       new KafkaConsumerConfigError(message),

@@ -12,7 +12,13 @@ import { custom, type GenericSchema } from 'valibot';
 import { InvalidMappingSettingError } from '../lib/emulator/errors.ts';
 import { compileFilterCriteria, type FilterCriteria } from '../lib/emulator/filter.ts';
 import { LAMBDA_LIMITS } from '../lib/kafka-event/limits.ts';
-import { defineOptions, firstProblem, type OptionsSpec, unchecked } from '../lib/options/options.ts';
+import {
+  defineOptions,
+  firstProblem,
+  nestedOptions,
+  type OptionsSpec,
+  unchecked,
+} from '../lib/options/options.ts';
 import { lambdaBundling } from './bundling.ts';
 import { KafkaLambdaCdkError } from './errors.ts';
 import {
@@ -180,7 +186,7 @@ export interface KafkaConsumerFunctionProps {
 // the nearest valid name, at any depth of the project's own types. The shapes (`source.kind`,
 // `source.auth.type`, `onFailure.type`) and the source's brokers are checked here; the other values by the
 // constructs' own rules below (and CDK's), which see Tokens; CDK's own prop types (functionProps,
-// mappingProps, provisionedPollers) are passed through as CDK defines them.
+// mappingProps) are passed through as CDK defines them, except provisionedPollers' keys.
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -336,6 +342,13 @@ const FAILURE_DESTINATION_OPTIONS = oneOfShapes(
   { optional: true },
 );
 
+// CDK's ProvisionedPollerConfig, declared here because an unknown key would otherwise deploy
+// `ProvisionedPollerConfig: {}`: provisioned mode with Lambda's default pollers, billed, and nothing said.
+const PROVISIONED_POLLERS_OPTIONS = defineOptions<lambda.ProvisionedPollerConfig>(
+  { minimumPollers: unchecked, maximumPollers: unchecked, pollerGroupName: unchecked },
+  'provisionedPollers',
+);
+
 const CONSUMER_PROPS = defineOptions<KafkaConsumerFunctionProps>({
   entry: unchecked,
   handler: unchecked,
@@ -350,7 +363,7 @@ const CONSUMER_PROPS = defineOptions<KafkaConsumerFunctionProps>({
   maxRecordAge: unchecked,
   bisectBatchOnError: unchecked,
   reportBatchItemFailures: unchecked,
-  provisionedPollers: unchecked,
+  provisionedPollers: nestedOptions(() => PROVISIONED_POLLERS_OPTIONS),
   onFailure: FAILURE_DESTINATION_OPTIONS,
   enabled: unchecked,
   filterCriteria: unchecked,
