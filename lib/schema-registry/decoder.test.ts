@@ -156,6 +156,41 @@ describe('avroDecoder', () => {
     }
   });
 
+  it("names Confluent's schema-id header when an unframed record carries one, instead of suggesting framing 'none'", () => {
+    // Confluent's header serializer: magic byte 1 and the schema's 16-byte GUID in __value_schema_id.
+    const guid = [1, ...Buffer.from('0123456789abcdef0123456789abcdef', 'hex')].map((b) =>
+      b > 127 ? b - 256 : b,
+    );
+    const body = Order.toBuffer({ id: 'a', total: 1 });
+    const record = new KafkaRecord(
+      {
+        topic: 'orders',
+        partition: 0,
+        offset: 7,
+        timestamp: 0,
+        timestampType: 'CREATE_TIME',
+        value: body.toString('base64'),
+        headers: [{ __value_schema_id: guid }],
+      },
+      'orders',
+      0,
+      7,
+    ) as KafkaRecord<unknown, unknown>;
+    const error = thrownBy(() =>
+      avroDecoder({ schema: orderSchema }).decode(
+        record.value ?? null,
+        record,
+        'value',
+        new AbortController().signal,
+      ),
+    );
+    expect(error).toBeInstanceOf(KafkaSchemaRegistryDecodeError);
+    expect((error as Error).message).toContain(
+      "its schema id is in Confluent's __value_schema_id header (schema GUID 01234567-89ab-cdef-0123-456789abcdef)",
+    );
+    expect((error as Error).message).not.toContain("framing: 'none'");
+  });
+
   it('needs eventRecordFormat for records with schema metadata, and fails them without making them poison', () => {
     const body = Order.toBuffer({ id: 'a', total: 2 });
     expect(() =>

@@ -19,7 +19,7 @@ import { validateField } from '../middleware/validate-field.ts';
 import { BoundedCache } from './cache.ts';
 import { KafkaSchemaRegistryDecodeError, SchemaNotFoundError, withheldCause } from './errors.ts';
 import type { RegisteredSchema, SchemaRegistryClient } from './registry.ts';
-import { type RegistryFraming, readFrame } from './wire.ts';
+import { confluentSchemaIdHeaderProblem, type RegistryFraming, readFrame } from './wire.ts';
 
 /**
  * Options every decoder (`avroDecoder`, `protobufDecoder`, `jsonSchemaDecoder`) takes.
@@ -310,8 +310,25 @@ export function createSchemaRegistryDecoder<TOutput>(
       }
       if (framing === 'none') return read(codec.local!, bytes, record, field, undefined);
       const frame = readFrame(bytes, framing);
-      if (typeof frame === 'string') return fail(record, field, 'DESERIALIZATION_ERROR', frame);
+      if (typeof frame === 'string')
+        return fail(record, field, 'DESERIALIZATION_ERROR', headerSchemaIdProblem(record, field) ?? frame);
       return readWithId(frame.schemaId, frame.registry, frame.payload, false, record, field, signal);
     },
   };
+}
+
+/**
+ * Why an unframed record cannot be read when its producer put the schema id in a header (Confluent's
+ * header schema-id serializers), or `undefined`. Headers Lambda did not encode as it does are not this
+ * message's concern: the framing's own problem is told instead.
+ */
+function headerSchemaIdProblem(
+  record: KafkaRecord<unknown, unknown>,
+  field: 'key' | 'value',
+): string | undefined {
+  try {
+    return confluentSchemaIdHeaderProblem(record.headers, field);
+  } catch {
+    return undefined;
+  }
 }
