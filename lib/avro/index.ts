@@ -79,6 +79,7 @@ export function avroDecoder<TOutput = unknown>(
               (payload) => reader.exact.fromBuffer(payload),
             ),
       compile: (schema) => compileWriter(schema, reader),
+      exactIntegers: true,
     },
     options,
   );

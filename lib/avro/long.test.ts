@@ -98,3 +98,43 @@ describe('avroDecoder longs', () => {
     expect({ ...((await decode(decoder, safe)) as object) }).toEqual({ big: 1, at: 2, maybe: 3, small: 4 });
   });
 });
+
+describe('Avro longs with EventRecordFormat JSON', () => {
+  function decodeJson(text: string): unknown {
+    const value = Buffer.from(text);
+    const record = new KafkaRecord(
+      {
+        topic: 'orders',
+        partition: 0,
+        offset: 7,
+        timestamp: 0,
+        timestampType: 'CREATE_TIME',
+        value: value.toString('base64'),
+        valueSchemaMetadata: { dataFormat: 'AVRO', schemaId: '1' },
+      },
+      'orders',
+      0,
+      7,
+    ) as KafkaRecord<unknown, unknown>;
+    return avroDecoder({ eventRecordFormat: 'JSON', schema: 'long' }).decode(
+      value,
+      record,
+      'value',
+      new AbortController().signal,
+    );
+  }
+
+  it('reads an integer beyond 2^53 − 1 as a bigint, as the binary reader does, instead of rounding it', () => {
+    expect(decodeJson('{"id":"a","big":9007199254740993,"small":-42,"price":12.5}')).toEqual({
+      id: 'a',
+      big: 9007199254740993n,
+      small: -42,
+      price: 12.5,
+    });
+    expect(decodeJson('[-9223372036854775808, 9007199254740991, 1e400]')).toEqual([
+      -9223372036854775808n,
+      9007199254740991,
+      Number.POSITIVE_INFINITY,
+    ]);
+  });
+});

@@ -87,6 +87,12 @@ export interface FormatCodec {
    * thrown is withheld. Without it the parsed JSON is the data.
    */
   fromJson?: (json: unknown) => { readonly data: unknown } | string;
+  /**
+   * Whether the JSON of an `EventRecordFormat` `JSON` record holds integers the format reads beyond
+   * 2^53 − 1 (Avro's `long`): they are then read as a `bigint`, as the binary reader does, instead of
+   * rounded by `JSON.parse`.
+   */
+  exactIntegers?: boolean;
 }
 
 const NO_METADATA_FORMAT =
@@ -281,7 +287,8 @@ export function createSchemaRegistryDecoder<TOutput>(
         if (eventRecordFormat === 'JSON') {
           let data: unknown;
           try {
-            data = JSON.parse(bytes.toString('utf8'));
+            const text = bytes.toString('utf8');
+            data = codec.exactIntegers === true ? parseWithExactIntegers(text) : JSON.parse(text);
           } catch (error) {
             fail(
               record,
@@ -331,4 +338,24 @@ function headerSchemaIdProblem(
   } catch {
     return undefined;
   }
+}
+
+/** 16 digits in a row: the shortest integer text beyond 2^53 − 1 has 16. */
+const LONG_DIGITS = /\d{16}/;
+
+/**
+ * `JSON.parse`, with every integer beyond 2^53 − 1 read as a `bigint` from its source text (the
+ * reviver's `context.source`, https://tc39.es/proposal-json-parse-with-source/) instead of rounded. A
+ * text without 16 digits in a row holds none, and is parsed without the reviver's cost.
+ */
+function parseWithExactIntegers(text: string): unknown {
+  if (!LONG_DIGITS.test(text)) return JSON.parse(text);
+  return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
+    typeof value === 'number' &&
+    !Number.isSafeInteger(value) &&
+    context?.source !== undefined &&
+    /^-?\d+$/.test(context.source)
+      ? BigInt(context.source)
+      : value,
+  );
 }
