@@ -385,6 +385,31 @@ describe('schema registries refused at synth time', () => {
     expect(() => new KafkaConsumerFunction(newStack(), 'C', props as never)).toThrow(message);
   });
 
+  // CloudFormation's SchemaRegistryURI pattern takes a-z A-Z 0-9 - / * : _ + = . @ only: a URL with a
+  // query, an escape or a space would fail at deploy time.
+  it.each([
+    ['https://registry.example.com/a b', '" "'],
+    ['https://registry.example.com/?tenant=shop', '"?"'],
+    ['https://registry.example.com/x&y', '"&"'],
+    ['https://registry.example.com/sr%2Fshop', '"%"'],
+  ])('consumer with a Confluent URL CloudFormation refuses: %s', (url, char) => {
+    const schemaRegistry = { kind: 'confluent', url, eventRecordFormat: 'JSON' } as const;
+    const build = () => new KafkaConsumerFunction(newStack(), 'C', { ...base, schemaRegistry });
+    expect(build).toThrow(
+      new KafkaConsumerConfigError(
+        `schemaRegistry.url contains ${char}, which CloudFormation refuses in SchemaRegistryURI (pattern [a-zA-Z0-9-/*:_+=.@-]*: letters, digits and - / * : _ + = . @ only)`,
+      ),
+    );
+  });
+
+  it('accepts a Confluent URL with a port and a path', () => {
+    const url = 'https://psrc-abc12.eu-west-1.aws.confluent.cloud:443/registry_1/v=2';
+    const schemaRegistry = { kind: 'confluent', url, eventRecordFormat: 'JSON' } as const;
+    const stack = newStack();
+    new KafkaConsumerFunction(stack, 'C', { ...base, schemaRegistry });
+    expect(registryOf(Template.fromStack(stack), 'orders')).toMatchObject({ SchemaRegistryURI: url });
+  });
+
   // Untyped JavaScript callers: a kind or auth type no registry has is named with the accepted ones, not
   // taken for a Confluent registry (a misspelled Glue kind) or for mTLS (a misspelled basic auth).
   const confluent = { kind: 'confluent', url: 'https://registry.example.com', eventRecordFormat: 'JSON' };

@@ -60,7 +60,10 @@ export type SchemaRegistryLocation =
   | { readonly kind: 'glue'; readonly registryArn: string }
   | {
       readonly kind: 'confluent';
-      /** The registry's http(s) URL, without a user name or password (those go in `auth`). */
+      /**
+       * The registry's http(s) URL, without a user name or password (those go in `auth`), of the characters
+       * CloudFormation's SchemaRegistryURI takes: letters, digits and `- / * : _ + = . @` (no query or `%`).
+       */
       readonly url: string;
       /** @default no authentication */
       readonly auth?: { readonly type: 'basic' | 'mtls'; readonly secret: secretsmanager.ISecret };
@@ -159,6 +162,12 @@ function shapeProblem(registry: unknown): string | undefined {
   return undefined;
 }
 
+// SchemaRegistryURI's pattern, [a-zA-Z0-9-/*:_+=.@-]*, in CloudFormation (AWS::Lambda::EventSourceMapping
+// SchemaRegistryConfig) and Lambda's API (KafkaSchemaRegistryConfig): a Confluent URL with a query (?, &),
+// a percent escape or a space is refused at deploy time.
+// https://docs.aws.amazon.com/lambda/latest/api/API_KafkaSchemaRegistryConfig.html
+const SCHEMA_REGISTRY_URI_CHAR = /^[a-zA-Z0-9\-/*:_+=.@]$/;
+
 // https://docs.aws.amazon.com/glue/latest/dg/glue-specifying-resource-arns.html (registry/NAME, schema/REGISTRY/SCHEMA)
 const GLUE_REGISTRY_ARN = /^arn:aws[a-z-]*:glue:[a-z0-9-]+:\d{12}:registry\/[A-Za-z0-9_$#.-]{1,255}$/;
 
@@ -169,7 +178,8 @@ const GLUE_REGISTRY_ARN = /^arn:aws[a-z-]*:glue:[a-z0-9-]+:\d{12}:registry\/[A-Z
  * is unknown gets `kms:Decrypt` limited to Secrets Manager decrypting it. Lambda needs both for a
  * registry's secrets: https://docs.aws.amazon.com/lambda/latest/dg/with-msk-permissions.html
  * Checks the registry up front: a known kind (and Confluent auth type, with its secret), a literal Glue
- * registry ARN, an http(s) Confluent URL without credentials, each validated part at most once.
+ * registry ARN, an http(s) Confluent URL without credentials and of the characters CloudFormation takes,
+ * each validated part at most once.
  *
  * @throws SchemaRegistryConfigError naming what is wrong.
  * @example
@@ -252,6 +262,13 @@ export function schemaRegistryConfig(registry: SchemaRegistry): {
     if (username || password) {
       throw new SchemaRegistryConfigError(
         'schemaRegistry.url must not carry a user name or password (it would be written into the CloudFormation template): give them as schemaRegistry.auth, a Secrets Manager secret',
+      );
+    }
+    // Named by the character alone: the URL is not quoted in messages (see above).
+    const refused = [...registry.url].find((char) => !SCHEMA_REGISTRY_URI_CHAR.test(char));
+    if (refused !== undefined) {
+      throw new SchemaRegistryConfigError(
+        `schemaRegistry.url contains ${JSON.stringify(refused)}, which CloudFormation refuses in SchemaRegistryURI (pattern [a-zA-Z0-9-/*:_+=.@-]*: letters, digits and - / * : _ + = . @ only)`,
       );
     }
   }
