@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import {
   createRunDir,
+  damagedJarsHint,
   freePort,
   packageRoot,
   processOutput,
@@ -124,9 +125,10 @@ async function startOnce(
   ]);
   if (tool.code !== 0) {
     await rm(runDir, { recursive: true, force: true });
+    const output = `${tool.stdout}${tool.stderr}`.slice(-4000);
     throw new BrokerStartError(
-      'Formatting the broker storage failed',
-      `${tool.stdout}${tool.stderr}`.slice(-4000),
+      withDamagedJarsHint('Formatting the broker storage failed', output, libs),
+      output,
     );
   }
 
@@ -165,12 +167,19 @@ async function startOnce(
   } catch (error) {
     const tail = await brokerLogTail(runDir);
     await broker.stop(5_000);
-    if (error instanceof BrokerStartError) throw new BrokerStartError(error.message, tail, { cause: error });
-    throw new BrokerStartError(`The broker did not serve requests: ${(error as Error).message}`, tail, {
-      cause: error,
-    });
+    const message =
+      error instanceof BrokerStartError
+        ? error.message
+        : `The broker did not serve requests: ${(error as Error).message}`;
+    throw new BrokerStartError(withDamagedJarsHint(message, tail, libs), tail, { cause: error });
   }
   return broker;
+}
+
+/** `message`, and when the log says a cached jar is damaged, which folder to delete (the one holding `libs`). */
+function withDamagedJarsHint(message: string, log: string, libs: string): string {
+  const hint = damagedJarsHint(log, dirname(libs));
+  return hint ? `${message}; ${hint}` : message;
 }
 
 async function waitForLog(runDir: string, exited: () => boolean, timeoutMs: number): Promise<void> {

@@ -23,7 +23,7 @@ describe('broker prerequisites', () => {
     process.env.PATH = bin;
     await expect(assertBrokerJava()).rejects.toThrow(
       new BrokerPrerequisiteError(
-        'Java 17+ and Maven are needed for the embedded broker; or set KAFKA_BROKERS=host:port to use your own',
+        'Java 17+ and Maven are needed for the embedded broker (Java (java) is not on PATH); or set KAFKA_BROKERS=host:port to use your own',
       ),
     );
   });
@@ -36,7 +36,9 @@ describe('broker prerequisites', () => {
     process.env.KAFKA_LAMBDA_CACHE = bin;
     const attempt = resolveBrokerJars('3.9.2');
     await expect(attempt).rejects.toBeInstanceOf(BrokerPrerequisiteError);
-    await expect(attempt).rejects.toThrow(/Java 17\+ and Maven are needed/);
+    await expect(attempt).rejects.toThrow(
+      'Java 17+ and Maven are needed for the embedded broker (Maven (mvn) is not on PATH); or set KAFKA_BROKERS',
+    );
   });
 
   it('picks log4j2 from Kafka 4 on', () => {

@@ -18,8 +18,8 @@ import { BrokerPrerequisiteError } from './errors.ts';
  */
 export const DEFAULT_KAFKA_VERSION = '3.9.2';
 
-const MISSING_TOOLS =
-  'Java 17+ and Maven are needed for the embedded broker; or set KAFKA_BROKERS=host:port to use your own';
+const MISSING_TOOLS = 'Java 17+ and Maven are needed for the embedded broker';
+const USE_YOUR_OWN = 'or set KAFKA_BROKERS=host:port to use your own';
 
 /** Where the broker's jars for one Kafka version are kept (reused by every later run). */
 function brokerCacheDir(version: string): string {
@@ -29,8 +29,10 @@ function brokerCacheDir(version: string): string {
 /** The shared unit's prerequisite errors as this module's; anything else unchanged. */
 function asBrokerError(error: unknown): unknown {
   if (error instanceof JavaOrMavenMissingError) {
-    const found = error.foundJava === undefined ? '' : ` (found Java ${error.foundJava})`;
-    return new BrokerPrerequisiteError(`${MISSING_TOOLS}${found}`, { cause: error });
+    // What is missing (Java, which version, or Maven) is the shared unit's finding: said, not dropped.
+    return new BrokerPrerequisiteError(`${MISSING_TOOLS} (${error.message}); ${USE_YOUR_OWN}`, {
+      cause: error,
+    });
   }
   if (error instanceof MavenResolveError) return new BrokerPrerequisiteError(error.message, { cause: error });
   return error;

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import {
+  assertJava17,
   cacheBase,
   JavaOrMavenMissingError,
   MavenResolveError,
@@ -40,9 +41,29 @@ export async function resolveElasticMqJars(version: string = DEFAULT_ELASTICMQ_V
     });
   } catch (error) {
     if (error instanceof JavaOrMavenMissingError)
-      throw new ElasticMqPrerequisiteError(MISSING_TOOLS, { cause: error });
+      throw new ElasticMqPrerequisiteError(`${MISSING_TOOLS}: ${error.message}`, { cause: error });
     if (error instanceof MavenResolveError)
       throw new ElasticMqPrerequisiteError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * Checks that Java 17+ runs the server (checked on every start: the jars may be cached already, and a
+ * missing Java was otherwise reported as the server dying during start-up).
+ *
+ * @example
+ * ```ts
+ * await assertElasticMqJava();
+ * ```
+ * @throws ElasticMqPrerequisiteError unless `java -version` reports 17 or later.
+ */
+export async function assertElasticMqJava(): Promise<void> {
+  try {
+    await assertJava17();
+  } catch (error) {
+    if (error instanceof JavaOrMavenMissingError)
+      throw new ElasticMqPrerequisiteError(`${MISSING_TOOLS}: ${error.message}`, { cause: error });
     throw error;
   }
 }

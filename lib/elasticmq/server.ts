@@ -1,7 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   createRunDir,
+  damagedJarsHint,
   freePort,
   type RunDirKind,
   removeStaleRunDirs,
@@ -9,7 +10,7 @@ import {
   startJvmInRunDir,
 } from '../maven-server/index.ts';
 import { ElasticMqError, ElasticMqStartError } from './errors.ts';
-import { DEFAULT_ELASTICMQ_VERSION, resolveElasticMqJars } from './jars.ts';
+import { assertElasticMqJava, DEFAULT_ELASTICMQ_VERSION, resolveElasticMqJars } from './jars.ts';
 import { assertQueueNames } from './queues.ts';
 
 /**
@@ -89,6 +90,7 @@ export const ELASTICMQ_RUN_DIRS: RunDirKind = {
  */
 export async function startElasticMq(options: StartElasticMqOptions = {}): Promise<ElasticMq> {
   assertQueueNames(options.queues ?? []);
+  await assertElasticMqJava();
   const libs = await resolveElasticMqJars();
   await removeStaleRunDirs(ELASTICMQ_RUN_DIRS);
   return retryWhilePortTaken(
@@ -141,7 +143,9 @@ async function startOnce(libs: string, options: StartElasticMqOptions): Promise<
   } catch (error) {
     const tail = await logTail(logFile);
     await server.stop(5_000);
-    throw new ElasticMqStartError((error as Error).message, tail, { cause: error });
+    const hint = damagedJarsHint(tail, dirname(libs));
+    const message = (error as Error).message;
+    throw new ElasticMqStartError(hint ? `${message}; ${hint}` : message, tail, { cause: error });
   }
   return server;
 }

@@ -25,6 +25,7 @@ export {
   assertJava17,
   assertJavaAndMaven,
   cacheBase,
+  damagedJarsHint,
   type MavenClasspath,
   resolveMavenClasspath,
   stageIntoCache,

@@ -63,6 +63,30 @@ export async function assertJava17(): Promise<void> {
 }
 
 /**
+ * What a JVM logs when a jar on its classpath is truncated or corrupt: a class that cannot be loaded, or
+ * the zip reader's own complaint.
+ */
+const DAMAGED_JAR =
+  /ClassNotFoundException|NoClassDefFoundError|Could not find or load main class|invalid LOC header|invalid CEN header|ZipException|zip END header not found|zip file is empty|error in opening zip file|Invalid or corrupt jarfile/;
+
+/**
+ * A sentence for a failed start's message when the server's log says a cached jar is damaged (an install
+ * cut short after its completion marker, a disk that filled up): which folder to delete so that the next
+ * `install` or start downloads it again. Undefined when the log says nothing of the kind.
+ *
+ * @example
+ * ```ts
+ * const hint = damagedJarsHint(logTail, dirname(libs));
+ * throw new ElasticMqStartError(hint ? `${message}; ${hint}` : message, logTail);
+ * ```
+ */
+export function damagedJarsHint(log: string, cacheDir: string): string | undefined {
+  return DAMAGED_JAR.test(log)
+    ? `its cached jars look damaged (a class or jar could not be read): delete ${cacheDir} and run install again, which downloads them anew`
+    : undefined;
+}
+
+/**
  * Puts a folder into the cache at `dir` once: `build` fills a staging folder of its own and returns the
  * folder to move into place, which is renamed to `dir`. Runs in several projects at once neither see a
  * half-built folder nor spoil each other's: the first rename wins, and the others use its folder.

@@ -9,9 +9,11 @@ import { cp, mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  assertJava17,
   assertJavaAndMaven,
   cacheBase,
   createRunDir,
+  damagedJarsHint,
   freePort,
   JavaOrMavenMissingError,
   processOutput,
@@ -87,11 +89,7 @@ export async function installRegistry(): Promise<string> {
   try {
     await assertJavaAndMaven();
   } catch (error) {
-    if (error instanceof JavaOrMavenMissingError)
-      throw new SchemaRegistryServerError('Java 17+ and Maven are needed for the local schema registry', {
-        cause: error,
-      });
-    throw error;
+    throw asMissingTools(error);
   }
   await stageIntoCache(dir, isComplete, async (staging) => {
     await cp(project, staging, { recursive: true });
@@ -115,6 +113,16 @@ export async function installRegistry(): Promise<string> {
     return target;
   });
   return dir;
+}
+
+/** The shared unit's finding (which of Java, its version or Maven is missing) as this module's error. */
+function asMissingTools(error: unknown): unknown {
+  return error instanceof JavaOrMavenMissingError
+    ? new SchemaRegistryServerError(
+        `Java 17+ and Maven are needed for the local schema registry: ${error.message}`,
+        { cause: error },
+      )
+    : error;
 }
 
 /**
@@ -187,6 +195,10 @@ export interface LocalSchemaRegistry {
  * @throws SchemaRegistryServerError when it cannot be built, dies, or is not ready in time.
  */
 export async function startRegistry(options: StartRegistryOptions = {}): Promise<LocalSchemaRegistry> {
+  // Checked on every start (the app may be built already): a missing Java read as the JVM dying.
+  await assertJava17().catch((error: unknown) => {
+    throw asMissingTools(error);
+  });
   const app = await installRegistry();
   await removeStaleRunDirs(REGISTRY_RUN_DIRS);
   return retryWhilePortTaken(
@@ -240,7 +252,10 @@ async function startOnce(app: string, options: StartRegistryOptions): Promise<Lo
         .slice(-30)
         .join('\n');
       await registry.stop(5_000);
-      throw new SchemaRegistryServerError(`The schema registry ${failed}:\n${tail}`);
+      const hint = damagedJarsHint(tail, app);
+      throw new SchemaRegistryServerError(
+        `The schema registry ${failed}${hint ? `; ${hint}` : ''}:\n${tail}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
