@@ -31,6 +31,8 @@ export interface ReflectedType {
   readonly fieldsArray: readonly ReflectedField[];
   fromObject(object: { [key: string]: unknown }): unknown;
   resolveAll?(): unknown;
+  /** The root it was looked up in: resolved as a whole (see {@link protoJsonReader}). */
+  readonly root?: { resolveAll?(): unknown } | null;
 }
 
 interface ReflectedEnum {
@@ -76,8 +78,10 @@ export function protoJsonReader(
   type: ReflectedType,
   mode: ProtoJsonMode,
 ): (json: unknown) => { [key: string]: unknown } {
-  // Message fields' resolvedType is set when the type is resolved, at its first use otherwise.
-  type.resolveAll?.();
+  // Message fields' resolvedType is set when the type is resolved, at its first use otherwise. The
+  // root is resolved, not the type: protobufjs 8 resolves a nested type's edition features from its
+  // file, and throws "Unknown edition" for a nested type resolved on its own.
+  (type.root ?? type).resolveAll?.();
   const reader = new MessageReader(mode);
   return (json) => reader.message(type, json, []);
 }

@@ -106,3 +106,27 @@ describe('schemaEncoder with a .proto', () => {
     expect(refusal).not.toContain('SECRET');
   });
 });
+
+describe("schemaEncoder's Glue message index", () => {
+  // The example of aws-glue-schema-registry's MessageIndexFinder: every message type of the file, nested
+  // ones and protoc's map entry types included, sorted by full name: B = 0, B.A = 1, B.A.D = 2, B.C = 3.
+  const proto = `syntax = "proto3"; package p;
+    message B { message C { string c = 1; } message A { message D { map<string, int32> my_counts = 1; } } }
+    message E { string e = 1; }`;
+  const glueIndex = (type: string) => {
+    const encode = schemaEncoder({
+      format: 'protobuf',
+      schema: proto,
+      type,
+      wire: 'glue',
+      schemaId: '12345678-1234-1234-1234-123456789012',
+    });
+    // Version byte, compression byte, 16-byte UUID, then the index as one varint.
+    return Buffer.from(encode({}).bytes)[18];
+  };
+
+  it('numbers every message type of the file by full name, nested and map entry types too', () => {
+    // p.B, p.B.A, p.B.A.D, p.B.A.D.MyCountsEntry, p.B.C, p.E
+    expect(['p.B', 'p.B.A', 'p.B.A.D', 'p.B.C', 'p.E'].map(glueIndex)).toEqual([0, 1, 2, 4, 5]);
+  });
+});

@@ -127,7 +127,7 @@ export function schemaEncoder(options: SchemaEncoderOptions): (value: unknown) =
     throw new SchemaEncodeError('a Confluent schema id is a decimal integer');
   const codec = compile(options);
   return (value) => {
-    const { encoded, json, indexes } = codec(value);
+    const { encoded, json, indexes, glueIndex } = codec(value);
     const metadata = { dataFormat: DATA_FORMATS[options.format], schemaId };
     if (wire === 'json') return { bytes: Buffer.from(json), schemaMetadata: metadata };
     // Confluent writes the message's path as an array (`[0]` as a single zero), Glue one varint.
@@ -136,7 +136,7 @@ export function schemaEncoder(options: SchemaEncoderOptions): (value: unknown) =
       indexes === undefined
         ? []
         : glue
-          ? varint(indexes[0]!)
+          ? varint(glueIndex!)
           : indexes.length === 1 && indexes[0] === 0
             ? [0]
             : [zigzag(indexes.length), ...indexes.map(zigzag)].flat(),
@@ -152,7 +152,7 @@ export function schemaEncoder(options: SchemaEncoderOptions): (value: unknown) =
   };
 }
 
-type Codec = (value: unknown) => { encoded: Buffer; json: string; indexes?: number[] };
+type Codec = (value: unknown) => { encoded: Buffer; json: string; indexes?: number[]; glueIndex?: number };
 
 function compile(options: SchemaEncoderOptions): Codec {
   if (options.format === 'avro') {
@@ -189,7 +189,9 @@ function compile(options: SchemaEncoderOptions): Codec {
     } catch (error) {
       throw new SchemaEncodeError(`the .proto file has no message ${options.type}`, { cause: error });
     }
-    const indexes = messagePath(protobuf, pkg ? (root.lookup(pkg) as Protobuf.Namespace) : root, type);
+    const scope = pkg ? (root.lookup(pkg) as Protobuf.Namespace) : root;
+    const indexes = messagePath(protobuf, scope, type);
+    const glueIndex = glueMessageIndex(protobuf, scope, type);
     // protobufjs's verify and fromObject take only the names the type was parsed with, and fromObject
     // drops any other key: a misspelt field was written as an empty message. The proto3 JSON reader
     // refuses unknown fields and enum values and checks integer ranges, taking both field names.
@@ -205,7 +207,7 @@ function compile(options: SchemaEncoderOptions): Codec {
       const message = type.fromObject(fields);
       const encoded = Buffer.from(type.encode(message).finish());
       const object = type.toObject(message, { longs: String, enums: String, bytes: String, defaults: true });
-      return { encoded, json: JSON.stringify(object), indexes };
+      return { encoded, json: JSON.stringify(object), indexes, glueIndex };
     };
   }
   const { Ajv: AjvClass } = peer<{ Ajv: typeof Ajv }>('ajv', 'JSON Schema');
@@ -250,6 +252,37 @@ function messagePath(protobuf: typeof Protobuf, scope: Protobuf.Namespace, targe
     candidates = type.nestedArray;
   }
   return path;
+}
+
+/**
+ * The message's index as AWS Glue's serializer writes it: its position among all message types of the
+ * file, nested ones and the entry types protoc makes for map fields included, sorted by full name
+ * (awslabs/aws-glue-schema-registry, MessageIndexFinder: "B = 0, B.A = 1, B.A.D = 2, B.C = 3").
+ */
+function glueMessageIndex(
+  protobuf: typeof Protobuf,
+  scope: Protobuf.Namespace,
+  target: Protobuf.Type,
+): number {
+  const names: string[] = [];
+  const queue = scope.nestedArray.filter(
+    (nested): nested is Protobuf.Type => nested instanceof protobuf.Type,
+  );
+  for (let type = queue.shift(); type !== undefined; type = queue.shift()) {
+    names.push(type.fullName);
+    for (const field of type.fieldsArray)
+      if (field instanceof protobuf.MapField) names.push(`${type.fullName}.${mapEntryName(field.name)}`);
+    queue.push(
+      ...type.nestedArray.filter((nested): nested is Protobuf.Type => nested instanceof protobuf.Type),
+    );
+  }
+  // Java compares full names by UTF-16 code units, as Array.prototype.sort does.
+  return names.sort().indexOf(target.fullName);
+}
+
+/** The entry type protoc makes for map field `name`: `my_map` → `MyMapEntry` (protoc's MapEntryName). */
+function mapEntryName(name: string): string {
+  return `${name.replace(/(?:^|_+)([a-z]?)/g, (_match, letter: string) => letter.toUpperCase())}Entry`;
 }
 
 function zigzag(n: number): number[] {
