@@ -206,31 +206,46 @@ async function waitForLog(runDir: string, exited: () => boolean, timeoutMs: numb
  * ```
  */
 export async function waitUntilServing(bootstrapServers: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   const admin = new Kafka({
     clientId: 'kafka-lambda-broker-check',
     brokers: bootstrapServers.split(','),
     logLevel: logLevel.NOTHING,
     retry: { retries: 0 },
+    // A broker JVM that is alive but stopped (kill -STOP) accepts connections and never answers: with
+    // kafkajs's 30 s request timeout one attempt outlasted the whole wait.
+    connectionTimeout: Math.min(3_000, timeoutMs),
+    requestTimeout: Math.min(10_000, timeoutMs),
   }).admin();
-  const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
-  try {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<'expired'>((resolve) => {
+    timer = setTimeout(() => resolve('expired'), timeoutMs);
+  });
+  const attempts = async (): Promise<'served'> => {
     while (Date.now() < deadline) {
       try {
         await admin.connect();
         await admin.describeCluster();
         await admin.describeGroups(['kafka-lambda-warmup']);
-        return;
+        return 'served';
       } catch (error) {
         lastError = error;
         await new Promise((r) => setTimeout(r, 300));
       }
     }
-    throw lastError instanceof Error
-      ? lastError
-      : new BrokerError(`${bootstrapServers} did not answer within ${timeoutMs} ms`);
+    return new Promise<never>(() => {}); // the timer settles it
+  };
+  try {
+    if ((await Promise.race([attempts(), expired])) === 'served') return;
+    throw new BrokerError(
+      `${bootstrapServers} did not answer within ${timeoutMs} ms${lastError instanceof Error ? ` (${lastError.message})` : ''}`,
+      { cause: lastError },
+    );
   } finally {
-    await admin.disconnect().catch(() => {});
+    clearTimeout(timer);
+    // Closes the sockets, so an attempt still waiting ends too; bounded, as it waits on them.
+    await Promise.race([admin.disconnect().catch(() => {}), new Promise((r) => setTimeout(r, 1_000))]);
   }
 }
 

@@ -180,14 +180,16 @@ export async function waitUntilAnswering(endpoint: string, timeoutMs: number): P
         method: 'POST',
         headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.ListQueues' },
         body: '{}',
-        signal: AbortSignal.timeout(2_000),
+        // Never past the deadline: a server that is alive but stopped accepts and never answers.
+        signal: AbortSignal.timeout(Math.max(1, Math.min(2_000, deadline - Date.now()))),
       });
+      await response.body?.cancel();
       if (response.ok) return;
       lastError = `HTTP ${response.status}`;
     } catch (error) {
       lastError = (error as Error).message;
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, Math.max(0, Math.min(200, deadline - Date.now()))));
   }
   throw new ElasticMqError(`the SQS API at ${endpoint} did not answer within ${timeoutMs} ms (${lastError})`);
 }
