@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { JavaOrMavenMissingError, MavenResolveError } from './errors.ts';
-import { commandOutput, processOutput } from './process.ts';
+import { commandOutput, isAlive, processOutput } from './process.ts';
 
 /** Written last into a classpath folder: without it the folder is not a usable classpath. */
 const COMPLETE_MARKER = '.complete';
@@ -102,7 +102,9 @@ export async function stageIntoCache(
   build: (staging: string) => Promise<string>,
 ): Promise<void> {
   await mkdir(dirname(dir), { recursive: true });
-  const staging = await mkdtemp(`${dir}.staging-`);
+  await removeStaleStaging(dir);
+  // The creator's pid in the name: a run killed by a signal runs no finally, and the next one can tell.
+  const staging = await mkdtemp(`${dir}.staging-${process.pid}-`);
   try {
     const built = await build(staging);
     try {
@@ -116,6 +118,39 @@ export async function stageIntoCache(
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
+}
+
+/** A staging folder whose creator cannot be told (named before pids were) is stale after this long. */
+const UNNAMED_STAGING_STALE_MS = 60 * 60_000;
+
+/**
+ * Deletes the staging folders of `dir` (`<dir>.staging-<pid>-XXXXXX`) whose creating process is gone: an
+ * install interrupted by SIGINT or SIGKILL left them, hundreds of MB each, forever. One named without a
+ * pid (an older layout) is deleted once it is an hour old. A live creator's folder is left alone.
+ *
+ * @example
+ * ```ts
+ * const removed = await removeStaleStaging(join(cacheBase(), 'elasticmq', '1.6.11'));
+ * ```
+ * @returns the folders deleted.
+ */
+export async function removeStaleStaging(dir: string): Promise<string[]> {
+  const prefix = `${basename(dir)}.staging-`;
+  const names = await readdir(dirname(dir)).catch(() => [] as string[]);
+  const removed: string[] = [];
+  for (const name of names.filter((n) => n.startsWith(prefix))) {
+    const path = join(dirname(dir), name);
+    const pid = /^(\d+)-/.exec(name.slice(prefix.length))?.[1];
+    const stale =
+      pid !== undefined
+        ? !isAlive(Number(pid))
+        : Date.now() - ((await stat(path).catch(() => undefined))?.mtimeMs ?? Date.now()) >
+          UNNAMED_STAGING_STALE_MS;
+    if (!stale) continue;
+    await rm(path, { recursive: true, force: true }).catch(() => {});
+    removed.push(path);
+  }
+  return removed;
 }
 
 /**
