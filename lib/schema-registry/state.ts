@@ -6,6 +6,7 @@ import {
   BackgroundServer,
   type BackgroundServerStatus,
   type BackgroundServerStopResult,
+  type BackgroundStartOptions,
 } from '../maven-server/index.ts';
 import { isReady, REGISTRY_RUN_DIRS, startRegistry } from './server.ts';
 
@@ -45,6 +46,8 @@ const background = new BackgroundServer<RegistryServerRecord>({
 /**
  * Starts a registry that outlives this process and records it, or returns the one already running.
  * The registry stays tied to this process until it is recorded: a start interrupted before leaves no JVM.
+ * A start while another process starts one waits for it (`options.onWaiting` is told), then returns
+ * that registry: two starts at once leave one registry.
  *
  * @example
  * ```ts
@@ -52,7 +55,7 @@ const background = new BackgroundServer<RegistryServerRecord>({
  * console.log(server.url);
  * ```
  */
-export function startBackgroundRegistry(): Promise<{
+export function startBackgroundRegistry(options: BackgroundStartOptions = {}): Promise<{
   server: RegistryServerRecord;
   alreadyRunning: boolean;
 }> {
@@ -60,7 +63,7 @@ export function startBackgroundRegistry(): Promise<{
     const started = await startRegistry();
     const { url, pid, runDir } = started;
     return { record: { url, pid, runDir }, stop: started.stop, detach: started.detach };
-  });
+  }, options);
 }
 
 /**

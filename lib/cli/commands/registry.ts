@@ -28,7 +28,12 @@ export function registerRegistryCommand(program: Command): void {
     .command('start')
     .description('start the registry in the background and print its Confluent-compatible URL')
     .action(async () => {
-      const { server, alreadyRunning } = await startBackgroundRegistry();
+      const { server, alreadyRunning } = await startBackgroundRegistry({
+        onWaiting: (pid) =>
+          console.error(
+            `another kafka-lambda process (pid ${pid}) is starting the schema registry: waiting for it…`,
+          ),
+      });
       console.error(
         alreadyRunning
           ? `Schema registry already running (pid ${server.pid})`
