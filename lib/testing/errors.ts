@@ -2,7 +2,7 @@
  * The base of the testing helpers' errors. Each helper's own error lives next to it and extends
  * {@link KafkaTestingError}: `InvalidEventInputError` (kafkaEvent), `InvalidKafkaEventError`
  * (validateKafkaEvent), `InvalidBatchResponseError` (failedOffsets), `HandlerTimeoutError`
- * (invokeHandler) and `SchemaEncodeError` (the CLI's schema encoder).
+ * and `ResponseMarshalError` (invokeHandler) and `SchemaEncodeError` (the CLI's schema encoder).
  */
 
 /**

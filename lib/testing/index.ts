@@ -42,7 +42,12 @@ export {
   kafkaEvent,
   type RecordPayload,
 } from './event-builder.ts';
-export { HandlerTimeoutError, type InvokeOptions, invokeHandler } from './invoke-handler.ts';
+export {
+  HandlerTimeoutError,
+  type InvokeOptions,
+  invokeHandler,
+  ResponseMarshalError,
+} from './invoke-handler.ts';
 export { partitionForKey } from './partitioner.ts';
 export {
   type EventIssue,

@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { HandlerInitError } from '../lambda-runtime/load-handler.ts';
-import { kafkaEvent } from './event-builder.ts';
-import { HandlerTimeoutError, invokeHandler } from './invoke-handler.ts';
+import { failedOffsets } from './batch-response.ts';
+import { InvalidEventInputError, kafkaEvent } from './event-builder.ts';
+import { HandlerTimeoutError, invokeHandler, ResponseMarshalError } from './invoke-handler.ts';
 
 const event = kafkaEvent({ topic: 'orders', records: [{ value: 'x' }] });
 
@@ -17,7 +18,7 @@ describe('invokeHandler', () => {
       event,
       { timeoutMs: 2_000, functionName: 'orders' },
     );
-    expect(seen.received).toBe(event);
+    expect(seen.received).toEqual(event);
     expect(seen.name).toBe('orders');
     expect(seen.before).toBeLessThanOrEqual(2_000);
     expect(seen.before).toBeGreaterThan(1_900);
@@ -60,5 +61,76 @@ describe('invokeHandler', () => {
     await expect(outcome).rejects.toThrow(HandlerTimeoutError);
     await expect(outcome).rejects.toThrow('Task timed out after 0.10 seconds');
     expect(Date.now() - started).toBeGreaterThanOrEqual(95);
+  });
+
+  it('gives the handler a copy of the event, as Lambda delivers it: a middleware that drops records leaves the test’s event whole', async () => {
+    const batch = kafkaEvent({ topic: 'orders', records: [{ value: 'a' }, { value: 'b' }, { value: 'c' }] });
+    const before = structuredClone(batch);
+    const response = await invokeHandler(async (received: typeof batch) => {
+      received.records['orders-0'] = received.records['orders-0']!.filter((record) => record.offset !== 0);
+      return { batchItemFailures: [{ itemIdentifier: { partition: 'orders-0', offset: 2 } }] };
+    }, batch);
+    expect(batch).toEqual(before);
+    expect(failedOffsets(response, batch)).toEqual({ 'orders-0': [2] });
+  });
+
+  it('refuses an event JSON cannot carry, which Lambda could not deliver', async () => {
+    await expect(invokeHandler(async () => ({}), { offset: 1n })).rejects.toThrow(
+      new InvalidEventInputError(
+        'the event cannot be sent as JSON, as Lambda sends events: Do not know how to serialize a BigInt',
+      ),
+    );
+    await expect(invokeHandler(async () => ({}), undefined)).rejects.toThrow(InvalidEventInputError);
+  });
+
+  it('resolves to the response as Lambda reads it, through JSON: a getter on a class reads as absent, toJSON as its value', async () => {
+    class BatchResult {
+      readonly #failures: { itemIdentifier: { partition: string; offset: number } }[] = [];
+      fail(partition: string, offset: number) {
+        this.#failures.push({ itemIdentifier: { partition, offset } });
+      }
+      get batchItemFailures() {
+        return this.#failures;
+      }
+    }
+    const getter = await invokeHandler(async () => {
+      const result = new BatchResult();
+      result.fail('orders-0', 0);
+      return result;
+    }, event);
+    // Lambda reads {}: a success, whatever the getter says.
+    expect(getter).toStrictEqual({});
+    expect(failedOffsets(getter, event)).toEqual({});
+    const failures = [{ itemIdentifier: { partition: 'orders-0', offset: 0 } }];
+    const viaToJson = await invokeHandler(
+      async () => ({ toJSON: () => ({ batchItemFailures: failures }) }),
+      event,
+    );
+    expect(viaToJson).toStrictEqual({ batchItemFailures: failures });
+    await expect(invokeHandler(async () => undefined, event)).resolves.toBeNull();
+  });
+
+  it('fails a response JSON cannot carry with Runtime.MarshalError, as Lambda does, without quoting it', async () => {
+    const circular = async () => {
+      const response: Record<string, unknown> = { batchItemFailures: [], secret: 's3cr3t' };
+      response.self = response;
+      return response;
+    };
+    const error = await invokeHandler(circular, event).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ResponseMarshalError);
+    expect(error).toMatchObject({
+      message: expect.stringMatching(
+        /^Runtime\.MarshalError: Unable to marshal response: Converting circular structure to JSON/,
+      ),
+      response: { errorType: 'Runtime.MarshalError', trace: [] },
+    });
+    expect((error as Error).message).not.toContain('s3cr3t');
+    await expect(invokeHandler(async () => ({ count: 1n }), event)).rejects.toThrow(
+      new ResponseMarshalError({
+        errorType: 'Runtime.MarshalError',
+        errorMessage: 'Unable to marshal response: Do not know how to serialize a BigInt',
+        trace: [],
+      }),
+    );
   });
 });

@@ -1,7 +1,10 @@
 import type { LambdaContext as Context } from '../kafka-event/types.ts';
 import { createLambdaContext, type LambdaContextOptions } from '../lambda-runtime/context.ts';
 import { refuseCallbackHandler } from '../lambda-runtime/load-handler.ts';
+import { type RuntimeErrorResponse, toRuntimeError } from '../lambda-runtime/runtime-error.ts';
 import { KafkaTestingError } from './errors.ts';
+import { InvalidEventInputError } from './event-builder.ts';
+import { marshalResponse } from './marshal.ts';
 
 /**
  * The handler did not settle within the function's timeout; Lambda would fail the whole batch.
@@ -25,6 +28,33 @@ export class HandlerTimeoutError extends KafkaTestingError {
 }
 
 /**
+ * The handler's response cannot be sent as JSON (a circular object, a BigInt, a `toJSON` that throws):
+ * Lambda fails such an invocation with `Runtime.MarshalError`, and retries the whole batch. The
+ * message is the serialiser's (types and property names, never the response's values).
+ *
+ * @example
+ * ```ts
+ * const circular = async () => { const response = { batchItemFailures: [] as unknown[], self: {} }; response.self = response; return response; };
+ * await expect(invokeHandler(circular, event)).rejects.toThrow(ResponseMarshalError);
+ * // ResponseMarshalError: Runtime.MarshalError: Unable to marshal response: Converting circular structure to JSON…
+ * ```
+ */
+export class ResponseMarshalError extends KafkaTestingError {
+  /** Always `'ResponseMarshalError'`. */
+  override readonly name: string = 'ResponseMarshalError';
+  /** The error as Lambda's runtime reports it (`errorType` `'Runtime.MarshalError'`). */
+  readonly response: RuntimeErrorResponse;
+  /**
+   * @param response - Lambda's error response; the message is `errorType: errorMessage`.
+   * @param options - `cause`, if any.
+   */
+  constructor(response: RuntimeErrorResponse, options?: ErrorOptions) {
+    super(`${response.errorType}: ${response.errorMessage}`, options);
+    this.response = response;
+  }
+}
+
+/**
  * Options of {@link invokeHandler}: the Lambda context's (`timeoutMs` defaults to 30 s).
  *
  * @example
@@ -35,17 +65,22 @@ export class HandlerTimeoutError extends KafkaTestingError {
 export type InvokeOptions = LambdaContextOptions;
 
 /**
- * Invokes a handler as Lambda would: with a fresh Lambda-like context whose
- * `getRemainingTimeInMillis()` counts down to `timeoutMs`, failing with {@link HandlerTimeoutError}
- * if the handler has not settled by then. Resolves to the handler's response; a handler error is
- * rethrown as is. (A timed-out handler cannot be stopped in-process: it keeps running in the
- * background, where Lambda would freeze it.)
+ * Invokes a handler as Lambda would: on a copy of `event` made through JSON, as Lambda delivers it
+ * (what the handler or its middlewares change in it leaves the test's `event` as it was), with a fresh
+ * Lambda-like context whose `getRemainingTimeInMillis()` counts down to `timeoutMs`, failing with
+ * {@link HandlerTimeoutError} if the handler has not settled by then. Resolves to the response as
+ * Lambda reads it, through JSON: a class instance comes back as the plain object its JSON is (a getter
+ * on its prototype, absent), a `toJSON()` as what it returns. A handler error is rethrown as is. (A
+ * timed-out handler cannot be stopped in-process: it keeps running in the background, where Lambda
+ * would freeze it.)
  *
  * @example
  * ```ts
  * const response = await invokeHandler(handler, event, { timeoutMs: 5_000 });
  * ```
+ * @throws InvalidEventInputError for an event JSON cannot carry (a circular object, a BigInt, `undefined`).
  * @throws HandlerTimeoutError when the handler outlives `timeoutMs`.
+ * @throws ResponseMarshalError (`Runtime.MarshalError`) for a response JSON cannot carry.
  * @throws HandlerInitError (`Runtime.CallbackHandlerDeprecated`) for a handler declaring a callback
  *   parameter, which Lambda's Node.js 24 runtime refuses to load.
  */
@@ -55,15 +90,40 @@ export async function invokeHandler<TEvent, TResult>(
   options: InvokeOptions = {},
 ): Promise<TResult> {
   refuseCallbackHandler(handler);
+  const delivered = deliveredEvent(event);
   const timeoutMs = options.timeoutMs ?? 30_000;
   const context = createLambdaContext({ ...options, timeoutMs });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new HandlerTimeoutError(timeoutMs)), timeoutMs);
   });
+  let response: TResult;
   try {
-    return await Promise.race([Promise.resolve().then(() => handler(event, context)), timeout]);
+    response = await Promise.race([Promise.resolve().then(() => handler(delivered, context)), timeout]);
   } finally {
     clearTimeout(timer);
   }
+  const { json, error } = marshalResponse(response);
+  if (error) throw new ResponseMarshalError(error);
+  // The response's JSON, read back: what Lambda's Kafka trigger reads.
+  return JSON.parse(json) as TResult;
+}
+
+/** `event` as Lambda delivers it: parsed from the JSON of the invocation's payload. */
+function deliveredEvent<TEvent>(event: TEvent): TEvent {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(event);
+  } catch (error) {
+    throw new InvalidEventInputError(
+      `the event cannot be sent as JSON, as Lambda sends events: ${toRuntimeError(error).errorMessage}`,
+      { cause: error },
+    );
+  }
+  if (json === undefined) {
+    throw new InvalidEventInputError(
+      `the event cannot be sent as JSON, as Lambda sends events: it is ${typeof event}`,
+    );
+  }
+  return JSON.parse(json) as TEvent;
 }
