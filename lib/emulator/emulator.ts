@@ -396,7 +396,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
     this.#state = 'running';
     const settings = this.#settings;
     try {
-      if (settings.startingPosition === 'AT_TIMESTAMP') await this.#seedTimestampOffsets();
+      await this.#applyStartingPosition();
       await this.#destination?.open();
       const consumer = this.#kafka.consumer({
         groupId: settings.consumerGroupId,
@@ -446,19 +446,47 @@ class TriggerEmulator implements LocalEventSourceMapping {
     }
   }
 
-  /** AT_TIMESTAMP: commit the timestamp's offsets for partitions the group has none for. */
-  async #seedTimestampOffsets(): Promise<void> {
-    const { topic, consumerGroupId, startingPositionTimestamp } = this.#settings;
+  /**
+   * Commits the starting position for the partitions whose committed offset is not valid: Lambda ignores
+   * `StartingPosition` only "if Kafka finds a valid existing consumer group"
+   * (https://docs.aws.amazon.com/lambda/latest/dg/kafka-consumer-group-id.html), so it applies to a
+   * partition the group has no offset for and to one whose offset is outside the log (below its start
+   * after retention or deleteRecords, or past its end), from which Kafka refuses to fetch
+   * (OFFSET_OUT_OF_RANGE). AT_TIMESTAMP: the first offset at or after the timestamp (the log end when none
+   * is); TRIM_HORIZON: the log start; LATEST: the log end. A partition with no offset is left to the
+   * consumer for TRIM_HORIZON and LATEST (kafkajs's `fromBeginning` reset, which resolves the same
+   * offsets). Committed here, before joining, the position is the group's own: kafkajs's reset of an
+   * out-of-range offset would go to the earliest record whatever the starting position.
+   *
+   * @throws when a position must be committed while other members of the group are running (kafkajs
+   * `setOffsets` needs an empty group).
+   */
+  async #applyStartingPosition(): Promise<void> {
+    const { topic, consumerGroupId, startingPosition, startingPositionTimestamp } = this.#settings;
     const admin: Admin = this.#kafka.admin();
     await admin.connect();
     try {
-      const [committed] = await admin.fetchOffsets({ groupId: consumerGroupId, topics: [topic] });
-      const missing = new Set(
-        (committed?.partitions ?? []).filter((p) => Number(p.offset) < 0).map((p) => p.partition),
-      );
-      if (missing.size === 0) return;
-      const byTime = await admin.fetchTopicOffsetsByTimestamp(topic, (startingPositionTimestamp ?? 0) * 1000);
-      const partitions = byTime.filter((p) => missing.has(p.partition));
+      const [[group], logs] = await Promise.all([
+        admin.fetchOffsets({ groupId: consumerGroupId, topics: [topic] }),
+        admin.fetchTopicOffsets(topic),
+      ]);
+      const committed = new Map(group?.partitions.map((p) => [p.partition, Number(p.offset)]));
+      const invalid = logs.filter((log) => {
+        const offset = committed.get(log.partition) ?? -1;
+        if (offset < 0) return startingPosition === 'AT_TIMESTAMP';
+        return offset < Number(log.low) || offset > Number(log.high);
+      });
+      if (invalid.length === 0) return;
+      const wanted = new Set(invalid.map((log) => log.partition));
+      const partitions =
+        startingPosition === 'AT_TIMESTAMP'
+          ? (await admin.fetchTopicOffsetsByTimestamp(topic, (startingPositionTimestamp ?? 0) * 1000))
+              .filter((p) => wanted.has(p.partition))
+              .map(({ partition, offset }) => ({ partition, offset }))
+          : invalid.map((log) => ({
+              partition: log.partition,
+              offset: startingPosition === 'LATEST' ? log.high : log.low,
+            }));
       await admin.setOffsets({ groupId: consumerGroupId, topic, partitions });
     } finally {
       await admin.disconnect();

@@ -10,7 +10,7 @@ import { compileFilterCriteria, type FilterCriteria, type RecordFilter } from '.
 import { resolveSchemaRegistry, type SchemaRegistryConfig } from './schema-registry.ts';
 
 /**
- * Where a Kafka trigger starts reading when its consumer group has no committed offset.
+ * Where a Kafka trigger starts reading when its consumer group has no valid committed offset.
  *
  * @example
  * ```ts
@@ -54,7 +54,10 @@ export interface EventSourceMappingSettings {
   batchSize?: number;
   /** How long to gather records, whole seconds 0–300 (default 0.5 s for Kafka). */
   maximumBatchingWindowInSeconds?: number;
-  /** Used only for partitions the group has no committed offset for (default TRIM_HORIZON). */
+  /**
+   * Used only for partitions the group has no valid committed offset for: none, or one outside the log
+   * (below its start after retention, or past its end). Default TRIM_HORIZON.
+   */
   startingPosition?: StartingPosition;
   /** Unix seconds, not in the future; required with AT_TIMESTAMP. */
   startingPositionTimestamp?: number;
