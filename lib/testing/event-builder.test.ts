@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { KafkaEventRecord } from '../kafka-event/types.ts';
 import {
+  type HeadersInput,
+  type HeaderValue,
   InvalidEventInputError,
   type KafkaRecordInput,
   kafkaEvent,
@@ -110,6 +112,82 @@ describe('kafkaEvent', () => {
     ]);
   });
 
+  it('takes an ArrayBuffer and every ArrayBufferView (DataView, typed arrays, a Buffer slice) as their bytes, in values, keys and headers', () => {
+    const backing = Uint8Array.of(9, 1, 2, 3, 9);
+    const slice = Buffer.from(backing.buffer, 1, 3);
+    const inputs: RecordPayload[] = [
+      Uint8Array.of(1, 2, 3).buffer,
+      new DataView(backing.buffer, 1, 3),
+      new Int8Array(backing.buffer, 1, 3),
+      slice,
+    ];
+    const event = kafkaEvent({
+      topic: 't',
+      records: inputs.map((input) => ({
+        key: input,
+        value: input,
+        headers: { record: input as HeaderValue },
+      })),
+    });
+    for (const record of event.records['t-0']!) {
+      expect([...decode(record.value)!]).toEqual([1, 2, 3]);
+      expect([...decode(record.key)!]).toEqual([1, 2, 3]);
+      expect(record.headers).toEqual([{ record: [1, 2, 3] }]);
+    }
+    const pairs = kafkaEvent({
+      topic: 't',
+      records: [{ value: 'v', headers: [['h', new DataView(backing.buffer, 1, 2)]] }],
+    });
+    expect(pairs.records['t-0']![0]!.headers).toEqual([{ h: [1, 2] }]);
+  });
+
+  it.each([
+    ['a Blob', new Blob(['hi']), 'a Blob'],
+    ['a Promise', Promise.resolve(1), 'a Promise'],
+    ['a Map', new Map([['a', 1]]), 'a Map'],
+    ['a Set', new Set([1]), 'a Set'],
+    ['a Date', new Date(0), 'a Date'],
+    ['a class instance', new (class Order {})(), 'an Order'],
+    ['a function', () => 1, 'a function'],
+    ['a symbol', Symbol('x'), 'a symbol'],
+    ['undefined in a key', undefined, null],
+    ['NaN', Number.NaN, 'NaN'],
+  ])('refuses %s as a value or key, naming the field, rather than encode "{}"', (_, payload, got) => {
+    const value = () => kafkaEvent({ topic: 't', records: [{ value: payload as RecordPayload }] });
+    const key = () =>
+      kafkaEvent({ topic: 't', records: [{ value: 'v' }, { value: 'v', key: payload as RecordPayload }] });
+    if (got !== null) {
+      expect(value).toThrow(InvalidEventInputError);
+      expect(value).toThrow(new RegExp(`^records\\[0\\]\\.value must be a string, bytes .*; got ${got}$`));
+      expect(key).toThrow(new RegExp(`^records\\[1\\]\\.key must be a string, bytes .*; got ${got}$`));
+    } else {
+      // An undefined key is an absent key.
+      expect(key().records['t-0']![1]).not.toHaveProperty('key');
+    }
+  });
+
+  it.each([
+    ['a number', { a: 5 }, 'records[0].headers["a"] must be a string or bytes', 'a number'],
+    ['null in a pair', [['a', null]], 'records[0].headers[0][1] must be a string or bytes', 'null'],
+    ['null in a record', { a: null }, 'records[0].headers["a"] must be a string or bytes', 'null'],
+    [
+      'a Map in a list',
+      { a: ['x', new Map()] },
+      'records[0].headers["a"][1] must be a string or bytes',
+      'a Map',
+    ],
+  ])(
+    'refuses a header value that is %s, naming it, rather than throw a TypeError',
+    (_, headers, field, got) => {
+      const build = () =>
+        kafkaEvent({ topic: 't', records: [{ value: 'v', headers: headers as HeadersInput }] });
+      expect(build).toThrow(InvalidEventInputError);
+      expect(build).toThrow(
+        `${field} (a Uint8Array, Buffer, ArrayBuffer or other ArrayBufferView); got ${got}`,
+      );
+    },
+  );
+
   it('places keyed records as Kafka does and the others round-robin, partitions in ascending order', () => {
     const event = kafkaEvent({
       topic: 'orders',
@@ -208,7 +286,7 @@ describe('kafkaEvent', () => {
     [{ topic: 't', records: [{ value: 'x', offset: 2 ** 53 }] }, /records\[0\]\.offset must be an integer/],
     [
       { topic: 't', records: [{ value: 10n as unknown as RecordPayload }] },
-      /records\[0\]\.value cannot be JSON-encoded/,
+      /records\[0\]\.value must be a string, bytes .* got a bigint$/,
     ],
     [
       { topic: 't', records: [{ value: 'x', timestamp: new Date('nope') }] },

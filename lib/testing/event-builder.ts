@@ -13,25 +13,28 @@ import { KafkaTestingError } from './errors.ts';
 import { partitionForKey } from './partitioner.ts';
 
 /**
- * A record's key or value: a string (UTF-8), bytes, or anything else JSON-encoded (objects, arrays,
- * numbers, booleans). `null` is a null key or a tombstone value.
+ * A record's key or value: a string (UTF-8); bytes (an `ArrayBuffer`, or any `ArrayBufferView`:
+ * `Uint8Array`, `Buffer`, `DataView`…); or a plain object or array, a finite number or a boolean,
+ * JSON-encoded. `null` is a null key or a tombstone value. Other objects (a `Map`, a `Set`, a `Date`,
+ * a `Blob`, a `Promise`, a class instance) and functions are refused: JSON would encode most as `{}`.
  *
  * @example
  * ```ts
  * const values: RecordPayload[] = ['text', Buffer.from([0xde, 0xad]), { orderId: 'o-1' }, 42, null];
  * ```
  */
-export type RecordPayload = string | Uint8Array | number | boolean | object | null;
+export type RecordPayload = string | ArrayBufferView | ArrayBuffer | number | boolean | object | null;
 
 /**
- * A header value: a string (UTF-8) or bytes.
+ * A header value: a string (UTF-8) or bytes (an `ArrayBuffer`, or any `ArrayBufferView`: `Uint8Array`,
+ * `Buffer`, `DataView`…).
  *
  * @example
  * ```ts
  * const traceparent: HeaderValue = '00-4bf92f3577b34da6-00f067aa0ba902b7-01';
  * ```
  */
-export type HeaderValue = string | Uint8Array;
+export type HeaderValue = string | ArrayBufferView | ArrayBuffer;
 
 /**
  * Headers as `[name, value]` pairs (order kept, names may repeat) or as a record (an array value
@@ -225,7 +228,7 @@ export function kafkaEvent(options: KafkaEventOptions): MskKafkaEvent | SelfMana
       timestampType: input.timestampType ?? 'CREATE_TIME',
       key,
       value: toBytes(`${at}.value`, input.value),
-      headers: headerPairs(input.headers),
+      headers: headerPairs(`${at}.headers`, input.headers),
       keySchemaMetadata: input.keySchemaMetadata,
       valueSchemaMetadata: input.valueSchemaMetadata,
     });
@@ -267,11 +270,52 @@ function toMillis(field: string, value: number | Date): number {
   return millis;
 }
 
+/**
+ * What a payload is, for a message refusing it: `a Map`, `a function`, `a bigint`, `an Order`.
+ */
+function describe(payload: unknown): string {
+  const article = (noun: string) => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
+  if (typeof payload !== 'object' || payload === null) return article(typeof payload);
+  const name = (payload as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === 'string' && name !== '' ? article(name) : 'an object of no known kind';
+}
+
+/** A plain object or array: what JSON encodes to the same text it reads back (not a Map, a Promise, a Date…). */
+function isJsonContainer(payload: object): boolean {
+  if (Array.isArray(payload)) return true;
+  const prototype = Object.getPrototypeOf(payload);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * `payload` as bytes: any `ArrayBufferView` (Uint8Array, Buffer, DataView…) or `ArrayBuffer` as the
+ * bytes it holds, `undefined` for anything else.
+ */
+function viewBytes(payload: unknown): Uint8Array | undefined {
+  if (ArrayBuffer.isView(payload))
+    return new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength);
+  if (payload instanceof ArrayBuffer || payload instanceof SharedArrayBuffer) return new Uint8Array(payload);
+  return undefined;
+}
+
 function toBytes(field: string, payload: RecordPayload): Uint8Array | null {
   if (payload === null) return null;
   if (typeof payload === 'string') return Buffer.from(payload, 'utf8');
-  if (payload instanceof Uint8Array) return payload;
-  let json: string | undefined;
+  const bytes = viewBytes(payload);
+  if (bytes) return bytes;
+  // JSON would write a Map, a Promise or a Blob as "{}" and NaN as "null": a payload the test never meant.
+  const jsonable =
+    (typeof payload === 'number' && Number.isFinite(payload)) ||
+    typeof payload === 'boolean' ||
+    (typeof payload === 'object' && isJsonContainer(payload));
+  if (!jsonable) {
+    throw new InvalidEventInputError(
+      `${field} must be a string, bytes (a Uint8Array, Buffer, ArrayBuffer or other ArrayBufferView), a plain object or array, a finite number, a boolean or null; got ${
+        typeof payload === 'number' ? payload : describe(payload)
+      }`,
+    );
+  }
+  let json: string;
   try {
     json = JSON.stringify(payload);
   } catch (error) {
@@ -279,17 +323,38 @@ function toBytes(field: string, payload: RecordPayload): Uint8Array | null {
       cause: error,
     });
   }
-  if (json === undefined) throw new InvalidEventInputError(`${field} cannot be JSON-encoded`);
   return Buffer.from(json, 'utf8');
 }
 
-function headerPairs(headers: HeadersInput | undefined): Array<readonly [string, HeaderValue]> {
+/** A header value as bytes or a string, as the encoder takes it; anything else refused, naming it. */
+function headerValue(field: string, value: unknown): Uint8Array | string {
+  if (typeof value === 'string') return value;
+  const bytes = viewBytes(value);
+  if (bytes) return bytes;
+  throw new InvalidEventInputError(
+    `${field} must be a string or bytes (a Uint8Array, Buffer, ArrayBuffer or other ArrayBufferView); got ${
+      value === null ? 'null' : describe(value)
+    }`,
+  );
+}
+
+function headerPairs(
+  field: string,
+  headers: HeadersInput | undefined,
+): Array<readonly [string, Uint8Array | string]> {
   if (headers === undefined) return [];
-  if (Array.isArray(headers)) return headers as Array<readonly [string, HeaderValue]>;
+  if (Array.isArray(headers)) {
+    return (headers as ReadonlyArray<readonly [string, HeaderValue]>).map(([name, value], index) => [
+      name,
+      headerValue(`${field}[${index}][1]`, value),
+    ]);
+  }
   return Object.entries(headers as Readonly<Record<string, HeaderValue | readonly HeaderValue[]>>).flatMap(
-    ([name, value]) =>
-      typeof value === 'string' || value instanceof Uint8Array
-        ? [[name, value] as const]
-        : value.map((one) => [name, one] as const),
+    ([name, value]) => {
+      const at = `${field}[${JSON.stringify(name)}]`;
+      return Array.isArray(value)
+        ? value.map((one, index) => [name, headerValue(`${at}[${index}]`, one)] as const)
+        : [[name, headerValue(at, value)] as const];
+    },
   );
 }
