@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidBatchResponseError } from './batch-response.ts';
 import { KafkaTestingError } from './errors.ts';
 import { InvalidEventInputError, kafkaEvent } from './event-builder.ts';
-import { HandlerTimeoutError, ResponseMarshalError } from './invoke-handler.ts';
+import { HandlerTimeoutError, InvalidInvokeOptionsError, ResponseMarshalError } from './invoke-handler.ts';
 import { SchemaEncodeError, schemaEncoder } from './schema-encode.ts';
 import { InvalidKafkaEventError } from './validate-event.ts';
 
@@ -13,6 +13,7 @@ describe('the testing errors', () => {
       new InvalidBatchResponseError('bad response'),
       new InvalidEventInputError('bad input'),
       new HandlerTimeoutError(100),
+      new InvalidInvokeOptionsError('bad options'),
       new ResponseMarshalError({ errorType: 'Runtime.MarshalError', errorMessage: 'x', trace: [] }),
       new InvalidKafkaEventError([{ path: 'records', message: 'is missing' }]),
       new SchemaEncodeError('bad schema'),

@@ -1,8 +1,8 @@
 /**
  * The base of the testing helpers' errors. Each helper's own error lives next to it and extends
  * {@link KafkaTestingError}: `InvalidEventInputError` (kafkaEvent), `InvalidKafkaEventError`
- * (validateKafkaEvent), `InvalidBatchResponseError` (failedOffsets), `HandlerTimeoutError`
- * and `ResponseMarshalError` (invokeHandler) and `SchemaEncodeError` (the CLI's schema encoder).
+ * (validateKafkaEvent), `InvalidBatchResponseError` (failedOffsets), `HandlerTimeoutError`,
+ * `ResponseMarshalError` and `InvalidInvokeOptionsError` (invokeHandler) and `SchemaEncodeError` (the CLI's schema encoder).
  */
 
 /**

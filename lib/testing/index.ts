@@ -44,6 +44,7 @@ export {
 } from './event-builder.ts';
 export {
   HandlerTimeoutError,
+  InvalidInvokeOptionsError,
   type InvokeOptions,
   invokeHandler,
   ResponseMarshalError,

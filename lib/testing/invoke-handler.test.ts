@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { HandlerInitError } from '../lambda-runtime/load-handler.ts';
 import { failedOffsets } from './batch-response.ts';
 import { InvalidEventInputError, kafkaEvent } from './event-builder.ts';
-import { HandlerTimeoutError, invokeHandler, ResponseMarshalError } from './invoke-handler.ts';
+import {
+  HandlerTimeoutError,
+  InvalidInvokeOptionsError,
+  type InvokeOptions,
+  invokeHandler,
+  ResponseMarshalError,
+} from './invoke-handler.ts';
 
 const event = kafkaEvent({ topic: 'orders', records: [{ value: 'x' }] });
 
@@ -132,5 +138,48 @@ describe('invokeHandler', () => {
         trace: [],
       }),
     );
+  });
+
+  it.each([
+    [
+      { timeoutMs: 0 },
+      'timeoutMs must be above 0 and at most 840000 (840 s: Kafka triggers refuse longer timeouts), not 0',
+    ],
+    [{ timeoutMs: -1 }, /^timeoutMs must be above 0 .*, not -1$/],
+    [{ timeoutMs: 900_001 }, /^timeoutMs must be above 0 and at most 840000 .*, not 900001$/],
+    [{ timeoutMs: 2 ** 31 }, /^timeoutMs .*, not 2147483648$/],
+    [{ timeoutMs: Number.NaN }, /^timeoutMs .*, not NaN$/],
+    [{ timeoutMs: '5000' }, /^timeoutMs .*, not "5000"$/],
+    [
+      { memoryLimitInMB: -1 },
+      'memoryLimitInMB must be a whole number from 128 to 10240, as Lambda allows, not -1',
+    ],
+    [{ memoryLimitInMB: 127 }, /^memoryLimitInMB .*, not 127$/],
+    [{ memoryLimitInMB: 10_241 }, /^memoryLimitInMB .*, not 10241$/],
+    [{ memoryLimitInMB: 512.5 }, /^memoryLimitInMB .*, not 512.5$/],
+    [{ functionName: 7 }, 'functionName must be a string, not 7'],
+    [{ timeout: 5_000 }, 'unknown option "timeout" — did you mean "timeoutMs"?'],
+    [{ memorySize: 512 }, /^unknown option "memorySize"/],
+  ])(
+    'refuses %j, as Lambda would refuse such a function, before running the handler',
+    async (options, message) => {
+      let ran = false;
+      const outcome = invokeHandler(
+        async () => {
+          ran = true;
+        },
+        event,
+        options as InvokeOptions,
+      );
+      await expect(outcome).rejects.toThrow(InvalidInvokeOptionsError);
+      await expect(outcome).rejects.toThrow(message);
+      expect(ran).toBe(false);
+    },
+  );
+
+  it('accepts the limits themselves: a 840 s timeout, 128 and 10,240 MB', async () => {
+    for (const options of [{ timeoutMs: 840_000 }, { memoryLimitInMB: 128 }, { memoryLimitInMB: 10_240 }]) {
+      await expect(invokeHandler(async () => 'ok', event, options)).resolves.toBe('ok');
+    }
   });
 });

@@ -1,7 +1,11 @@
+import { custom } from 'valibot';
+import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
+import { describeValue } from '../kafka-event/rules.ts';
 import type { LambdaContext as Context } from '../kafka-event/types.ts';
 import { createLambdaContext, type LambdaContextOptions } from '../lambda-runtime/context.ts';
 import { refuseCallbackHandler } from '../lambda-runtime/load-handler.ts';
 import { type RuntimeErrorResponse, toRuntimeError } from '../lambda-runtime/runtime-error.ts';
+import { defineOptions } from '../options/options.ts';
 import { KafkaTestingError } from './errors.ts';
 import { InvalidEventInputError } from './event-builder.ts';
 import { marshalResponse } from './marshal.ts';
@@ -55,7 +59,24 @@ export class ResponseMarshalError extends KafkaTestingError {
 }
 
 /**
- * Options of {@link invokeHandler}: the Lambda context's (`timeoutMs` defaults to 30 s).
+ * The options given to {@link invokeHandler} are not ones Lambda would run the function with: a
+ * timeout outside what a Kafka trigger accepts, a memory size outside Lambda's, an unknown option
+ * (the message names the one meant).
+ *
+ * @example
+ * ```ts
+ * await invokeHandler(handler, event, { timeout: 5_000 } as InvokeOptions);
+ * // InvalidInvokeOptionsError: unknown option "timeout" — did you mean "timeoutMs"?
+ * ```
+ */
+export class InvalidInvokeOptionsError extends KafkaTestingError {
+  /** Always `'InvalidInvokeOptionsError'`. */
+  override readonly name: string = 'InvalidInvokeOptionsError';
+}
+
+/**
+ * Options of {@link invokeHandler}: the Lambda context's (`timeoutMs` defaults to 30 s; above 0 and at
+ * most 840,000, as a Kafka trigger accepts; `memoryLimitInMB` a whole number from 128 to 10,240).
  *
  * @example
  * ```ts
@@ -63,6 +84,39 @@ export class ResponseMarshalError extends KafkaTestingError {
  * ```
  */
 export type InvokeOptions = LambdaContextOptions;
+
+/** A function's memory size as Lambda's function configuration accepts it (`MemorySize`), in MB. */
+const FUNCTION_MEMORY_MB = { min: 128, max: 10_240 } as const;
+const MAX_TIMEOUT_MS = LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds.max * 1000;
+
+const optionalString = (name: string) =>
+  custom<string | undefined>(
+    (value) => value === undefined || typeof value === 'string',
+    (issue) => `${name} must be a string, not ${describeValue(issue.input)}`,
+  );
+
+// The rules of `kafka-lambda invoke --timeout` and `--memory`: a test must not pass with settings Lambda
+// refuses (a 0 timeout fails every invocation at once; one past 2^31 ms fires at once in Node).
+const OPTIONS = defineOptions<InvokeOptions>({
+  functionName: optionalString('functionName'),
+  timeoutMs: custom<number | undefined>(
+    (value) => value === undefined || (typeof value === 'number' && value > 0 && value <= MAX_TIMEOUT_MS),
+    (issue) =>
+      `timeoutMs must be above 0 and at most ${MAX_TIMEOUT_MS} (${LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds.max} s: Kafka triggers refuse longer timeouts), not ${describeValue(issue.input)}`,
+  ),
+  memoryLimitInMB: custom<number | undefined>(
+    (value) =>
+      value === undefined ||
+      (Number.isSafeInteger(value) &&
+        (value as number) >= FUNCTION_MEMORY_MB.min &&
+        (value as number) <= FUNCTION_MEMORY_MB.max),
+    (issue) =>
+      `memoryLimitInMB must be a whole number from ${FUNCTION_MEMORY_MB.min} to ${FUNCTION_MEMORY_MB.max}, as Lambda allows, not ${describeValue(issue.input)}`,
+  ),
+  awsRequestId: optionalString('awsRequestId'),
+  region: optionalString('region'),
+  logStreamName: optionalString('logStreamName'),
+});
 
 /**
  * Invokes a handler as Lambda would: on a copy of `event` made through JSON, as Lambda delivers it
@@ -78,6 +132,7 @@ export type InvokeOptions = LambdaContextOptions;
  * ```ts
  * const response = await invokeHandler(handler, event, { timeoutMs: 5_000 });
  * ```
+ * @throws InvalidInvokeOptionsError for an unknown option, or a timeout or memory size Lambda refuses.
  * @throws InvalidEventInputError for an event JSON cannot carry (a circular object, a BigInt, `undefined`).
  * @throws HandlerTimeoutError when the handler outlives `timeoutMs`.
  * @throws ResponseMarshalError (`Runtime.MarshalError`) for a response JSON cannot carry.
@@ -89,6 +144,7 @@ export async function invokeHandler<TEvent, TResult>(
   event: TEvent,
   options: InvokeOptions = {},
 ): Promise<TResult> {
+  OPTIONS.check(options, (problem) => new InvalidInvokeOptionsError(problem.message));
   refuseCallbackHandler(handler);
   const delivered = deliveredEvent(event);
   const timeoutMs = options.timeoutMs ?? 30_000;
