@@ -268,8 +268,15 @@ const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 /**
  * Attempts to deliver to the on-failure destination before the records are dropped. Lambda documents
- * the drop (`DroppedEventCount`), not how often it tries first: three attempts with the retry back-off
- * ride out a destination that blinks without holding the partition for long.
+ * the drop, not how often it tries first. The event source mapping metrics
+ * (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html#event-source-mapping-metrics),
+ * under `OnFailureDestinationDeliveredEventCount`: "If delivery to the destination fails, Lambda handles
+ * metrics as follows: Lambda doesn't emit the OnFailureDestinationDeliveredEventCount metric. For the
+ * DestinationDeliveryFailures metric, Lambda emits a 1. For the DroppedEventCount metric, Lambda emits a
+ * number equal to the number of events that failed delivery." — and `DroppedEventCount` is "The number
+ * of events that Lambda dropped due to expiry or retry exhaustion". (`OnFailureDestinationDeliveryErrorCount`,
+ * Kafka's `ErrorCount` group, is listed on that page without a description.) Three attempts with the
+ * retry back-off ride out a destination that blinks without holding the partition for long.
  */
 const DESTINATION_DELIVERY_ATTEMPTS = 3;
 
@@ -889,9 +896,10 @@ class TriggerEmulator implements LocalEventSourceMapping {
   /**
    * Sends the records to the destination (one envelope per record to Kafka, one per call to
    * SQS/SNS/S3). Dropped, as Lambda drops them, when none is configured or when delivery still fails
-   * after {@link DESTINATION_DELIVERY_ATTEMPTS} attempts: Lambda counts records whose delivery failed
-   * in `DroppedEventCount` and moves on
-   * (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html#event-source-mapping-metrics).
+   * after {@link DESTINATION_DELIVERY_ATTEMPTS} attempts: "For the DroppedEventCount metric, Lambda emits a
+   * number equal to the number of events that failed delivery" and moves on
+   * (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html#event-source-mapping-metrics,
+   * quoted at {@link DESTINATION_DELIVERY_ATTEMPTS}).
    * False when the emulator stops first (then nothing may be committed).
    */
   async #sendToDestination(records: PendingRecord[], failure: FailureContext): Promise<boolean> {

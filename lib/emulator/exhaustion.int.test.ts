@@ -129,6 +129,9 @@ it('bisect does not use up retries: one poison record in a batch of 100 reaches 
 });
 
 it('a destination that keeps failing: the record is dropped after three deliveries, counted, and the partition moves on', async () => {
+  // AWS: "If delivery to the destination fails, […] For the DroppedEventCount metric, Lambda emits a number
+  // equal to the number of events that failed delivery."
+  // https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html#event-source-mapping-metrics
   const { topic, group } = await seededTopic(kafka, 'exhaust-dlq-down', 1, 3);
   const deliveries: string[] = [];
   const lines: string[] = [];
