@@ -201,7 +201,10 @@ export function toPendingRecord(topic: string, partition: number, message: Kafka
   if (fields !== undefined) {
     for (const name of Object.keys(fields)) {
       const value = fields[name];
-      // kafkajs groups repeated header names into an array at the first occurrence.
+      // kafkajs groups repeated header names into an array at the first occurrence, as it decodes the
+      // record (protocol/recordBatch/record/v0/decoder.js): the wire order of interleaved names (a, b, a)
+      // is lost before the message reaches the emulator, which delivers them grouped (a, a, b). Values
+      // of one name keep their order.
       if (Array.isArray(value)) for (const one of value) headers.push([name, headerBytes(one)]);
       else headers.push([name, headerBytes(value)]);
     }
