@@ -136,6 +136,19 @@ describe('toPendingRecord', () => {
     const record = toPendingRecord('t', 0, message(5, null, { key: null }));
     expect(record.encoded).toMatchObject({ key: null, value: null, timestampType: 'CREATE_TIME' });
   });
+
+  it("tombstoneValue 'absent': a tombstone has no value field, in the JSON, the object and the size", () => {
+    for (const key of [null, undefined, Buffer.from('k')]) {
+      const record = toPendingRecord('t', 0, message(5, null, { key, headers: { h: 'x' } }), 'absent');
+      expect(record.encoded).not.toHaveProperty('value');
+      expect(JSON.parse(record.json)).toEqual(record.encoded);
+      expect(record.json).toBe(JSON.stringify(record.encoded));
+      expect(record.bytes).toBe(Buffer.byteLength(record.json));
+    }
+    const kept = toPendingRecord('t', 0, message(6, 'v'), 'absent');
+    expect(kept.encoded.value).toBe(Buffer.from('v').toString('base64'));
+    expect(toPendingRecord('t', 0, message(7, null), 'null').encoded).toHaveProperty('value', null);
+  });
 });
 
 describe('serializeEvent', () => {

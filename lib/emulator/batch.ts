@@ -104,7 +104,8 @@ class FetchedRecord implements PendingRecord {
   readonly #timestampType: string;
   /** `undefined` when the message has no key field. */
   readonly #key: Buffer | null | undefined;
-  readonly #value: Buffer | null;
+  /** `undefined` for a tombstone delivered without a value field (`tombstoneValue: 'absent'`). */
+  readonly #value: Buffer | null | undefined;
   readonly #headers: readonly (readonly [name: string, value: HeaderValue])[];
   #json: string | undefined;
 
@@ -115,7 +116,7 @@ class FetchedRecord implements PendingRecord {
     timestamp: number,
     timestampType: string,
     key: Buffer | null | undefined,
-    value: Buffer | null,
+    value: Buffer | null | undefined,
     headers: readonly (readonly [string, HeaderValue])[],
   ) {
     this.#topic = topic;
@@ -133,7 +134,7 @@ class FetchedRecord implements PendingRecord {
       jsonNumber(offset).length +
       jsonNumber(timestamp).length +
       timestampType.length +
-      (value === null ? 4 : base64Length(value.length) + 2);
+      (value === undefined ? -',"value":'.length : value === null ? 4 : base64Length(value.length) + 2);
     if (key !== undefined) bytes += ',"key":'.length + (key === null ? 4 : base64Length(key.length) + 2);
     for (let i = 0; i < headers.length; i++) {
       const [name, data] = headers[i]!;
@@ -150,7 +151,8 @@ class FetchedRecord implements PendingRecord {
     const value = this.#value;
     let json = `{"topic":${JSON.stringify(this.#topic)},"partition":${jsonNumber(this.partition)},"offset":${jsonNumber(this.offset)},"timestamp":${jsonNumber(this.timestamp)},"timestampType":"${this.#timestampType}"`;
     if (key !== undefined) json += `,"key":${key === null ? 'null' : `"${key.toString('base64')}"`}`;
-    json += `,"value":${value === null ? 'null' : `"${value.toString('base64')}"`},"headers":[`;
+    if (value !== undefined) json += `,"value":${value === null ? 'null' : `"${value.toString('base64')}"`}`;
+    json += ',"headers":[';
     const headers = this.#headers;
     for (let i = 0; i < headers.length; i++) {
       const [name, data] = headers[i]!;
@@ -171,7 +173,8 @@ class FetchedRecord implements PendingRecord {
     };
     const key = this.#key;
     if (key !== undefined) record.key = key === null ? null : key.toString('base64');
-    record.value = this.#value === null ? null : this.#value.toString('base64');
+    const value = this.#value;
+    if (value !== undefined) record.value = value === null ? null : value.toString('base64');
     const headers = this.#headers;
     const copies = new Array<Record<string, number[]>>(headers.length);
     for (let i = 0; i < headers.length; i++) {
@@ -185,6 +188,18 @@ class FetchedRecord implements PendingRecord {
 }
 
 /**
+ * How a tombstone (a record with a null value) carries its value in the event: `"value": null` (the
+ * default), or no `value` field at all. AWS documents neither; both have been seen in Lambda events
+ * (Powertools for AWS Lambda (TypeScript) issues 4988 and 5016), so handlers should accept both.
+ *
+ * @example
+ * ```ts
+ * const tombstoneValue: TombstoneValue = 'absent'; // { "topic": …, "key": "…", "headers": [] }
+ * ```
+ */
+export type TombstoneValue = 'null' | 'absent';
+
+/**
  * Wraps a kafkajs message as a {@link PendingRecord}. Only its size is computed now (exactly the
  * UTF-8 length of `JSON.stringify(encodeEventRecord(…))`, without writing it: this is the emulator's
  * hottest per-record path); the JSON or the event object is written when an invocation needs it.
@@ -194,7 +209,12 @@ class FetchedRecord implements PendingRecord {
  * const pending = toPendingRecord('orders', batch.partition, message);
  * ```
  */
-export function toPendingRecord(topic: string, partition: number, message: KafkaMessage): PendingRecord {
+export function toPendingRecord(
+  topic: string,
+  partition: number,
+  message: KafkaMessage,
+  tombstoneValue: TombstoneValue = 'null',
+): PendingRecord {
   const context = (message as { batchContext?: { timestampType?: number } }).batchContext;
   const headers: (readonly [string, HeaderValue])[] = [];
   const fields = message.headers;
@@ -216,7 +236,7 @@ export function toPendingRecord(topic: string, partition: number, message: Kafka
     Number(message.timestamp),
     context?.timestampType === 1 ? 'LOG_APPEND_TIME' : 'CREATE_TIME',
     message.key,
-    message.value,
+    message.value ?? (tombstoneValue === 'absent' ? undefined : null),
     headers,
   );
 }

@@ -9,6 +9,7 @@ import {
   type PartitionQueue,
   type PendingRecord,
   recordCount,
+  type TombstoneValue,
   takeBatch,
   toPendingRecord,
 } from './batch.ts';
@@ -68,6 +69,11 @@ export interface LocalEventSourceMappingOptions extends EventSourceMappingSettin
   kafka?: Omit<KafkaConfig, 'brokers'>;
   function: MappingFunction;
   redelivery?: Redelivery;
+  /**
+   * How a tombstone's value is written in events: `"value": null` (`'null'`, the default) or no `value`
+   * field (`'absent'`). Lambda events have been seen both ways; test the handler under both.
+   */
+  tombstoneValue?: TombstoneValue;
   /** Where ARN on-failure destinations go locally: an SQS endpoint (ElasticMQ), SNS and S3 functions. */
   destinations?: DestinationTargets;
   /** Delay before retry n is `min(initialMs · 2^(n−1), maxMs)` (default 100 ms … 5 s). */
@@ -571,7 +577,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
         this.#stats.recordsFiltered++;
         continue;
       }
-      const record = toPendingRecord(this.topic, batch.partition, message);
+      const record = toPendingRecord(this.topic, batch.partition, message, this.#options.tombstoneValue);
       state.lastQueued = record.offset;
       state.queue.records.push(record);
       state.bytes += record.bytes;

@@ -34,7 +34,7 @@ export type {
 } from '../kafka-event/types.ts';
 export type { AsyncHandler } from '../lambda-runtime/load-handler.ts';
 export type { SandboxEvent, SandboxOptions } from '../lambda-runtime/sandbox.ts';
-export type { EventHeader } from './batch.ts';
+export type { EventHeader, TombstoneValue } from './batch.ts';
 export type {
   BatchFailureEnvelope,
   FailedRecordsInfo,

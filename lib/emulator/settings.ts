@@ -237,6 +237,10 @@ const TRIGGER_OPTIONS = defineOptions<LocalEventSourceMappingOptions>({
   destinations: unchecked,
   retryBackoff: unchecked,
   onEvent: unchecked,
+  tombstoneValue: custom(
+    (value) => value === undefined || value === 'null' || value === 'absent',
+    (issue) => `must be 'null' or 'absent', got ${String(issue.input)}`,
+  ),
 });
 
 /**

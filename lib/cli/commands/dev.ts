@@ -18,6 +18,7 @@ import {
   provisionedOnlySettings,
   type Redelivery,
   type StartingPosition,
+  type TombstoneValue,
 } from '../../emulator/index.ts';
 import { HandlerInitError, HandlerNotFoundError } from '../../lambda-runtime/index.ts';
 import {
@@ -58,6 +59,7 @@ interface DevOptions extends ClusterOptions {
   onFailure?: string;
   sqsEndpoint?: string;
   selfManaged: boolean;
+  tombstoneValue: TombstoneValue;
   timeout: number;
   redelivery: Redelivery;
   functionName: string;
@@ -210,7 +212,7 @@ export function registerDevCommand(program: Command): void {
     )
     .option(
       '--starting-position <position>',
-      'StartingPosition for a group without committed offsets',
+      'StartingPosition for a group without valid committed offsets (none, or outside the log)',
       choice(['TRIM_HORIZON', 'LATEST', 'AT_TIMESTAMP'] as const),
       'TRIM_HORIZON',
     )
@@ -249,6 +251,12 @@ export function registerDevCommand(program: Command): void {
       '--self-managed',
       'self-managed Kafka events (eventSource SelfManagedKafka) instead of MSK',
       false,
+    )
+    .option(
+      '--tombstone-value <form>',
+      'a tombstone\'s value in events: null ("value": null) or absent (no value field); Lambda events have been seen both ways',
+      choice(['null', 'absent'] as const),
+      'null',
     )
     .option(
       '--timeout <seconds>',
@@ -424,6 +432,7 @@ export function registerDevCommand(program: Command): void {
           ...(options.onFailure ? { onFailure: options.onFailure } : {}),
           ...(sqs ? { destinations: { sqsEndpoint: sqs.endpoint } } : {}),
           eventSource: options.selfManaged ? 'self-managed' : 'msk',
+          tombstoneValue: options.tombstoneValue,
           redelivery: options.redelivery,
           ...(options.filter ? { filterCriteria: options.filter } : {}),
           ...(options.schemaRegistry
