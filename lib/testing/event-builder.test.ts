@@ -5,6 +5,7 @@ import {
   type HeadersInput,
   type HeaderValue,
   InvalidEventInputError,
+  type KafkaEventOptions,
   type KafkaRecordInput,
   kafkaEvent,
   type RecordPayload,
@@ -187,6 +188,58 @@ describe('kafkaEvent', () => {
       );
     },
   );
+
+  it.each([
+    ['records must be an array of records, got an object', { records: { value: 'x' } }],
+    ['records[0] must be an object with a value, got null', { records: [null] }],
+    [
+      'records[0] has no field "partiton" — did you mean "partition"?',
+      { records: [{ value: 'x', partiton: 2 }] },
+    ],
+    [
+      'records[1] has no field "hedaers" — did you mean "headers"?',
+      { records: [{ value: 'x' }, { value: 'x', hedaers: { a: 'b' } }] },
+    ],
+    [
+      /^records\[0\] has no field "colour" \(fields: value, key, headers, partition/,
+      { records: [{ value: 'x', colour: 'red' }] },
+    ],
+    [
+      'records[0].headers must be [name, value] pairs or an object of names to values, got "a=b"',
+      { records: [{ value: 'x', headers: 'a=b' }] },
+    ],
+    [/^records\[0\]\.headers must be .*, got 5$/, { records: [{ value: 'x', headers: 5 }] }],
+    [
+      /^records\[0\]\.headers must be .*, got a Uint8Array$/,
+      { records: [{ value: 'x', headers: Uint8Array.of(1) }] },
+    ],
+    [
+      'records[0].headers[0] must be a [name, value] pair with a string name, got an array',
+      { records: [{ value: 'x', headers: [['a']] }] },
+    ],
+    [
+      /^records\[0\]\.headers\[0\] must be a \[name, value\] pair .*, got "a=b"$/,
+      { records: [{ value: 'x', headers: ['a=b'] }] },
+    ],
+    [
+      /^records\[0\]\.headers\[0\] must be a \[name, value\] pair/,
+      { records: [{ value: 'x', headers: [[1, 'b']] }] },
+    ],
+    ['records[0].offset must be an integer ≥ 0, got a bigint', { records: [{ value: 'x', offset: 5n }] }],
+    ['records[0].partition must be an integer ≥ 0, got "1"', { records: [{ value: 'x', partition: '1' }] }],
+    [
+      `records[0].timestampType must be 'CREATE_TIME' or 'LOG_APPEND_TIME', not "create"`,
+      { records: [{ value: 'x', timestampType: 'create' }] },
+    ],
+    [
+      `eventSource must be 'aws:kafka', 'SelfManagedKafka' or 'aws:SelfManagedKafka', not "kafka"`,
+      { records: [], eventSource: 'kafka' },
+    ],
+  ])('refuses malformed input naming the path and what it expects: %s', (message, options) => {
+    const build = () => kafkaEvent({ topic: 't', ...(options as object) } as KafkaEventOptions);
+    expect(build).toThrow(InvalidEventInputError);
+    expect(build).toThrow(message);
+  });
 
   it('places keyed records as Kafka does and the others round-robin, partitions in ascending order', () => {
     const event = kafkaEvent({

@@ -1,4 +1,5 @@
 import { encodeEventRecord } from '../kafka-event/encode.ts';
+import { describeValue } from '../kafka-event/rules.ts';
 import type {
   KafkaEventRecord,
   KafkaSchemaMetadata,
@@ -126,6 +127,41 @@ const OPTIONS = defineOptions<KafkaEventOptions>({
   bootstrapServers: unchecked,
 });
 
+// A record's fields, by name only, as the options': a misspelt `partiton` or `hedaers` would otherwise
+// build a record on partition 0 without its headers.
+const RECORD_FIELDS = defineOptions<KafkaRecordInput>({
+  value: unchecked,
+  key: unchecked,
+  headers: unchecked,
+  partition: unchecked,
+  offset: unchecked,
+  timestamp: unchecked,
+  timestampType: unchecked,
+  keySchemaMetadata: unchecked,
+  valueSchemaMetadata: unchecked,
+});
+
+const TIMESTAMP_TYPES: ReadonlyArray<KafkaRecordInput['timestampType']> = ['CREATE_TIME', 'LOG_APPEND_TIME'];
+const EVENT_SOURCES: ReadonlyArray<KafkaEventOptions['eventSource']> = [
+  'aws:kafka',
+  'SelfManagedKafka',
+  'aws:SelfManagedKafka',
+];
+
+/** Refuses a record that is not an object or has a field the builder does not know, naming the one meant. */
+function checkRecordFields(at: string, input: unknown): void {
+  RECORD_FIELDS.check(input, (problem) => {
+    if (problem.key === undefined) {
+      return new InvalidEventInputError(`${at} must be an object with a value, got ${describeValue(input)}`);
+    }
+    const hint =
+      problem.suggestion === undefined
+        ? ` (fields: ${RECORD_FIELDS.keys.join(', ')})`
+        : ` — did you mean "${problem.suggestion}"?`;
+    return new InvalidEventInputError(`${at} has no field "${problem.key}"${hint}`);
+  });
+}
+
 const DEFAULT_CLUSTER_ARN =
   'arn:aws:kafka:us-east-1:123456789012:cluster/local/11111111-2222-3333-4444-555555555555-1';
 const DEFAULT_MSK_SERVERS =
@@ -192,12 +228,28 @@ export function kafkaEvent(options: KafkaEventOptions): MskKafkaEvent | SelfMana
   const startOffset = options.startOffset ?? 0;
   requireInteger('startOffset', startOffset, 0);
   const baseTimestamp = toMillis('timestamp', options.timestamp ?? Date.now());
+  if (!Array.isArray(options.records)) {
+    throw new InvalidEventInputError(
+      `records must be an array of records, got ${describeValue(options.records)}`,
+    );
+  }
+  if (options.eventSource !== undefined && !EVENT_SOURCES.includes(options.eventSource)) {
+    throw new InvalidEventInputError(
+      `eventSource must be 'aws:kafka', 'SelfManagedKafka' or 'aws:SelfManagedKafka', not ${describeValue(options.eventSource)}`,
+    );
+  }
 
   const byPartition = new Map<number, KafkaEventRecord[]>();
   const nextOffset = new Map<number, number>();
   let roundRobin = 0;
   options.records.forEach((input, index) => {
     const at = `records[${index}]`;
+    checkRecordFields(at, input);
+    if (input.timestampType !== undefined && !TIMESTAMP_TYPES.includes(input.timestampType)) {
+      throw new InvalidEventInputError(
+        `${at}.timestampType must be 'CREATE_TIME' or 'LOG_APPEND_TIME', not ${describeValue(input.timestampType)}`,
+      );
+    }
     const key = input.key === undefined ? undefined : toBytes(`${at}.key`, input.key);
     const partition =
       input.partition ?? (key ? partitionForKey(key, partitionCount) : roundRobin++ % partitionCount);
@@ -258,7 +310,7 @@ export function kafkaEvent(options: KafkaEventOptions): MskKafkaEvent | SelfMana
 
 function requireInteger(field: string, value: number, min: number): void {
   if (!Number.isSafeInteger(value) || value < min) {
-    throw new InvalidEventInputError(`${field} must be an integer ≥ ${min}, got ${value}`);
+    throw new InvalidEventInputError(`${field} must be an integer ≥ ${min}, got ${describeValue(value)}`);
   }
 }
 
@@ -274,7 +326,7 @@ function toMillis(field: string, value: number | Date): number {
  * What a payload is, for a message refusing it: `a Map`, `a function`, `a bigint`, `an Order`.
  */
 function describe(payload: unknown): string {
-  const article = (noun: string) => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
+  const article = (noun: string) => `${/^(?!uint)[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
   if (typeof payload !== 'object' || payload === null) return article(typeof payload);
   const name = (payload as { constructor?: { name?: unknown } }).constructor?.name;
   return typeof name === 'string' && name !== '' ? article(name) : 'an object of no known kind';
@@ -344,10 +396,22 @@ function headerPairs(
 ): Array<readonly [string, Uint8Array | string]> {
   if (headers === undefined) return [];
   if (Array.isArray(headers)) {
-    return (headers as ReadonlyArray<readonly [string, HeaderValue]>).map(([name, value], index) => [
-      name,
-      headerValue(`${field}[${index}][1]`, value),
-    ]);
+    return (headers as readonly unknown[]).map((pair, index) => {
+      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') {
+        throw new InvalidEventInputError(
+          `${field}[${index}] must be a [name, value] pair with a string name, got ${describeValue(pair)}`,
+        );
+      }
+      return [pair[0], headerValue(`${field}[${index}][1]`, pair[1])] as const;
+    });
+  }
+  // A string would be read as one header per character, a number as none.
+  if (typeof headers !== 'object' || headers === null || viewBytes(headers) !== undefined) {
+    throw new InvalidEventInputError(
+      `${field} must be [name, value] pairs or an object of names to values, got ${
+        typeof headers === 'object' && headers !== null ? describe(headers) : describeValue(headers)
+      }`,
+    );
   }
   return Object.entries(headers as Readonly<Record<string, HeaderValue | readonly HeaderValue[]>>).flatMap(
     ([name, value]) => {
