@@ -75,6 +75,31 @@ describe('kafkaEvent', () => {
     expect(tombstone).toHaveProperty('value', null);
   });
 
+  it('builds a tombstone without a value field from an explicit value: undefined, as Lambda sends some, but refuses a record that leaves value out', () => {
+    const event = kafkaEvent({
+      topic: 't',
+      records: [
+        { value: undefined },
+        { key: null, value: undefined, timestampType: 'LOG_APPEND_TIME' },
+        { key: 'k', value: undefined },
+      ],
+    });
+    const [bare, nullKey, keyed] = event.records['t-0']!;
+    expect(bare).not.toHaveProperty('value');
+    expect(bare).not.toHaveProperty('key');
+    expect(nullKey).not.toHaveProperty('value');
+    expect(nullKey).toMatchObject({ key: null, timestampType: 'LOG_APPEND_TIME' });
+    expect(keyed).not.toHaveProperty('value');
+    expect(text(keyed!.key)).toBe('k');
+    expect(validateKafkaEvent(event)).toBe(event);
+    const forgotten = () => kafkaEvent({ topic: 't', records: [{ key: 'k' } as KafkaRecordInput] });
+    expect(forgotten).toThrow(
+      new InvalidEventInputError(
+        'records[0] has no value: give null for a tombstone, or value: undefined for a tombstone without the field',
+      ),
+    );
+  });
+
   it('keeps empty keys and values distinct from null', () => {
     const [record] = kafkaEvent({ topic: 't', records: [{ key: '', value: new Uint8Array() }] }).records[
       't-0'
@@ -369,7 +394,7 @@ const payload = fc.oneof(
 );
 const recordInput = fc.record(
   {
-    value: payload,
+    value: fc.oneof(payload, fc.constant(undefined)),
     key: payload,
     headers: fc.array(
       fc.tuple(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.uint8Array({ maxLength: 16 }))),
@@ -382,8 +407,8 @@ const recordInput = fc.record(
   { requiredKeys: ['value'] },
 );
 
-function expectedBytes(input: RecordPayload): Buffer | null {
-  if (input === null) return null;
+function expectedBytes(input: RecordPayload | undefined): Buffer | null | undefined {
+  if (input === null || input === undefined) return input;
   if (typeof input === 'string') return Buffer.from(input, 'utf8');
   if (input instanceof Uint8Array) return Buffer.from(input);
   return Buffer.from(JSON.stringify(input), 'utf8');

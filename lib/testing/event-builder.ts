@@ -52,7 +52,8 @@ export type HeadersInput =
   | Readonly<Record<string, HeaderValue | readonly HeaderValue[]>>;
 
 /**
- * One record of {@link kafkaEvent}; everything but `value` has a default.
+ * One record of {@link kafkaEvent}; everything but `value` has a default (`value` must be given, even
+ * as `undefined`).
  *
  * @example
  * ```ts
@@ -60,8 +61,12 @@ export type HeadersInput =
  * ```
  */
 export interface KafkaRecordInput {
-  /** `null` is a tombstone. */
-  value: RecordPayload;
+  /**
+   * `null` is a tombstone (`"value": null`); `undefined`, given explicitly, a tombstone whose event has
+   * no `value` field (Lambda sends both shapes). Leaving the property out is refused: a forgotten value
+   * must not pass for a tombstone.
+   */
+  value: RecordPayload | undefined;
   /** Left out: the event has no `key` field; `null`: `"key": null` (Lambda sends both). */
   key?: RecordPayload;
   headers?: HeadersInput;
@@ -250,6 +255,11 @@ export function kafkaEvent(options: KafkaEventOptions): MskKafkaEvent | SelfMana
         `${at}.timestampType must be 'CREATE_TIME' or 'LOG_APPEND_TIME', not ${describeValue(input.timestampType)}`,
       );
     }
+    if (!('value' in input)) {
+      throw new InvalidEventInputError(
+        `${at} has no value: give null for a tombstone, or value: undefined for a tombstone without the field`,
+      );
+    }
     const key = input.key === undefined ? undefined : toBytes(`${at}.key`, input.key);
     const partition =
       input.partition ?? (key ? partitionForKey(key, partitionCount) : roundRobin++ % partitionCount);
@@ -279,11 +289,13 @@ export function kafkaEvent(options: KafkaEventOptions): MskKafkaEvent | SelfMana
         input.timestamp === undefined ? baseTimestamp + index : toMillis(`${at}.timestamp`, input.timestamp),
       timestampType: input.timestampType ?? 'CREATE_TIME',
       key,
-      value: toBytes(`${at}.value`, input.value),
+      value: input.value === undefined ? null : toBytes(`${at}.value`, input.value),
       headers: headerPairs(`${at}.headers`, input.headers),
       keySchemaMetadata: input.keySchemaMetadata,
       valueSchemaMetadata: input.valueSchemaMetadata,
     });
+    // The encoder always writes the field; an explicit undefined asks for the event without it.
+    if (input.value === undefined) delete record.value;
     const partitionRecords = byPartition.get(partition);
     if (partitionRecords) partitionRecords.push(record);
     else byPartition.set(partition, [record]);
