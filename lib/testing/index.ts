@@ -45,6 +45,7 @@ export {
 export {
   HandlerTimeoutError,
   InvalidInvokeOptionsError,
+  type InvokableHandler,
   type InvokeOptions,
   invokeHandler,
   ResponseMarshalError,

@@ -119,6 +119,25 @@ const OPTIONS = defineOptions<InvokeOptions>({
 });
 
 /**
+ * A handler {@link invokeHandler} takes: `(event, context)`, sync or async. Also typed to take the
+ * handlers of @types/aws-lambda (`MSKHandler`, `SelfManagedKafkaHandler`, `Handler<MSKEvent, R>`),
+ * which declare a `callback` third parameter and a `void` return: an async handler of that type that
+ * never takes the callback is what Lambda's Node.js 24 runtime runs (one that does is refused when
+ * invoked). Its event parameter is compared both ways with the event given (method parameter
+ * bivariance), since `MSKEvent` types fields more narrowly than the events `kafkaEvent` builds.
+ *
+ * @example
+ * ```ts
+ * const handler: InvokableHandler<MskKafkaEvent, KafkaBatchResponse> = async (event) => ({ batchItemFailures: [] });
+ * ```
+ */
+export type InvokableHandler<TEvent, TResult> = {
+  // A method's parameters are bivariant: see above. `callback: never`: no handler is ever given one.
+  // biome-ignore lint/suspicious/noConfusingVoidType: @types/aws-lambda's Handler returns `void | Promise<R>`.
+  handler(event: TEvent, context: Context, callback: never): TResult | Promise<TResult> | void;
+}['handler'];
+
+/**
  * Invokes a handler as Lambda would: on a copy of `event` made through JSON, as Lambda delivers it
  * (what the handler or its middlewares change in it leaves the test's `event` as it was), with a fresh
  * Lambda-like context whose `getRemainingTimeInMillis()` counts down to `timeoutMs`, failing with
@@ -137,10 +156,13 @@ const OPTIONS = defineOptions<InvokeOptions>({
  * @throws HandlerTimeoutError when the handler outlives `timeoutMs`.
  * @throws ResponseMarshalError (`Runtime.MarshalError`) for a response JSON cannot carry.
  * @throws HandlerInitError (`Runtime.CallbackHandlerDeprecated`) for a handler declaring a callback
- *   parameter, which Lambda's Node.js 24 runtime refuses to load.
+ *   parameter, which Lambda's Node.js 24 runtime refuses to load. (A handler typed with
+ *   @types/aws-lambda's `MSKHandler` or `Handler<MSKEvent, …>` is accepted: those types declare the
+ *   callback, an async handler written without it runs.)
  */
 export async function invokeHandler<TEvent, TResult>(
-  handler: (event: TEvent, context: Context) => TResult | Promise<TResult>,
+  // The event's type is the one given; the handler's is only checked against it (see InvokableHandler).
+  handler: InvokableHandler<NoInfer<TEvent>, TResult>,
   event: TEvent,
   options: InvokeOptions = {},
 ): Promise<TResult> {
@@ -153,9 +175,12 @@ export async function invokeHandler<TEvent, TResult>(
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new HandlerTimeoutError(timeoutMs)), timeoutMs);
   });
-  let response: TResult;
+  let response: unknown;
   try {
-    response = await Promise.race([Promise.resolve().then(() => handler(delivered, context)), timeout]);
+    response = await Promise.race([
+      Promise.resolve().then(() => (handler as TwoParameters<TEvent>)(delivered, context)),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -164,6 +189,9 @@ export async function invokeHandler<TEvent, TResult>(
   // The response's JSON, read back: what Lambda's Kafka trigger reads.
   return JSON.parse(json) as TResult;
 }
+
+/** A handler as it is called: refuseCallbackHandler has made sure it takes no callback. */
+type TwoParameters<TEvent> = (event: TEvent, context: Context) => unknown;
 
 /** `event` as Lambda delivers it: parsed from the JSON of the invocation's payload. */
 function deliveredEvent<TEvent>(event: TEvent): TEvent {
