@@ -80,9 +80,42 @@ describe('scaffoldProject: what it refuses, writing nothing', () => {
     await workFolder(['orders/keep.txt']);
     expect(() => scaffoldProject('orders')).toThrow(FolderNotEmptyError);
   });
+
+  it('a folder holding a .git and anything else, with a FolderNotEmptyError', async () => {
+    await workFolder(['orders/.git/HEAD', 'orders/notes.md']);
+    expect(() => scaffoldProject('orders')).toThrow(
+      new FolderNotEmptyError(
+        'orders is not empty: init writes only into a new or empty folder (or one holding only .git)',
+      ),
+    );
+  });
+});
+
+describe('scaffoldProject: a folder holding only .git', () => {
+  it('is scaffolded (a repository just made for the project), its .git left alone and not listed', async () => {
+    const work = await workFolder(['.git/HEAD']);
+    await writeFile(join(work, '.git/HEAD'), 'ref: refs/heads/main\n');
+    const files = scaffoldProject('.');
+    expect(files).toContain('package.json');
+    expect(files.filter((file) => file.startsWith('.git/'))).toEqual([]);
+    expect(await readFile(join(work, '.git/HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
+  });
 });
 
 describe('kafka-lambda init', () => {
+  it('warns, when no --package is given, that kafka-lambda is not on the npm registry yet and how to install it', async () => {
+    const work = await workFolder();
+    const run = await runCli(['init', join(work, 'orders')]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(
+      /^warning: kafka-lambda is not on the npm registry yet: the "\^\d+\.\d+\.\d+[^"]*" this project's package\.json asks for fails npm install \(404\).* Run init again with --package <path to kafka-lambda-[^>]+\.tgz>/,
+    );
+    await writeFile(join(work, 'kafka-lambda.tgz'), '');
+    const given = await runCli(['init', join(work, 'other'), '--package', join(work, 'kafka-lambda.tgz')]);
+    expect(given.code).toBe(0);
+    expect(given.stderr).toBe('');
+  });
+
   it('says how to go to a folder whose name the shell would split, quoted', async () => {
     const work = await workFolder();
     const run = await runCli(['init', join(work, "My Consumer's!")]);

@@ -1,5 +1,5 @@
 import { cpSync, existsSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { CliError } from '../errors.ts';
@@ -99,7 +99,7 @@ function packageName(folder: string): string {
  * ```ts
  * const files = scaffoldProject('orders-consumer'); // ['README.md', 'cdk.json', …]
  * ```
- * @throws FolderNotEmptyError when `folder` exists and is not empty; InitInputError when `folder` is empty
+ * @throws FolderNotEmptyError when `folder` exists and holds anything but a `.git`; InitInputError when `folder` is empty
  *   or a file, or `packageSpec` is empty or a path to nothing.
  */
 export function scaffoldProject(folder: string, options: ScaffoldOptions = {}): string[] {
@@ -109,8 +109,11 @@ export function scaffoldProject(folder: string, options: ScaffoldOptions = {}): 
   const shown = escapeControlCharacters(folder);
   if (existsSync(target) && !statSync(target).isDirectory())
     throw new InitInputError(`${shown} is a file: init writes only into a new or empty folder`);
-  if (existsSync(target) && readdirSync(target).length > 0) {
-    throw new FolderNotEmptyError(`${shown} is not empty: init writes only into a new or empty folder`);
+  // A `.git` alone is a repository just made (git init, a clone of an empty repository) for this project.
+  if (existsSync(target) && readdirSync(target).some((entry) => entry !== '.git')) {
+    throw new FolderNotEmptyError(
+      `${shown} is not empty: init writes only into a new or empty folder (or one holding only .git)`,
+    );
   }
   const own = ownPackage();
   const kafkaLambda =
@@ -139,7 +142,20 @@ export function scaffoldProject(folder: string, options: ScaffoldOptions = {}): 
   return readdirSync(target, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
     .map((entry) => relative(target, join(entry.parentPath, entry.name)))
+    .filter((file) => file.split(sep)[0] !== '.git')
     .sort();
+}
+
+/**
+ * Whether `kafka-lambda` can be installed from the npm registry by name. Until it is published, the
+ * `^<version>` that `init` writes without `--package` fails `npm install` with a 404, and would install
+ * whatever package someone else registers under the name: `init` then warns. Set to `true` once published.
+ */
+const PUBLISHED_ON_NPM = false;
+
+/** The warning `init` prints when it wrote a registry range for kafka-lambda while it is not published. */
+function unpublishedWarning(version: string): string {
+  return `warning: kafka-lambda is not on the npm registry yet: the "^${version}" this project's package.json asks for fails npm install (404), and would install another package if someone registered the name. Run init again with --package <path to kafka-lambda-${version}.tgz> (npm pack in a kafka-lambda checkout makes it), or set "kafka-lambda" in package.json's dependencies to "file:<that path>", before npm install.\n`;
 }
 
 /** `text` as one word for a POSIX shell, to copy and paste: as it is when plain, else single-quoted. */
@@ -184,5 +200,9 @@ export function registerInitCommand(program: Command): void {
       process.stdout.write(
         `${files.map((file) => `  ${file}`).join('\n')}\n\nNext: ${cd}npm install && npm test && npx cdk synth\n`,
       );
+      // A warning rather than a refusal: the documented `npx kafka-lambda init my-consumer` still
+      // scaffolds, and the range written becomes right, unchanged, once the package is published.
+      if (options.package === undefined && !PUBLISHED_ON_NPM)
+        process.stderr.write(unpublishedWarning(ownPackage().version));
     });
 }
