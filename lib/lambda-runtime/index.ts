@@ -32,6 +32,7 @@ export {
   resolveHandlerReference,
 } from './load-handler.ts';
 export {
+  marshalResponse,
   type RuntimeErrorResponse,
   responseSizeError,
   toRuntimeError,

@@ -103,3 +103,36 @@ export function responseSizeError(json: string): RuntimeErrorResponse | undefine
     trace: [],
   };
 }
+
+/**
+ * A handler's response as Lambda's runtime sends it: its JSON text (`'null'` for a value JSON has no
+ * text for, such as `undefined`), or, for a response `JSON.stringify` cannot write (a
+ * circular object, a BigInt, a throwing `toJSON`), the `Runtime.MarshalError` Lambda fails the
+ * invocation with. The error's message is the serialiser's, which names types and property names,
+ * never the response's values.
+ *
+ * One rule for the sandbox, `kafka-lambda invoke --in-process` and `invokeHandler`, so that each reads a
+ * response exactly as the others do.
+ *
+ * @example
+ * ```ts
+ * marshalResponse({ batchItemFailures: [] }); // { json: '{"batchItemFailures":[]}' }
+ * marshalResponse({ n: 1n }).error?.errorType; // 'Runtime.MarshalError'
+ * ```
+ */
+export function marshalResponse(
+  response: unknown,
+): { json: string; error?: undefined } | { json?: undefined; error: RuntimeErrorResponse } {
+  try {
+    return { json: JSON.stringify(response) ?? 'null' };
+  } catch (error) {
+    const { errorMessage } = toRuntimeError(error);
+    return {
+      error: {
+        errorType: 'Runtime.MarshalError',
+        errorMessage: `Unable to marshal response: ${errorMessage}`,
+        trace: [],
+      },
+    };
+  }
+}

@@ -6,7 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLambdaContext } from './context.ts';
 import { type AsyncHandler, loadErrorResponse, loadHandler } from './load-handler.ts';
-import { type RuntimeErrorResponse, toRuntimeError, unhandledRejectionError } from './runtime-error.ts';
+import {
+  marshalResponse,
+  type RuntimeErrorResponse,
+  toRuntimeError,
+  unhandledRejectionError,
+} from './runtime-error.ts';
 import {
   type EnvironmentData,
   type FromEnvironment,
@@ -81,24 +86,10 @@ async function invoke({ requestId, payload, deadline }: Extract<ToEnvironment, {
     post({ type: 'error', requestId, error: toRuntimeError(error) });
     return;
   }
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(result);
-  } catch (error) {
-    // Lambda serialises the response to JSON; what does not survive that is a function error.
-    const { errorMessage } = toRuntimeError(error);
-    post({
-      type: 'error',
-      requestId,
-      error: {
-        errorType: 'Runtime.MarshalError',
-        errorMessage: `Unable to marshal response: ${errorMessage}`,
-        trace: [],
-      },
-    });
-    return;
-  }
-  post({ type: 'response', requestId, json: json ?? 'null' });
+  // Lambda serialises the response to JSON; what does not survive that is a function error.
+  const { json, error } = marshalResponse(result);
+  if (error !== undefined) post({ type: 'error', requestId, error });
+  else post({ type: 'response', requestId, json });
 }
 
 // Listening from the start keeps the thread alive while it waits for its init phase and while the

@@ -4,11 +4,14 @@ import { describeValue } from '../kafka-event/rules.ts';
 import type { LambdaContext as Context } from '../kafka-event/types.ts';
 import { createLambdaContext, type LambdaContextOptions } from '../lambda-runtime/context.ts';
 import { refuseCallbackHandler } from '../lambda-runtime/load-handler.ts';
-import { type RuntimeErrorResponse, toRuntimeError } from '../lambda-runtime/runtime-error.ts';
+import {
+  marshalResponse,
+  type RuntimeErrorResponse,
+  toRuntimeError,
+} from '../lambda-runtime/runtime-error.ts';
 import { defineOptions } from '../options/options.ts';
 import { KafkaTestingError } from './errors.ts';
 import { InvalidEventInputError } from './event-builder.ts';
-import { marshalResponse } from './marshal.ts';
 
 /**
  * The handler did not settle within the function's timeout; Lambda would fail the whole batch.

@@ -197,6 +197,33 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
     },
   );
 
+  it.each([[[] as string[]], [['--in-process']]])(
+    'fails a response JSON cannot carry as Lambda does: Runtime.MarshalError, exit 1 (%j)',
+    async (flags) => {
+      const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-invoke-circular-'));
+      try {
+        const handler = join(dir, 'circular.mjs');
+        await writeFile(
+          handler,
+          'export const handler = async () => { const r = { batchItemFailures: [] }; r.self = r; return r; };\n',
+        );
+        const run = await runCli(['invoke', handler, '--event', sample, ...flags]);
+        expect(run.code).toBe(1);
+        expect(run.stdout).toBe('');
+        const line = run.stderr.split('\n').find((l) => l.startsWith('ERROR\tInvoke Error\t'));
+        expect(JSON.parse(line!.split('\t')[2]!)).toEqual({
+          errorType: 'Runtime.MarshalError',
+          errorMessage: expect.stringMatching(
+            /^Unable to marshal response: Converting circular structure to JSON/,
+          ),
+          trace: [],
+        });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
   it('fails the invocation on a promise rejection nobody handles, as the Lambda runtime does', async () => {
     const run = await runCli(['invoke', `${fixtures}#forgetsRejection`, '--event', sample]);
     expect(run.code).toBe(1);

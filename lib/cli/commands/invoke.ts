@@ -12,6 +12,7 @@ import {
   HandlerNotFoundError,
   lambdaEnvironment,
   loadHandler,
+  marshalResponse,
   type RuntimeErrorResponse,
   resolveHandlerReference,
   responseSizeError,
@@ -27,6 +28,7 @@ import {
   invokeHandler,
   type KafkaEvent,
   LAMBDA_LIMITS,
+  ResponseMarshalError,
   validateKafkaEvent,
 } from '../../testing/index.ts';
 import { CliError } from '../errors.ts';
@@ -398,23 +400,19 @@ async function loadAndRun(
   if (timing.durationMs > timeoutMs) return { ...timedOut, ...timing };
   if ('failure' in settled) return { kind: 'error', phase: 'invoke', error: settled.failure, ...timing };
   if ('error' in settled) {
-    return settled.error instanceof HandlerTimeoutError
-      ? { ...timedOut, ...timing }
-      : { kind: 'error', phase: 'invoke', error: toRuntimeError(settled.error), ...timing };
+    if (settled.error instanceof HandlerTimeoutError) return { ...timedOut, ...timing };
+    // invokeHandler reads the response through JSON, as Lambda does: one it cannot write is the
+    // runtime's Runtime.MarshalError, reported as Lambda reports it.
+    const error =
+      settled.error instanceof ResponseMarshalError ? settled.error.response : toRuntimeError(settled.error);
+    return { kind: 'error', phase: 'invoke', error, ...timing };
   }
-  try {
-    const json = JSON.stringify(settled.response) ?? 'null';
-    const tooLarge = responseSizeError(json);
-    if (tooLarge) return { kind: 'error', phase: 'invoke', error: tooLarge, ...timing };
-    return { kind: 'response', json, ...timing };
-  } catch (error) {
-    const { errorMessage } = toRuntimeError(error);
-    const marshal = {
-      errorType: 'Runtime.MarshalError',
-      errorMessage: `Unable to marshal response: ${errorMessage}`,
-    };
-    return { kind: 'error', phase: 'invoke', error: { ...marshal, trace: [] }, ...timing };
-  }
+  const marshalled = marshalResponse(settled.response);
+  if (marshalled.error !== undefined)
+    return { kind: 'error', phase: 'invoke', error: marshalled.error, ...timing };
+  const tooLarge = responseSizeError(marshalled.json);
+  if (tooLarge) return { kind: 'error', phase: 'invoke', error: tooLarge, ...timing };
+  return { kind: 'response', json: marshalled.json, ...timing };
 }
 
 /** `promise`'s value, or `undefined` when it has not settled within `ms`. */
