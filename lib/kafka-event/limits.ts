@@ -47,6 +47,8 @@ export const LAMBDA_LIMITS = {
   },
   /** The function's timeout a Kafka trigger accepts: above 0, at most 14 minutes; Lambda's default is 3 s. */
   kafkaFunctionTimeoutSeconds: { max: 840, default: 3 },
+  /** The function's memory: 128–10,240 MB (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html). */
+  functionMemoryMB: { min: 128, max: 10_240 },
   /** The init phase (loading the handler's module) before Lambda gives up and retries it. */
   initTimeoutSeconds: 10,
   /**

@@ -89,7 +89,6 @@ export class InvalidInvokeOptionsError extends KafkaTestingError {
 export type InvokeOptions = LambdaContextOptions;
 
 /** A function's memory size as Lambda's function configuration accepts it (`MemorySize`), in MB. */
-const FUNCTION_MEMORY_MB = { min: 128, max: 10_240 } as const;
 const MAX_TIMEOUT_MS = LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds.max * 1000;
 
 const optionalString = (name: string) =>
@@ -111,10 +110,10 @@ const OPTIONS = defineOptions<InvokeOptions>({
     (value) =>
       value === undefined ||
       (Number.isSafeInteger(value) &&
-        (value as number) >= FUNCTION_MEMORY_MB.min &&
-        (value as number) <= FUNCTION_MEMORY_MB.max),
+        (value as number) >= LAMBDA_LIMITS.functionMemoryMB.min &&
+        (value as number) <= LAMBDA_LIMITS.functionMemoryMB.max),
     (issue) =>
-      `memoryLimitInMB must be a whole number from ${FUNCTION_MEMORY_MB.min} to ${FUNCTION_MEMORY_MB.max}, as Lambda allows, not ${describeValue(issue.input)}`,
+      `memoryLimitInMB must be a whole number from ${LAMBDA_LIMITS.functionMemoryMB.min} to ${LAMBDA_LIMITS.functionMemoryMB.max}, as Lambda allows, not ${describeValue(issue.input)}`,
   ),
   awsRequestId: optionalString('awsRequestId'),
   region: optionalString('region'),

@@ -120,7 +120,7 @@ export function registerInvokeCommand(program: Command): void {
     .option(
       '--memory <MB>',
       'memory size in the context and AWS_LAMBDA_FUNCTION_MEMORY_SIZE',
-      integerOption(128, 10_240),
+      integerOption(LAMBDA_LIMITS.functionMemoryMB.min, LAMBDA_LIMITS.functionMemoryMB.max),
       DEFAULT_MEMORY_MB,
     )
     .addOption(DOTENV_OPTION)
