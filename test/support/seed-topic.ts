@@ -31,7 +31,9 @@ export async function seedTopic(
       topics: [{ topic: options.topic, numPartitions: options.partitions }],
       waitForLeaders: true,
     });
-    const producer = kafka.producer();
+    // Idempotent, as produceSequence's: on a busy machine a send can time out after the broker stored it,
+    // and kafkajs's retry then stored the records twice (a replay plan saw a log end of 20, not 10).
+    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     await producer.send({
       topic: options.topic,
