@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { committedOffsetsByKafkaTool, createTopic, testKafka, uniqueName } from './support/kafka.ts';
+import { testProducer } from './support/producer.ts';
 
 describe('the test broker is a real Apache Kafka broker', () => {
   it('commits consumer-group offsets that Kafka’s own ConsumerGroupCommand reads back', async () => {
@@ -8,7 +9,7 @@ describe('the test broker is a real Apache Kafka broker', () => {
     const group = uniqueName('smoke-group');
     await createTopic(kafka, topic, 3);
 
-    const producer = kafka.producer();
+    const producer = testProducer(kafka);
     await producer.connect();
     const perPartition = [5, 7, 11];
     await producer.send({

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkApiReports } from '../scripts/api-report.ts';
 import { createTopic, testBrokers, testKafka, uniqueName } from './support/kafka.ts';
+import { testProducer } from './support/producer.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const cli = join(root, 'bin/kafka-lambda.js');
@@ -270,7 +271,7 @@ describe('a project outside the repository, installed from the tarball', () => {
       const kafka = testKafka('package-dev');
       const topic = uniqueName('package-orders');
       await createTopic(kafka, topic, 2);
-      const producer = kafka.producer();
+      const producer = testProducer(kafka);
       await producer.connect();
       await producer.send({
         topic,

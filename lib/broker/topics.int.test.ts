@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
+import { testProducer } from '../../test/support/producer.ts';
 import { TopicMissingError } from './errors.ts';
 import { ensureTopics } from './topics.ts';
 
@@ -31,7 +32,7 @@ describe('ensureTopics', () => {
     expect(created).toEqual([fresh]);
     expect(await partitionCounts([existing, fresh])).toEqual({ [existing]: 2, [fresh]: 3 });
     // Every partition has a leader on return: a producer can write to each of them at once.
-    const producer = testKafka().producer({ allowAutoTopicCreation: false });
+    const producer = testProducer(testKafka(), { allowAutoTopicCreation: false });
     await producer.connect();
     try {
       await producer.send({

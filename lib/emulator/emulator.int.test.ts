@@ -16,6 +16,7 @@ import {
   testKafka,
   uniqueName,
 } from '../../test/support/kafka.ts';
+import { testProducer } from '../../test/support/producer.ts';
 import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
 import type { FailureEnvelope } from './destination.ts';
 import {
@@ -332,7 +333,7 @@ describe('emulator', () => {
   it('sends records older than maximumRecordAgeInSeconds to the destination without invoking them', async () => {
     const topic = uniqueName('esm-age');
     await createTopic(kafka, topic, 1);
-    const producer = kafka.producer();
+    const producer = testProducer(kafka);
     await producer.connect();
     const old = String(Date.now() - 120_000);
     await producer.send({
@@ -440,7 +441,7 @@ describe('emulator', () => {
 it('becomes idle when a partition has never held a record', async () => {
   const topic = uniqueName('esm-empty');
   await createTopic(kafka, topic, 2);
-  const producer = kafka.producer();
+  const producer = testProducer(kafka);
   await producer.connect();
   await producer.send({ topic, messages: [{ partition: 0, value: '{}' }] });
   await producer.disconnect();
@@ -478,7 +479,7 @@ async function topicWithLargeRecords(prefix: string, values: Buffer[]): Promise<
     waitForLeaders: true,
   });
   await admin.disconnect();
-  const producer = kafka.producer();
+  const producer = testProducer(kafka);
   await producer.connect();
   // One request each, so that each record is a record batch of its own.
   for (const value of values) await producer.send({ topic, messages: [{ value }] });
@@ -584,7 +585,7 @@ describe('an onEvent callback that throws', () => {
   it('cannot make the emulator drop a batch: the failed batch is still retried, its exception reported apart', async () => {
     const topic = uniqueName('emulator-throwing-callback');
     await createTopic(kafka, topic, 1);
-    const producer = kafka.producer();
+    const producer = testProducer(kafka);
     await producer.connect();
     await producer.send({ topic, messages: [0, 1, 2].map((n) => ({ value: JSON.stringify({ n }) })) });
     await producer.disconnect();

@@ -7,6 +7,7 @@ import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventRecords, partialResponseMapping as mapping } from '../../test/support/emulator.ts';
 import { createTopic, testKafka, uniqueName } from '../../test/support/kafka.ts';
+import { testProducer } from '../../test/support/producer.ts';
 import { useSchemaRegistry } from '../../test/support/registry.ts';
 import type { KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
 import type { FailureEnvelope } from './destination.ts';
@@ -41,7 +42,7 @@ function unknownSchemaFrame(): Buffer {
 
 async function produce(topic: string, values: Buffer[]): Promise<void> {
   await createTopic(kafka, topic, 1);
-  const kafkaProducer = kafka.producer();
+  const kafkaProducer = testProducer(kafka);
   await kafkaProducer.connect();
   try {
     await kafkaProducer.send({ topic, messages: values.map((value, i) => ({ key: `k${i}`, value })) });

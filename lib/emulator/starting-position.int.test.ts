@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventRecords } from '../../test/support/emulator.ts';
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
+import { testProducer } from '../../test/support/producer.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { createLocalEventSourceMapping, type LocalEventSourceMappingOptions } from './index.ts';
 
@@ -11,7 +12,7 @@ async function timedTopic(): Promise<{ topic: string; group: string; at: (offset
   const topic = uniqueName('start');
   await createTopic(kafka, topic, 1);
   const first = Date.now() - 10 * 60_000;
-  const producer = kafka.producer();
+  const producer = testProducer(kafka);
   await producer.connect();
   await producer.send({
     topic,
@@ -139,7 +140,7 @@ describe('a committed offset outside the log: the starting position applies', ()
       const seen = await invokedOffsets(
         { topic, consumerGroupId: group, startingPosition: 'LATEST' },
         async () => {
-          const producer = kafka.producer();
+          const producer = testProducer(kafka);
           await producer.connect();
           await producer.send({ topic, messages: [{ value: 'new' }] });
           await producer.disconnect();

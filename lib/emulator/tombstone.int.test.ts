@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { eventRecords } from '../../test/support/emulator.ts';
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
+import { testProducer } from '../../test/support/producer.ts';
 import type { KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
 import { createLocalEventSourceMapping, type TombstoneValue } from './index.ts';
 
@@ -10,7 +11,7 @@ const kafka = testKafka('tombstone-int');
 async function delivered(tombstoneValue: TombstoneValue | undefined): Promise<KafkaEventRecord[]> {
   const topic = uniqueName('tombstone');
   await createTopic(kafka, topic, 1);
-  const producer = kafka.producer();
+  const producer = testProducer(kafka);
   await producer.connect();
   await producer.send({
     topic,

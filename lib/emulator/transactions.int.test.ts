@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { eventRecords } from '../../test/support/emulator.ts';
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
+import { testProducer } from '../../test/support/producer.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { createLocalEventSourceMapping } from './index.ts';
 
@@ -20,7 +21,7 @@ it('moves on after a fetch that holds only an aborted transaction and its marker
       handler: async (event: KafkaEvent) => void invoked.push(...eventRecords(event).map((r) => r.offset)),
     },
   });
-  const plain = kafka.producer();
+  const plain = testProducer(kafka);
   const transactional = kafka.producer({
     transactionalId: uniqueName('txn-producer'),
     idempotent: true,

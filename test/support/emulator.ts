@@ -5,6 +5,7 @@ import {
 } from '../../lib/emulator/index.ts';
 import type { KafkaEvent, KafkaEventRecord } from '../../lib/kafka-event/types.ts';
 import { createTopic, testBrokers, uniqueName } from './kafka.ts';
+import { testProducer } from './producer.ts';
 
 /** Produces `perPartition` JSON records `{ seq }` to each partition, keys `k-<partition>-<seq>`. */
 export async function produceSequence(
@@ -14,13 +15,7 @@ export async function produceSequence(
   perPartition: number,
   value: (partition: number, seq: number) => object = (_p, seq) => ({ seq }),
 ): Promise<void> {
-  // Idempotent: on a busy machine a send can time out after the broker stored it, and kafkajs's retry
-  // would then store the records twice (a test counting deliveries saw 12 records a partition, not 6).
-  const producer = kafka.producer({
-    allowAutoTopicCreation: false,
-    idempotent: true,
-    maxInFlightRequests: 1,
-  });
+  const producer = testProducer(kafka, { allowAutoTopicCreation: false });
   await producer.connect();
   try {
     const chunk = 2_000;

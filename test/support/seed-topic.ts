@@ -1,6 +1,7 @@
 // Test fixture shared by the replay integration tests and bench: a topic with known records, timestamps
 // and committed offsets on the real broker.
 import type { Kafka } from 'kafkajs';
+import { testProducer } from './producer.ts';
 
 /**
  * Records per partition are produced with timestamps BASE_TIME + i * 1000 (i = offset). An hour ago, so
@@ -31,9 +32,7 @@ export async function seedTopic(
       topics: [{ topic: options.topic, numPartitions: options.partitions }],
       waitForLeaders: true,
     });
-    // Idempotent, as produceSequence's: on a busy machine a send can time out after the broker stored it,
-    // and kafkajs's retry then stored the records twice (a replay plan saw a log end of 20, not 10).
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    const producer = testProducer(kafka); // a plan once saw a log end of 20, not 10, from a retried send
     await producer.connect();
     await producer.send({
       topic: options.topic,

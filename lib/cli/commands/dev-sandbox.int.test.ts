@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
+import { testProducer } from '../../../test/support/producer.ts';
 import { runCli, spawnCli } from '../../../test/support/run-cli.ts';
 import { pollUntil } from '../../replay/wait.ts';
 
@@ -15,7 +16,7 @@ it('dev runs the handler in the sandbox: cold starts shown, a stuck handler ende
   try {
     const topic = uniqueName('dev-sandbox');
     await createTopic(kafka, topic, 1);
-    const producer = kafka.producer();
+    const producer = testProducer(kafka);
     await producer.connect();
     const marker = join(dir, 'spun');
     await producer.send({ topic, messages: [0, 1, 2].map(() => ({ value: JSON.stringify({ marker }) })) });
@@ -64,7 +65,7 @@ it('dev --watch: after a change to a file the function loaded, its next invocati
   const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-dev-watch-'));
   const topic = uniqueName('dev-watch');
   await createTopic(kafka, topic, 1);
-  const producer = kafka.producer();
+  const producer = testProducer(kafka);
   await producer.connect();
   const handler = join(dir, 'handler.ts');
   const version = join(dir, 'version.ts');
@@ -142,7 +143,7 @@ it.each([
     const topic = uniqueName('dev-abandon');
     const group = uniqueName('dev-abandon');
     await createTopic(kafka, topic, 1);
-    const producer = kafka.producer();
+    const producer = testProducer(kafka);
     await producer.connect();
     await producer.send({ topic, messages: [{ value: '{}' }] });
     await producer.disconnect();

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
+import { testProducer } from '../../../test/support/producer.ts';
 import { useSchemaRegistry } from '../../../test/support/registry.ts';
 import { runCli } from '../../../test/support/run-cli.ts';
 
@@ -28,7 +29,7 @@ describe('kafka-lambda dev --schema-registry', () => {
     const topic = uniqueName('dev-avro');
     await createTopic(kafka, topic, 1);
     await createTopic(kafka, `${topic}-dlq`, 1);
-    const kafkaProducer = kafka.producer();
+    const kafkaProducer = testProducer(kafka);
     await kafkaProducer.connect();
     const order = (orderId: string, customerId: string) =>
       producer.encode(id, { orderId, customerId, total: 1.5 });

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
+import { testProducer } from '../../../test/support/producer.ts';
 import { runCli } from '../../../test/support/run-cli.ts';
 
 const kafka = testKafka('dev-cli');
@@ -15,7 +16,7 @@ describe('kafka-lambda dev', () => {
     const topic = uniqueName('dev-orders');
     await createTopic(kafka, topic, 2);
     await createTopic(kafka, `${topic}-dlq`, 1);
-    const producer = kafka.producer();
+    const producer = testProducer(kafka);
     await producer.connect();
     const order = (i: number) => ({
       orderId: `o-${i}`,

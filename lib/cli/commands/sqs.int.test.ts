@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
+import { testProducer } from '../../../test/support/producer.ts';
 import { runCli } from '../../../test/support/run-cli.ts';
 import { type ElasticMq, resolveElasticMqJars, startElasticMq } from '../../elasticmq/index.ts';
 import type { BatchFailureEnvelope } from '../../emulator/destination.ts';
@@ -25,7 +26,7 @@ describe('kafka-lambda dev with an SQS on-failure destination', () => {
   it('sends the failed batch to the queue the ARN names, on the SQS server given by --sqs-endpoint', async () => {
     const topic = uniqueName('dev-sqs');
     await createTopic(kafka, topic, 1);
-    const producer = kafka.producer();
+    const producer = testProducer(kafka);
     await producer.connect();
     await producer.send({
       topic,
