@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as glue from 'aws-cdk-lib/aws-glue';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -315,6 +316,35 @@ describe('a schema registry secret imported by name, partial or complete ARN', (
   });
 });
 
+describe('a Glue registry made in the same app', () => {
+  // Its ARN is a token until deploy: CloudFormation resolves it, as it does the grant's resource.
+  it('takes the registry attrArn and grants GetRegistry on it', () => {
+    const stack = newStack();
+    const registry = new glue.CfnRegistry(stack, 'Shop', { name: 'shop' });
+    new KafkaConsumerFunction(stack, 'Consumer', {
+      entry: ENTRY,
+      source: msk,
+      topic: 'orders',
+      consumerGroupId: 'g',
+      schemaRegistry: { kind: 'glue', registryArn: registry.attrArn, eventRecordFormat: 'SOURCE' },
+    });
+    const template = Template.fromStack(stack);
+    const arn = { 'Fn::GetAtt': [stack.getLogicalId(registry), 'Arn'] };
+    expect(registryOf(template, 'orders')).toEqual({
+      SchemaRegistryURI: arn,
+      EventRecordFormat: 'SOURCE',
+      SchemaValidationConfigs: [{ Attribute: 'VALUE' }],
+    });
+    const glueStatements = roleStatements(template, 'ConsumerRole').filter((statement) =>
+      [statement.Action].flat().some((action) => action.startsWith('glue:')),
+    );
+    expect(glueStatements).toEqual([
+      { Effect: 'Allow', Action: 'glue:GetRegistry', Resource: arn },
+      { Effect: 'Allow', Action: 'glue:GetSchemaVersion', Resource: '*' },
+    ]);
+  }, 120_000);
+});
+
 describe('schema registries refused at synth time', () => {
   const base = { entry: ENTRY, source: msk, topic: 'orders', consumerGroupId: 'g' };
   const glue = { kind: 'glue', registryArn: REGISTRY_ARN, eventRecordFormat: 'JSON' } as const;
@@ -329,7 +359,7 @@ describe('schema registries refused at synth time', () => {
         ...base,
         schemaRegistry: { ...glue, registryArn: 'arn:aws:glue:eu-west-1:111122223333:schema/shop/orders' },
       },
-      /literal Glue registry ARN/,
+      /registryArn must be a Glue registry ARN/,
     ],
     [{ ...base, schemaRegistry: { ...glue, validate: [] } }, /needs KEY, VALUE or both/],
     [{ ...base, schemaRegistry: { ...glue, validate: ['VALUE', 'VALUE'] as const } }, /more than once/],

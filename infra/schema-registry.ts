@@ -12,7 +12,7 @@ import { KafkaLambdaCdkError } from './errors.ts';
  * which format it hands them to the function.
  * https://docs.aws.amazon.com/lambda/latest/dg/services-consume-kafka-events.html
  *
- * - `glue`: an AWS Glue Schema Registry, by its literal ARN (`arn:aws:glue:REGION:ACCOUNT:registry/NAME`);
+ * - `glue`: an AWS Glue Schema Registry, by its ARN (`arn:aws:glue:REGION:ACCOUNT:registry/NAME`, or a token such as `CfnRegistry.attrArn`);
  *   the role gets `glue:GetRegistry` on it and `glue:GetSchemaVersion` on `*` (a record names its schema
  *   version by id only, which IAM cannot scope to a registry).
  * - `confluent`: a Confluent Cloud or self-managed Confluent Schema Registry by URL, with an optional
@@ -177,8 +177,8 @@ const GLUE_REGISTRY_ARN = /^arn:aws[a-z-]*:glue:[a-z0-9-]+:\d{12}:registry\/[A-Z
  * the Kafka source's: a secret imported by name or partial ARN is granted as `…-??????`, and one whose key
  * is unknown gets `kms:Decrypt` limited to Secrets Manager decrypting it. Lambda needs both for a
  * registry's secrets: https://docs.aws.amazon.com/lambda/latest/dg/with-msk-permissions.html
- * Checks the registry up front: a known kind (and Confluent auth type, with its secret), a literal Glue
- * registry ARN, an http(s) Confluent URL without credentials and of the characters CloudFormation takes,
+ * Checks the registry up front: a known kind (and Confluent auth type, with its secret), a Glue registry
+ * ARN (checked when literal), an http(s) Confluent URL without credentials and of the characters CloudFormation takes,
  * each validated part at most once.
  *
  * @throws SchemaRegistryConfigError naming what is wrong.
@@ -228,9 +228,11 @@ export function schemaRegistryConfig(registry: SchemaRegistry): {
 
   if (registry.kind === 'glue') {
     const arn = registry.registryArn;
-    if (Token.isUnresolved(arn) || !GLUE_REGISTRY_ARN.test(arn)) {
+    // A token (a registry made in the same app: `new glue.CfnRegistry(…).attrArn`) is resolved by
+    // CloudFormation; only a literal can be checked here.
+    if (typeof arn !== 'string' || (!Token.isUnresolved(arn) && !GLUE_REGISTRY_ARN.test(arn))) {
       throw new SchemaRegistryConfigError(
-        'schemaRegistry.registryArn must be a literal Glue registry ARN (arn:aws:glue:REGION:ACCOUNT:registry/NAME)',
+        'schemaRegistry.registryArn must be a Glue registry ARN (arn:aws:glue:REGION:ACCOUNT:registry/NAME)',
       );
     }
     // Lambda reads the registry, then the schema version each record names by its id alone. GetSchemaVersion
