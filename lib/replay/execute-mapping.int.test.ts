@@ -5,6 +5,7 @@ import type { Consumer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EsmModelOptions, modelEventSourceMapping } from '../../test/support/esm-model.ts';
 import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
+import { racedAtHold } from '../../test/support/replay-race.ts';
 import { seedTopic } from '../../test/support/seed-topic.ts';
 import { connectReplayKafka, type ReplayKafka } from './connection.ts';
 import {
@@ -267,6 +268,27 @@ describe('executeReplay with an event source mapping', () => {
       mappingRestored: true,
     });
     expect(model.state()).toBe('Enabled');
+  });
+
+  it('another replay that commits while the mapping is disabled wins; this one restores the mapping, changing nothing', async () => {
+    const groupId = await group();
+    const { model, request } = setup(groupId);
+    const racing = racedAtHold(kafka, { groupId, topic, by: -3 });
+    const error = await executeReplay({
+      ...request,
+      kafka: racing.kafka,
+      target: { kind: 'shift', by: -3 },
+      onProgress: racing.onProgress,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReplayExecutionError);
+    expect(describeReplayError(error).kind).toBe('conflict');
+    expect((error as ReplayExecutionError).report).toMatchObject({
+      failedStep: 'hold-group',
+      mappingRestored: true,
+    });
+    expect(model.state()).toBe('Enabled');
+    // Shifted once (7, 8, 9 less 3), not twice.
+    expect((await committedOffsetsByKafkaTool(groupId)).map((r) => r.currentOffset)).toEqual([4, 5, 6]);
   });
 
   it('a commit Kafka stores for some partitions only is reported as partial, with the offsets now', async () => {

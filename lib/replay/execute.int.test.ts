@@ -1,9 +1,10 @@
 import type { Consumer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
+import { racedAtHold } from '../../test/support/replay-race.ts';
 import { seedTopic } from '../../test/support/seed-topic.ts';
 import { connectReplayKafka, type ReplayKafka } from './connection.ts';
-import { GroupNotEmptyError, ReplayInputError } from './errors.ts';
+import { GroupNotEmptyError, ReplayConflictError, ReplayInputError } from './errors.ts';
 import { executeReplay } from './execute.ts';
 import { describeGroup } from './group.ts';
 import { formatReplayMetadata, parseReplayMetadata } from './metadata.ts';
@@ -94,6 +95,22 @@ describe('executeReplay without a mapping, on a real broker', () => {
         run: expect.any(String),
       },
     ]);
+  });
+
+  it('two relative replays at once: the one that planned before the other committed gives way, the shift applies once', async () => {
+    const { topic, groupId } = await seeded([2, 2, 2]);
+    const racing = racedAtHold(kafka, { groupId, topic, by: 3 });
+    const error = await executeReplay({
+      kafka: racing.kafka,
+      groupId,
+      topic,
+      target: { kind: 'shift', by: 3 },
+      reason: 'this',
+      onProgress: racing.onProgress,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReplayConflictError);
+    expect((error as Error).message).toMatch(/changed after this replay planned/);
+    expect((await committedOffsetsByKafkaTool(groupId)).map((r) => r.currentOffset)).toEqual([5, 5, 5]);
   });
 
   it('a partition subset moves only those partitions', async () => {

@@ -124,8 +124,9 @@ export interface ReplayResult {
  * - without a mapping: refuses while the group has members;
  * - then holds the group (joins it as its only member, {@link ReplayKafka.holdGroup}) for the
  *   plan→commit→verify window, so that the broker refuses any other replay's or consumer's commit and
- *   join meanwhile; plans against the offsets then committed, refusing with {@link ReplayConflictError}
- *   when they changed since it checked the group was empty (another replay committed in between); commits
+ *   join meanwhile; refuses with {@link ReplayConflictError} when another replay committed since this one
+ *   planned (its audit record is there; without a mapping, any commit), so that two relative targets
+ *   never stack; with a mapping, plans again against the offsets Lambda committed until it stopped; commits
  *   every partition in ONE OffsetCommit carrying audit metadata unique to this run; reads the offsets back
  *   and compares them with the plan (another replay's audit record there is a conflict too); leaves the
  *   group.
@@ -238,10 +239,13 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
     let offsets: CommittedOffset[] = [];
     const executionId = randomUUID();
     try {
+      // A commit since the plan is another replay's (its audit record, or any commit when no trigger
+      // shares the group): re-planning against it would stack a relative target (--shift-by) on the
+      // other's, so this one gives way, having changed nothing but the mapping it restores.
+      refuseIfReplayedSincePlan(plan, hold.baseline, groupId, topic, !mapping);
       // With a mapping, Lambda may have committed up to the moment it stopped, and minutes may have
-      // passed: plan again, holding the group. Without, the plan was made an instant ago against the
-      // offsets the hold found unchanged.
-      if (mapping || !samePositions(plan, hold.baseline)) {
+      // passed: plan again, holding the group. Without, the plan stands: the offsets are unchanged.
+      if (mapping) {
         plan = await timedStep(
           'plan',
           `planning ${groupId} on ${topic} against the committed offsets, holding the group`,
@@ -382,13 +386,32 @@ async function holdGroup(
   }
 }
 
-/** True when the plan was made against exactly these committed offsets and metadata. */
-function samePositions(plan: ReplayPlan, committed: Awaited<ReturnType<typeof committedOffsets>>): boolean {
-  return plan.partitions.every(
-    (p) =>
-      (committed.get(p.partition)?.offset ?? null) === p.committed &&
-      (committed.get(p.partition)?.metadata ?? null) === (p.committedMetadata ?? null),
-  );
+/**
+ * Throws {@link ReplayConflictError} when a partition's committed offset or metadata differs from what the
+ * plan saw and the difference is another replay's commit: its audit record, or, when `anyCommit` (no
+ * trigger shares the group, so nothing else commits), any commit.
+ */
+function refuseIfReplayedSincePlan(
+  plan: ReplayPlan,
+  committed: Awaited<ReturnType<typeof committedOffsets>>,
+  groupId: string,
+  topic: string,
+  anyCommit: boolean,
+): void {
+  const moved = plan.partitions
+    .filter((p) => {
+      const now = committed.get(p.partition);
+      const changed =
+        (now?.offset ?? null) !== p.committed || (now?.metadata ?? null) !== (p.committedMetadata ?? null);
+      return changed && (anyCommit || parseReplayMetadata(now?.metadata) !== null);
+    })
+    .map((p) => p.partition);
+  if (moved.length > 0) {
+    throw new ReplayConflictError(
+      groupId,
+      `the committed offset of ${topic} partition ${listSome(moved.sort((x, y) => x - y))} changed after this replay planned (another replay committed in between); nothing was changed by this one: plan again`,
+    );
+  }
 }
 
 /** The commit's progress: none (not sent, or refused whole), sent but unanswered, answered. */
