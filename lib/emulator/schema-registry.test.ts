@@ -60,6 +60,36 @@ const config = (
 });
 
 describe('the emulator schema resolver', () => {
+  it('JSON format writes an Avro long beyond 2^53 with all its digits, and a small one as a plain number', async () => {
+    const schema = {
+      type: 'record',
+      name: 'Tick',
+      fields: [
+        { name: 'big', type: 'long' },
+        { name: 'small', type: 'long' },
+      ],
+    };
+    const registry = new (class extends CachingSchemaRegistry {
+      readonly registry = 'confluent';
+      protected async fetchSchema(id: string): Promise<RegisteredSchema> {
+        return { id, type: 'AVRO', definition: JSON.stringify(schema) };
+      }
+    })();
+    // Avro's zigzag varint of 2^63 − 1 and of 5, after Confluent's framing (magic 0, schema id 9).
+    const zigzag = (n: bigint) => {
+      const bytes: number[] = [];
+      for (let v = (n << 1n) ^ (n >> 63n); ; v >>= 7n) {
+        if (v < 0x80n) return [...bytes, Number(v)];
+        bytes.push(Number((v & 0x7fn) | 0x80n));
+      }
+    };
+    const framed = Uint8Array.from([0, 0, 0, 0, 9, ...zigzag(2n ** 63n - 1n), ...zigzag(5n)]);
+    const outcome = await createSchemaResolver(config('JSON'), registry).resolve(pending(framed));
+    if (outcome.kind !== 'resolved') throw new Error(`failed: ${outcome.reason}`);
+    const json = Buffer.from(outcome.record.encoded.value!, 'base64').toString('utf8');
+    expect(json).toBe('{"big":9223372036854775807,"small":5}');
+  });
+
   it.each(['avro', 'protobuf', 'json-schema'] as const)(
     '%s: JSON format delivers the decoded JSON, SOURCE the bytes without framing, both with metadata',
     async (format) => {

@@ -12,9 +12,7 @@
  * one `kafka-lambda registry` starts): a Glue registry ARN needs AWS and is refused with a clear error.
  */
 import type { AnySchema } from 'ajv';
-import type avsc from 'avsc';
 import type protobuf from 'protobufjs';
-import { exactLongOptions } from '../avro/long.ts';
 import type { KafkaEventRecord, KafkaSchemaMetadata } from '../kafka-event/types.ts';
 import { SchemaNotFoundError } from '../schema-registry/errors.ts';
 import { jsonSchemaDraft } from '../schema-registry/json-schema-draft.ts';
@@ -275,7 +273,8 @@ async function compileReader(schema: RegisteredSchema): Promise<Reader | undefin
   const library = { AVRO: 'avsc', PROTOBUF: 'protobufjs', JSON: ajvModule }[schema.type];
   let loaded: unknown;
   try {
-    loaded = await import(library);
+    // Avro is read by the Avro decoder's own types (lib/avro/types.ts, which imports avsc).
+    loaded = schema.type === 'AVRO' ? await import('../avro/types.ts') : await import(library);
   } catch (error) {
     const name = library.split('/')[0];
     throw new EmulatorError(
@@ -288,8 +287,7 @@ async function compileReader(schema: RegisteredSchema): Promise<Reader | undefin
     // its format; one of another format fails the schema, as it would Confluent's deserializer.
     const references = schema.references ?? [];
     if (references.some((reference) => reference.type !== schema.type)) return undefined;
-    if (schema.type === 'AVRO')
-      return avroReader((loaded as { default: typeof avsc }).default, schema.definition, references);
+    if (schema.type === 'AVRO') return avroReader(loaded as typeof import('../avro/types.ts'), schema);
     if (schema.type === 'PROTOBUF')
       return protobufReader((loaded as { default: typeof protobuf }).default, schema.definition, references);
     const Dialect = (loaded as { default: typeof import('ajv').Ajv }).default;
@@ -302,16 +300,13 @@ async function compileReader(schema: RegisteredSchema): Promise<Reader | undefin
 /** A registered schema's references, in dependency order. */
 type References = NonNullable<RegisteredSchema['references']>;
 
-function avroReader(library: typeof avsc, definition: string, references: References): Reader {
+function avroReader(avro: typeof import('../avro/types.ts'), schema: RegisteredSchema): Reader | undefined {
   // A long past 2^53 is a valid Avro long: read as a bigint (a number when it fits), never refused.
-  const options = exactLongOptions(library);
-  // Referenced named types go first into the registry the schema is compiled with.
-  for (const reference of references)
-    library.Type.forSchema(JSON.parse(reference.definition) as avsc.Schema, options);
-  const type = library.Type.forSchema(JSON.parse(definition) as avsc.Schema, options);
+  const read = avro.compileWriter(schema, undefined);
+  if (typeof read === 'string') return undefined;
   return (payload) => {
     try {
-      return { json: JSON.stringify(type.fromBuffer(payload), jsonBytes), source: payload };
+      return { json: JSON.stringify(read(payload), jsonBytes), source: payload };
     } catch {
       return undefined;
     }
