@@ -77,7 +77,11 @@ describe('readFunctionEnvironment', () => {
   });
 
   it.each([
-    ['unquoted.json', '{"DB_PASSWORD": SECRET-ENV-VALUE-1}', 'JSON.parse failed (its'],
+    [
+      'unquoted.json',
+      '{"DB_PASSWORD": SECRET-ENV-VALUE-1}',
+      'JSON.parse failed at position 16 (line 1 column 17)',
+    ],
     [
       'trailing.json',
       '{"A":"x",\n"DB_PASSWORD": "SECRET-ENV-VALUE-2",\n}',

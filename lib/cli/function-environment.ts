@@ -124,12 +124,12 @@ export async function readFunctionEnvironment(
   }
   if (options.envVars !== undefined) {
     const where = `--env-vars ${options.envVars}`;
+    const text = await readText(options.envVars, '--env-vars');
     let json: unknown;
     try {
-      json = JSON.parse(await readText(options.envVars, '--env-vars'));
+      json = JSON.parse(text);
     } catch (error) {
-      if (error instanceof FunctionEnvironmentError) throw error;
-      const cause = jsonSyntaxCause(error, 'the file');
+      const cause = jsonSyntaxCause(error, 'the file', text);
       throw new FunctionEnvironmentError(`${where} is not JSON: ${cause.message}`, { cause });
     }
     if (!isObject(json)) throw new FunctionEnvironmentError(`${where} must be a JSON object`);
