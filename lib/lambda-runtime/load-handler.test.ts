@@ -66,6 +66,9 @@ describe('loadHandler', () => {
     ['values.mjs#zero', 'Runtime.HandlerNotFound', /^values\.mjs#zero is undefined or not exported$/],
     ['values.mjs#text', 'Runtime.HandlerNotFound', /^values\.mjs#text is not a function$/],
     ['app.mjs#api', 'Runtime.HandlerNotFound', /^app\.mjs#api is not a function$/],
+    // A module named alone is looked up for its `handler` export: the message names that export, as Lambda's does.
+    ['values.mjs', 'Runtime.HandlerNotFound', /^values\.mjs#handler is undefined or not exported$/],
+    ['values.handler', 'Runtime.HandlerNotFound', /^values\.handler is undefined or not exported$/],
   ])('refuses %s as a wrong reference (%s)', async (reference, lambdaErrorType, message) => {
     const error = await loadHandler(reference, dir).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(HandlerNotFoundError);

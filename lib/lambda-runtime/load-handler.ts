@@ -197,10 +197,15 @@ export async function loadHandler(reference: string, cwd = process.cwd()): Promi
   }
   // As the runtime's resolver: the export, else the same path under `default`; a falsy value is "not exported".
   const handler = exportAt(module, exportPath) || exportAt(module.default, exportPath);
+  // Lambda names the handler it looked for (`index.handler is undefined or not exported`): a reference
+  // naming only the file (export `handler` by default) is named with its export.
+  const named = isFile(isAbsolute(reference) ? reference : resolve(cwd, reference))
+    ? `${reference}#${exportPath}`
+    : reference;
   if (!handler)
-    throw new HandlerNotFoundError(`${reference} is undefined or not exported`, 'Runtime.HandlerNotFound');
+    throw new HandlerNotFoundError(`${named} is undefined or not exported`, 'Runtime.HandlerNotFound');
   if (typeof handler !== 'function')
-    throw new HandlerNotFoundError(`${reference} is not a function`, 'Runtime.HandlerNotFound');
+    throw new HandlerNotFoundError(`${named} is not a function`, 'Runtime.HandlerNotFound');
   refuseCallbackHandler(handler as AsyncHandler);
   return handler as AsyncHandler;
 }
