@@ -11,6 +11,14 @@ const sandboxFixtures = 'test/support/handlers/sandbox-handlers.ts';
 const sample = 'test/events/self-managed-events.json';
 const summaryOf = (stderr: string) => stderr.trimEnd().split('\n').at(-1);
 
+/** The lines Lambda's runtime writes at an invocation's end, by their start, in order. */
+function lambdaLines(stderr: string): string[] {
+  return stderr
+    .split('\n')
+    .map((line) => /^(ERROR\t(?:Invoke|Init) Error|END|REPORT|Task timed out)\b/.exec(line)?.[1])
+    .filter((start): start is string => start !== undefined);
+}
+
 describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
   it('prints only the response on stdout: the failing record and the later records of its partition', async () => {
     const event = kafkaEvent({
@@ -155,6 +163,31 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
     expect(run.stderr).toContain('Task timed out after 0.50 seconds\n');
     expect(summaryOf(run.stderr)).toMatch(/^\[invoke\] timeout: 5 records in 3 partitions, no response/);
     expect(run.ms).toBeGreaterThanOrEqual(500);
+    // As Lambda logs it: the timeout, then END, then REPORT.
+    expect(lambdaLines(run.stderr)).toEqual(['Task timed out', 'END', 'REPORT']);
+  });
+
+  it('names the export it looked for in a module with none of that name (exit 2)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'invoke-default-'));
+    try {
+      await writeFile(join(dir, 'def.mjs'), 'export default async () => ({ batchItemFailures: [] });\n');
+      for (const mode of [[], ['--in-process']]) {
+        const run = await runCli(['invoke', join(dir, 'def.mjs'), '--event', sample, ...mode]);
+        expect(run.code).toBe(2);
+        expect(run.stderr).toContain(`error: ${join(dir, 'def.mjs')}#handler is undefined or not exported\n`);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('logs an error line, END and REPORT in the order Lambda writes them', async () => {
+    const thrown = await runCli(['invoke', `${fixtures}#throws`, '--event', sample]);
+    expect(lambdaLines(thrown.stderr)).toEqual(['ERROR\tInvoke Error', 'END', 'REPORT']);
+    const succeeded = await runCli(['invoke', fixtures, '--event', sample]);
+    expect(lambdaLines(succeeded.stderr)).toEqual(['END', 'REPORT']);
+    const ids = succeeded.stderr.match(/^(?:END|REPORT) RequestId: ([0-9a-f-]{36})/gm)!;
+    expect(new Set(ids.map((line) => line.split(' ')[2])).size).toBe(1);
   });
 
   it("prints a thrown error's type and message like Lambda and exits 1", async () => {
@@ -407,7 +440,12 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
 
   it('says where an event is not JSON, never quoting it', async () => {
     for (const [input, where] of [
-      ['{"records": {"t-0": [{"value": SECRET-PAYLOAD-123}]}}', 'JSON.parse failed (its'],
+      // V8 names no position for an unexpected token: found without quoting the text.
+      [
+        '{"records": {"t-0": [{"value": SECRET-PAYLOAD-123}]}}',
+        'JSON.parse failed at position 31 (line 1 column 32)',
+      ],
+      ['{"a":1,\n "b": x}', 'JSON.parse failed at position 14 (line 2 column 7)'],
       [
         '{"records": {"t-0": [{"value": "SECRET-PAYLOAD-123" "headers": []}]}}',
         'JSON.parse failed at position 52 (line 1 column 53)',

@@ -189,7 +189,14 @@ async function invoke(reference: string, options: InvokeOptions): Promise<number
     console.error(`error: ${outcome.message}`);
     return INVOKE_EXIT_CODES.usage;
   }
-  // Lambda's REPORT line: a cold start shows as an Init Duration.
+  // As Lambda logs the end of an invocation: the error or timeout line, then END, then REPORT (a cold
+  // start shows as an Init Duration).
+  if (outcome.kind === 'timeout') console.error(outcome.message);
+  if (outcome.kind === 'error')
+    console.error(
+      `ERROR\t${outcome.phase === 'init' ? 'Init Error' : 'Invoke Error'}\t${JSON.stringify(outcome.error)}`,
+    );
+  console.error(`END RequestId: ${requestId}`);
   console.error(
     `REPORT RequestId: ${requestId}\tDuration: ${outcome.durationMs.toFixed(2)} ms\tMemory Size: ${options.memory} MB${
       outcome.initDurationMs === undefined ? '' : `\tInit Duration: ${outcome.initDurationMs.toFixed(2)} ms`
@@ -198,16 +205,13 @@ async function invoke(reference: string, options: InvokeOptions): Promise<number
   const took = `${outcome.durationMs.toFixed(1)} ms`;
 
   if (outcome.kind === 'timeout') {
-    console.error(outcome.message);
     console.error(`[invoke] timeout: ${batch}, no response (Lambda retries the whole batch); ${took}`);
     return INVOKE_EXIT_CODES.timeout;
   }
   if (outcome.kind === 'error') {
     const { errorType, errorMessage } = outcome.error;
-    const init = outcome.phase === 'init';
-    console.error(`ERROR\t${init ? 'Init Error' : 'Invoke Error'}\t${JSON.stringify(outcome.error)}`);
     console.error(
-      `[invoke] error: ${batch}, ${init ? "the module's init failed: " : ''}${errorType}: ${errorMessage} (Lambda retries the whole batch); ${took}`,
+      `[invoke] error: ${batch}, ${outcome.phase === 'init' ? "the module's init failed: " : ''}${errorType}: ${errorMessage} (Lambda retries the whole batch); ${took}`,
     );
     return INVOKE_EXIT_CODES.handlerError;
   }
@@ -249,7 +253,7 @@ async function readEvent(source: string): Promise<KafkaEvent> {
   try {
     json = JSON.parse(content);
   } catch (error) {
-    const cause = jsonSyntaxCause(error, 'the event');
+    const cause = jsonSyntaxCause(error, 'the event', content);
     throw new EventFileError(`the event in ${name} is not JSON: ${cause.message}`, { cause });
   }
   try {
@@ -339,7 +343,7 @@ async function runInProcess(
       errorMessage: `RequestId: ${requestId} Error: Runtime exited with error: exit status ${code}`,
       trace: [],
     };
-    writeSync(2, `ERROR\tInvoke Error\t${JSON.stringify(error)}\n`);
+    writeSync(2, `ERROR\tInvoke Error\t${JSON.stringify(error)}\nEND RequestId: ${requestId}\n`);
     writeSync(
       2,
       `[invoke] error: ${batch}, ${error.errorType}: ${error.errorMessage} (Lambda retries the whole batch)\n`,
