@@ -148,6 +148,22 @@ describe('executeReplay without a mapping, on a real broker', () => {
     }
   });
 
+  it('refuses a reason with control characters before anything changes', async () => {
+    const { topic, groupId } = await seeded([7, 8, 9]);
+    const replay = executeReplay({
+      kafka,
+      groupId,
+      topic,
+      target: { kind: 'earliest' },
+      reason: 'INC-8\u001b]0;pwned\u0007',
+    });
+    await expect(replay).rejects.toBeInstanceOf(ReplayInputError);
+    await expect(replay).rejects.toThrow(
+      'reason: must not contain control characters (found U+001B at character 6)',
+    );
+    expect((await committedOffsetsByKafkaTool(groupId)).map((r) => r.currentOffset)).toEqual([7, 8, 9]);
+  });
+
   it('needs a group and a topic when there is no mapping', async () => {
     await expect(executeReplay({ kafka, target: { kind: 'earliest' } })).rejects.toBeInstanceOf(
       ReplayInputError,

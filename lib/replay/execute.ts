@@ -19,9 +19,15 @@ import {
   setMappingEnabled,
   waitForMappingState,
 } from './mapping.ts';
-import { formatReplayMetadata, parseReplayMetadata } from './metadata.ts';
+import {
+  escapeControlCharacters,
+  findControlCharacter,
+  formatReplayMetadata,
+  parseReplayMetadata,
+} from './metadata.ts';
 import { summarizeError } from './outcome.ts';
 import { planReplay } from './plan.ts';
+import { controlCharacterIssue } from './request.ts';
 import type { FailureReport, PlanRequest, ReplayPlan, ReplayProgress, ReplayStep } from './types.ts';
 import { beforeDeadline, pollUntil, throwIfAborted } from './wait.ts';
 
@@ -86,7 +92,10 @@ export interface ExecuteRequest extends Omit<PlanRequest, 'groupId' | 'topic'> {
   groupId?: string;
   topic?: string;
   mapping?: { lambda: LambdaClient; uuid: string };
-  /** Stored in the audit metadata of every committed offset. */
+  /**
+   * Stored in the audit metadata of every committed offset, and shown where the plan is printed: a reason
+   * with control characters (escape codes, newlines) is refused with {@link ReplayInputError}.
+   */
   reason?: string;
   timeouts?: Partial<ReplayTimeouts>;
   /**
@@ -149,6 +158,9 @@ export interface ReplayResult {
  */
 export async function executeReplay(request: ExecuteRequest): Promise<ReplayResult> {
   const { kafka, mapping, signal } = request;
+  if (request.reason !== undefined && findControlCharacter(request.reason) !== undefined) {
+    throw new ReplayInputError(`reason: ${controlCharacterIssue(request.reason)}`);
+  }
   const timeouts = { ...DEFAULT_REPLAY_TIMEOUTS, ...request.timeouts };
   const deadline = request.deadline ?? Number.POSITIVE_INFINITY;
   // Time kept back from the deadline: the failure report's, and the restore's once the mapping may be disabled.
@@ -559,7 +571,8 @@ async function verifyCommitted(
   if (other) {
     throw new ReplayConflictError(
       groupId,
-      `${when}, the offsets carry another replay's audit record (at ${other.at}${other.reason ? `: ${other.reason}` : ''}): the other one's offsets won`,
+      // The record is anyone's who may commit to the group: its text is shown escaped, never obeyed.
+      `${when}, the offsets carry another replay's audit record (at ${escapeControlCharacters(other.at)}${other.reason ? `: ${escapeControlCharacters(other.reason)}` : ''}): the other one's offsets won`,
     );
   }
   const mismatches = differ.map((o) => ({

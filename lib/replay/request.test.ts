@@ -76,6 +76,28 @@ describe('parseReplayRequest', () => {
     expect(issues({ group: 'g' })[0]).toMatch(/^give exactly one target/);
   });
 
+  it('refuses a reason with control characters, naming the field and the character; keeps accents and emoji', () => {
+    const reason = 'a\x1b[31mRED\x1b[0m\nline2\rX';
+    expect(issues({ group: 'g', topic: 't', toEarliest: true, reason })).toEqual([
+      'reason: must not contain control characters (found U+001B at character 2): it is shown in terminals; accents and emoji are fine',
+    ]);
+    for (const [bad, found] of [
+      ['line1\nline2', 'U+000A'],
+      ['x\ry', 'U+000D'],
+      ['tab\there', 'U+0009'],
+      ['csi\u009b31m', 'U+009B'],
+      ['del\u007f', 'U+007F'],
+      ['rtl\u202eexe.txt', 'U+202E'],
+      ['sep\u2028', 'U+2028'],
+    ]) {
+      expect(issues({ mapping: 'm', toEarliest: true, reason: bad })).toEqual([
+        expect.stringContaining(`reason: must not contain control characters (found ${found} at`),
+      ]);
+    }
+    const utf8 = 'INC-42: réplique après le correctif 👩‍🔧 — 再配信 ✅';
+    expect(parseReplayRequest({ mapping: 'm', toEarliest: true, reason: utf8 }).reason).toBe(utf8);
+  });
+
   it('checks time formats up front', () => {
     expect(issues({ group: 'g', toDatetime: '2026-11-29 10:00:00' })[0]).toMatch(
       /toDatetime: .*is not ISO 8601/,

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { ReplayInputError } from './errors.ts';
 import { listSome } from './list.ts';
+import { findControlCharacter } from './metadata.ts';
 import {
   MAX_PLAN_ENTRIES,
   MAX_TOPIC_LENGTH,
@@ -30,6 +31,15 @@ function problem<T>(parse: (input: T) => unknown, input: T): string | undefined 
   } catch (error) {
     return error instanceof ReplayInputError ? error.message : undefined;
   }
+}
+
+/**
+ * Why a reason is refused: the control character it has (escape codes, newlines, carriage returns would
+ * recolour or rewrite operators' terminals where the audit trail is shown), and where.
+ */
+export function controlCharacterIssue(reason: string): string {
+  const found = findControlCharacter(reason);
+  return `must not contain control characters (found ${found?.codePoint} at character ${(found?.index ?? 0) + 1}): it is shown in terminals; accents and emoji are fine`;
 }
 
 /** Largest plan file content accepted: room for the most entries a plan may have, on long lines. */
@@ -123,7 +133,17 @@ export const ReplayRequestSchema = v.pipe(
     ),
     execute: v.optional(v.boolean(), false),
     strict: v.optional(v.boolean(), false),
-    reason: v.optional(v.pipe(v.string(), v.maxLength(500))),
+    /** Stored in the audit metadata and shown in operators' terminals: no control characters. */
+    reason: v.optional(
+      v.pipe(
+        v.string(),
+        v.maxLength(500),
+        v.check(
+          (reason) => findControlCharacter(reason) === undefined,
+          (issue) => controlCharacterIssue(issue.input as string),
+        ),
+      ),
+    ),
   }),
   v.check(
     (r) => TARGET_FIELDS.filter((field) => r[field] !== undefined).length === 1,

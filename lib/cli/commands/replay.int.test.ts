@@ -21,6 +21,7 @@ import { seedTopic } from '../../../test/support/seed-topic.ts';
 import { runKafkaTool } from '../../broker/broker.ts';
 import { describeGroup } from '../../replay/group.ts';
 import { connectReplayKafka, type ReplayKafka, type ReplayOutcome } from '../../replay/index.ts';
+import { findControlCharacter } from '../../replay/metadata.ts';
 import { pollUntil } from '../../replay/wait.ts';
 
 const topic = uniqueName('orders');
@@ -95,6 +96,49 @@ describe('kafka-lambda replay --brokers', () => {
 
     const again = await runOnGroup(G, `${topic}:1`, '--to-latest');
     expect(again.stdout).toMatch(/last replay \S+ from 8: INC-3/);
+  });
+
+  it('refuses a --reason with control characters (exit 2); shows metadata written by anyone escaped', async () => {
+    const G = await group();
+    const refused = await runOnGroup(
+      G,
+      topic,
+      '--to-earliest',
+      '--execute',
+      '--reason',
+      'a\u001b[31mRED\u001b[0m\nline2\rX',
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      '--reason: must not contain control characters (found U+001B at character 2)',
+    );
+    expect(await current(G)).toEqual([7, 8, 9]);
+
+    // Anyone who may commit to the group can write metadata in the audit record's shape.
+    const forged = JSON.stringify({
+      'kafka-lambda-replay': { at: '2026-11-29T09:00:00Z', previous: 3, reason: 'a\u001b[31mRED\nline2\rX' },
+    });
+    await kafka.commitOffsets({
+      groupId: G,
+      topic,
+      offsets: [{ partition: 0, offset: 7, metadata: forged }],
+    });
+    const plan = await runOnGroup(G, `${topic}:0`, '--to-earliest');
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain(
+      'last replay 2026-11-29T09:00:00Z from 3: a\\u001b[31mRED\\u000aline2\\u000dX',
+    );
+    expect(plan.stdout.split('\n').flatMap((line) => findControlCharacter(line) ?? [])).toEqual([]);
+    const json = await runOnGroup(G, `${topic}:0`, '--to-earliest', '--json');
+    expect(
+      (JSON.parse(json.stdout) as { plan: { partitions: { committedMetadata: string }[] } }).plan
+        .partitions[0]?.committedMetadata,
+    ).toBe(forged);
+
+    const utf8 = 'INC-7: réplique 👩‍🔧 再配信';
+    const done = await runOnGroup(G, `${topic}:0`, '--to-earliest', '--execute', '--reason', utf8);
+    expect(done.code).toBe(0);
+    expect((await runOnGroup(G, `${topic}:0`, '--to-latest')).stdout).toContain(`from 7: ${utf8}`);
   });
 
   it('a dry run on a group with members says that --execute will be refused', async () => {

@@ -20,6 +20,7 @@ import {
   runReplay,
 } from '../../replay/index.ts';
 import { enableMappingCommand } from '../../replay/mapping.ts';
+import { escapeControlCharacters } from '../../replay/metadata.ts';
 import { summarizeError } from '../../replay/outcome.ts';
 import { parseTopicPartitions } from '../../replay/targets.ts';
 import { beforeDeadline } from '../../replay/wait.ts';
@@ -435,13 +436,21 @@ async function connection(options: ReplayOptions): Promise<KafkaConnection> {
   return { brokers: cluster.brokers, auth: cluster.auth };
 }
 
+/**
+ * A message as it is printed: control characters escaped, its own newlines kept. Messages may quote text
+ * read from the broker or answered by a replay function (of another version, say).
+ */
+const printable = (message: string) => escapeControlCharacters(message, { keepNewlines: true });
+
 function progress(message: string): void {
-  console.error(`[replay] ${message}`);
+  console.error(`[replay] ${printable(message)}`);
 }
 
 function print(outcome: ReplayOutcome, options: ReplayOptions): void {
   if (options.json) {
-    console.log(JSON.stringify(outcome, null, 2));
+    // JSON.stringify escapes C0 controls; the others (DEL, C1, separators, bidi) can only be inside
+    // strings, where their \u escapes read back the same.
+    console.log(escapeControlCharacters(JSON.stringify(outcome, null, 2), { keepNewlines: true }));
     return;
   }
   if (options.export && outcome.ok) {
@@ -457,9 +466,9 @@ function print(outcome: ReplayOutcome, options: ReplayOptions): void {
     const { error } = outcome;
     if (error.issues) {
       console.error('kafka-lambda replay: invalid request');
-      for (const issue of error.issues) console.error(`  - ${asFlags(issue)}`);
+      for (const issue of error.issues) console.error(`  - ${printable(asFlags(issue))}`);
     } else {
-      console.error(`kafka-lambda replay: ${error.message}`);
+      console.error(`kafka-lambda replay: ${printable(error.message)}`);
     }
     if (error.report) {
       const r = error.report;
@@ -472,7 +481,7 @@ function print(outcome: ReplayOutcome, options: ReplayOptions): void {
           `  mapping: was ${r.mappingStateBefore}, now ${r.mappingStateNow ?? 'unknown'}${r.mappingRestored ? '' : ' — NOT restored'}`,
         );
       }
-      if (r.restoreError) console.error(`  restore failed: ${r.restoreError.message}`);
+      if (r.restoreError) console.error(`  restore failed: ${printable(r.restoreError.message)}`);
     }
     return;
   }
@@ -566,10 +575,14 @@ function asFlags(issue: string): string {
 
 function notes(p: PartitionPlan): string {
   const lines = p.warnings.map((w) => w.message);
+  // Anyone who may commit to the group can write metadata that reads as an audit record: its text is
+  // shown with control characters escaped (a newline too: it would break the table).
   const audit = parseReplayMetadata(p.committedMetadata);
   if (audit)
     lines.push(
-      `last replay ${audit.at} from ${audit.previous ?? '-'}${audit.reason ? `: ${audit.reason}` : ''}`,
+      escapeControlCharacters(
+        `last replay ${audit.at} from ${audit.previous ?? '-'}${audit.reason ? `: ${audit.reason}` : ''}`,
+      ),
     );
   return lines.join('\n');
 }
