@@ -53,3 +53,39 @@ describe('the replay function and its Kafka secret', () => {
     expect(JSON.stringify([result, logs])).not.toContain('S3cr3t');
   });
 });
+
+describe('the replay function and a mapping that does not exist', () => {
+  it('answers an invalid request naming the mapping and the region, touching nothing', async () => {
+    const config = replayConfigFromEnv({
+      AWS_REGION: 'eu-west-1',
+      KAFKA_BOOTSTRAP_SERVERS: 'b-1:9096',
+      REPLAY_MAPPING_UUID: 'esm-1,m-404',
+    });
+    let connected = false;
+    const model = modelEventSourceMapping({ uuid: 'esm-1', topic: 'orders', groupId: 'orders-consumer' });
+    const handle = createReplayHandler({
+      config: {
+        ...config,
+        connection: async () => {
+          connected = true;
+          return config.connection();
+        },
+      },
+      lambda: model.lambda,
+      log: () => {},
+    });
+    for (const execute of [false, true]) {
+      expect(await handle({ mapping: 'm-404', toEarliest: true, execute })).toEqual({
+        ok: false,
+        error: {
+          name: 'MappingNotFoundError',
+          kind: 'invalid',
+          message:
+            'event source mapping m-404 not found in eu-west-1: check the UUID and the region (aws lambda list-event-source-mappings lists them)',
+        },
+      });
+    }
+    expect(connected).toBe(false);
+    expect(model.updates).toEqual([]);
+  });
+});

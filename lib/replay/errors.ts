@@ -262,6 +262,37 @@ export class MappingRefusedError extends ReplayRefusedError {
 }
 
 /**
+ * The event source mapping named does not exist (the Lambda API answered `ResourceNotFoundException`):
+ * a wrong UUID, or one of another region or account. An invalid request: nothing was changed.
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof MappingNotFoundError) console.error(`no mapping ${e.uuid} in ${e.region}`); }
+ * ```
+ */
+export class MappingNotFoundError extends ReplayInputError {
+  /** Always `'MappingNotFoundError'`. */
+  override name = 'MappingNotFoundError';
+  /** The event source mapping's UUID, as given. */
+  readonly uuid: string;
+  /** The region the Lambda API was asked in, when known. */
+  readonly region: string | undefined;
+  /**
+   * @param uuid - The event source mapping's UUID, as given.
+   * @param region - The region the Lambda API was asked in, when known.
+   * @param options - `cause`: the Lambda API's error.
+   */
+  constructor(uuid: string, region: string | undefined, options?: ErrorOptions) {
+    super(
+      `event source mapping ${uuid} not found${region ? ` in ${region}` : ''}: check the UUID and the region (aws lambda list-event-source-mappings lists them)`,
+      options,
+    );
+    this.uuid = uuid;
+    this.region = region;
+  }
+}
+
+/**
  * Too little time is left before the deadline (a Lambda's remaining time) to disable the mapping, wait for
  * it and the group, and re-enable it, after keeping the restore's share: refused before touching anything.
  *

@@ -4,7 +4,7 @@ import {
   type LambdaClient,
   UpdateEventSourceMappingCommand,
 } from '@aws-sdk/client-lambda';
-import { MappingRefusedError, ReplayTimeoutError } from './errors.ts';
+import { MappingNotFoundError, MappingRefusedError, ReplayTimeoutError } from './errors.ts';
 import { pause, pollUntil, type WaitOptions } from './wait.ts';
 
 /**
@@ -69,8 +69,24 @@ export async function withLambdaRetry<T>(
 }
 
 /**
+ * The Lambda API's answer for a mapping that does not exist, `ResourceNotFoundException` (HTTP 404), as
+ * {@link MappingNotFoundError} naming the UUID and the client's region; any other error as it is.
+ * GetEventSourceMapping's errors are InvalidParameterValueException, ResourceNotFoundException,
+ * ServiceException and TooManyRequestsException; UpdateEventSourceMapping adds ResourceConflictException
+ * and ResourceInUseException:
+ * https://docs.aws.amazon.com/lambda/latest/api/API_GetEventSourceMapping.html#API_GetEventSourceMapping_Errors
+ * https://docs.aws.amazon.com/lambda/latest/api/API_UpdateEventSourceMapping.html#API_UpdateEventSourceMapping_Errors
+ */
+async function notFoundAsMappingError(error: unknown, lambda: LambdaClient, uuid: string): Promise<unknown> {
+  if ((error as { name?: unknown } | undefined)?.name !== 'ResourceNotFoundException') return error;
+  const region = await lambda.config.region().catch(() => undefined);
+  return new MappingNotFoundError(uuid, region || undefined, { cause: error });
+}
+
+/**
  * Reads a mapping with `GetEventSourceMapping` (throttling retried until `deadline`).
  *
+ * @throws {MappingNotFoundError} when no mapping has this UUID (in the client's region and account)
  * @example
  * ```ts
  * const { state } = await readMapping({ lambda, uuid: '14e0db71-…', deadline: Date.now() + 30_000 });
@@ -87,10 +103,15 @@ export async function readMapping({
   deadline: number;
   signal?: AbortSignal;
 }): Promise<MappingInfo> {
-  const mapping: EventSourceMappingConfiguration = await withLambdaRetry(
-    () => lambda.send(new GetEventSourceMappingCommand({ UUID: uuid }), { abortSignal: signal }),
-    { deadline, signal, what: 'GetEventSourceMapping' },
-  );
+  let mapping: EventSourceMappingConfiguration;
+  try {
+    mapping = await withLambdaRetry(
+      () => lambda.send(new GetEventSourceMappingCommand({ UUID: uuid }), { abortSignal: signal }),
+      { deadline, signal, what: 'GetEventSourceMapping' },
+    );
+  } catch (error) {
+    throw await notFoundAsMappingError(error, lambda, uuid);
+  }
   return {
     uuid,
     state: mapping.State ?? 'Unknown',
@@ -156,6 +177,7 @@ export function enableMappingCommand(uuid: string): string {
  * Enables or disables a mapping (`UpdateEventSourceMapping`), retrying throttling and "in use"
  * conflicts until `deadline`.
  *
+ * @throws {MappingNotFoundError} when no mapping has this UUID
  * @example
  * ```ts
  * await setMappingEnabled({ lambda, uuid, enabled: false, deadline: Date.now() + 60_000 });
@@ -174,13 +196,17 @@ export async function setMappingEnabled({
   deadline: number;
   signal?: AbortSignal;
 }): Promise<void> {
-  await withLambdaRetry(
-    () =>
-      lambda.send(new UpdateEventSourceMappingCommand({ UUID: uuid, Enabled: enabled }), {
-        abortSignal: signal,
-      }),
-    { deadline, signal, what: 'UpdateEventSourceMapping' },
-  );
+  try {
+    await withLambdaRetry(
+      () =>
+        lambda.send(new UpdateEventSourceMappingCommand({ UUID: uuid, Enabled: enabled }), {
+          abortSignal: signal,
+        }),
+      { deadline, signal, what: 'UpdateEventSourceMapping' },
+    );
+  } catch (error) {
+    throw await notFoundAsMappingError(error, lambda, uuid);
+  }
 }
 
 /**

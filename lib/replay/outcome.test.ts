@@ -3,6 +3,7 @@ import { KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded, KafkaJSProtocol
 import { describe, expect, it } from 'vitest';
 import {
   GroupNotEmptyError,
+  MappingNotFoundError,
   ReplayConflictError,
   ReplayError,
   ReplayExecutionError,
@@ -106,6 +107,20 @@ describe('describeReplayError', () => {
     const refused = new KafkaJSConnectionError(`Connection error: ${SECRET}`, { code: 'ECONNREFUSED' });
     expect(describeReplayError(refused).message).toContain('ECONNREFUSED');
     expect(describeReplayError(refused).message).not.toContain('S3cr3t');
+  });
+
+  it('a mapping that does not exist is an invalid request (exit 2), naming it', () => {
+    const error = new MappingNotFoundError('m-404', 'eu-west-1');
+    expect(describeReplayError(error)).toEqual({
+      name: 'MappingNotFoundError',
+      kind: 'invalid',
+      message:
+        'event source mapping m-404 not found in eu-west-1: check the UUID and the region (aws lambda list-event-source-mappings lists them)',
+    });
+    expect(REPLAY_EXIT_CODES[describeReplayError(error).kind]).toBe(2);
+    expect(new MappingNotFoundError('m-404', undefined).message).toMatch(
+      /^event source mapping m-404 not found: /,
+    );
   });
 
   it('keeps the messages of AWS service errors (written by the service, e.g. access denied)', () => {

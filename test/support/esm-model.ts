@@ -8,6 +8,7 @@ import {
   LambdaClient,
   ResourceConflictException,
   ResourceInUseException,
+  ResourceNotFoundException,
   TooManyRequestsException,
   UpdateEventSourceMappingCommand,
 } from '@aws-sdk/client-lambda';
@@ -57,6 +58,15 @@ function faultError(fault: Fault): Error {
   }
 }
 
+/** What the Lambda API answers (HTTP 404) for a UUID it has no mapping for. */
+function notFound(): Error {
+  return new ResourceNotFoundException({
+    message: 'The resource you requested does not exist.',
+    Type: 'User',
+    $metadata: { httpStatusCode: 404 },
+  });
+}
+
 export function modelEventSourceMapping(options: EsmModelOptions): EsmModel {
   const lambda = new LambdaClient({
     region: 'eu-west-1',
@@ -89,8 +99,7 @@ export function modelEventSourceMapping(options: EsmModelOptions): EsmModel {
   mock.on(GetEventSourceMappingCommand).callsFake(async (input: { UUID?: string }) => {
     const fault = faults.get.shift();
     if (fault) throw faultError(fault);
-    if (input.UUID !== options.uuid)
-      throw new InvalidParameterValueException({ message: 'no such mapping', $metadata: {} });
+    if (input.UUID !== options.uuid) throw notFound();
     if (state === 'Disabling' || state === 'Enabling') {
       polls++;
       const needed =
@@ -108,6 +117,7 @@ export function modelEventSourceMapping(options: EsmModelOptions): EsmModel {
   mock.on(UpdateEventSourceMappingCommand).callsFake(async (input: { UUID?: string; Enabled?: boolean }) => {
     const fault = faults.update.shift();
     if (fault) throw faultError(fault);
+    if (input.UUID !== options.uuid) throw notFound();
     if (state !== 'Enabled' && state !== 'Disabled') throw faultError('in-use');
     updates.push(input.Enabled === true);
     if (input.Enabled === false && state === 'Enabled') set('Disabling');

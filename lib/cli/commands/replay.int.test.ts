@@ -551,7 +551,13 @@ describe('kafka-lambda replay --brokers --esm', () => {
       } catch (error) {
         const name = (error as Error).name;
         const status =
-          name === 'TooManyRequestsException' ? 429 : name === 'InvalidParameterValueException' ? 400 : 409;
+          name === 'TooManyRequestsException'
+            ? 429
+            : name === 'InvalidParameterValueException'
+              ? 400
+              : name === 'ResourceNotFoundException'
+                ? 404
+                : 409;
         res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': name });
         res.end(JSON.stringify({ Type: 'User', message: (error as Error).message }));
       }
@@ -591,6 +597,20 @@ describe('kafka-lambda replay --brokers --esm', () => {
     );
     expect(model.history).toEqual(['Enabled', 'Disabling', 'Disabled', 'Enabling', 'Enabled']);
     expect(await current(G)).toEqual([5, 5, 5]);
+  });
+
+  it('a mapping that does not exist is an invalid request (exit 2) naming it and the region', async () => {
+    for (const execute of [[], ['--execute']]) {
+      const result = await run(
+        ['--brokers', testBrokers().join(','), '--esm', 'm-404', '--to-earliest', ...execute],
+        lambdaEnv(endpoint),
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        'kafka-lambda replay: event source mapping m-404 not found in eu-west-1: check the UUID and the region',
+      );
+    }
+    expect(model.state()).toBe('Enabled');
   });
 
   /** Starts an executing replay through the mapping and resolves once it waits for the mapping to disable. */
