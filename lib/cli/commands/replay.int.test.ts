@@ -527,6 +527,14 @@ describe('kafka-lambda replay --brokers --esm', () => {
   let endpoint: string;
   const G = uniqueName('cli-esm-group');
   const model = modelEventSourceMapping({ uuid: 'esm-http', topic, groupId: G });
+  // A mapping Lambda is still creating (or updating): a dry run plans it, --execute refuses it.
+  const creating = modelEventSourceMapping({
+    uuid: 'esm-creating',
+    topic,
+    groupId: uniqueName('cli-esm-creating'),
+    state: 'Creating',
+  });
+  const models: Record<string, typeof model> = { 'esm-creating': creating };
 
   beforeAll(async () => {
     server = createServer(async (req, res) => {
@@ -535,16 +543,17 @@ describe('kafka-lambda replay --brokers --esm', () => {
       const uuid = decodeURIComponent(
         req.url?.match(/^\/2015-03-31\/event-source-mappings\/([^/?]+)/)?.[1] ?? '',
       );
+      const { lambda } = models[uuid] ?? model;
       try {
         const output =
           req.method === 'PUT'
-            ? await model.lambda.send(
+            ? await lambda.send(
                 new UpdateEventSourceMappingCommand({
                   UUID: uuid,
                   ...(JSON.parse(body) as { Enabled?: boolean }),
                 }),
               )
-            : await model.lambda.send(new GetEventSourceMappingCommand({ UUID: uuid }));
+            : await lambda.send(new GetEventSourceMappingCommand({ UUID: uuid }));
         const { $metadata: _, ...configuration } = output;
         res.writeHead(req.method === 'PUT' ? 202 : 200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(configuration));
@@ -597,6 +606,22 @@ describe('kafka-lambda replay --brokers --esm', () => {
     );
     expect(model.history).toEqual(['Enabled', 'Disabling', 'Disabled', 'Enabling', 'Enabled']);
     expect(await current(G)).toEqual([5, 5, 5]);
+  });
+
+  it('a dry run on a mapping in transition says that --execute would be refused now, as it is', async () => {
+    const args = ['--brokers', testBrokers().join(','), '--esm', 'esm-creating', '--to-earliest'];
+    const dryRun = await run(args, lambdaEnv(endpoint));
+    expect(dryRun.code).toBe(0);
+    expect(dryRun.stdout).toContain(
+      'Mapping esm-creating is Creating, not Enabled or Disabled: --execute would be refused now, changing nothing (exit 3); retry once it is Enabled or Disabled.',
+    );
+    expect(dryRun.stdout).not.toContain('--execute disables mapping');
+    const executed = await run([...args, '--execute'], lambdaEnv(endpoint));
+    expect(executed.code).toBe(3);
+    expect(executed.stderr).toContain(
+      'event source mapping esm-creating (Creating): is in transition; retry once it is Enabled or Disabled',
+    );
+    expect(creating.updates).toEqual([]);
   });
 
   it('a mapping that does not exist is an invalid request (exit 2) naming it and the region', async () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { findControlCharacter, formatReplayMetadata } from '../../replay/metadata.ts';
 import type { PartitionPlan, ReplayPlan } from '../../replay/types.ts';
-import { planTable } from './replay.ts';
+import { dryRunNotes, planTable } from './replay.ts';
 
 function plan(partitions: Partial<PartitionPlan>[], group: Partial<ReplayPlan> = {}): ReplayPlan {
   return {
@@ -57,5 +57,43 @@ describe('planTable', () => {
     expect(planTable(plan([{ committedMetadata: metadata }]), false)).toContain(
       'last replay 2026-11-29T09:00:00.000Z from 41: INC-42',
     );
+  });
+});
+
+describe('dryRunNotes: what a dry run says --execute would meet', () => {
+  const idle = plan([{}]);
+  const busy = plan([{}], { groupState: 'Stable', members: 1 });
+
+  it('a mapping in transition: --execute would be refused now, whatever the group', () => {
+    for (const state of ['Creating', 'Updating', 'Enabling', 'Disabling', 'Deleting']) {
+      const expected = [
+        `Mapping m-1 is ${state}, not Enabled or Disabled: --execute would be refused now, changing nothing (exit 3); retry once it is Enabled or Disabled.`,
+      ];
+      expect(dryRunNotes(busy, { uuid: 'm-1', stateBefore: state })).toEqual(expected);
+      expect(dryRunNotes(idle, { uuid: 'm-1', stateBefore: state })).toEqual(expected);
+    }
+  });
+
+  it('an Enabled mapping with its pollers in the group: disabled first, then waited for', () => {
+    expect(dryRunNotes(busy, { uuid: 'm-1', stateBefore: 'Enabled' })).toEqual([
+      'Group orders-fn is Stable with 1 member(s): --execute disables mapping m-1 first and waits for them to leave.',
+    ]);
+    expect(dryRunNotes(idle, { uuid: 'm-1', stateBefore: 'Enabled' })).toEqual([]);
+  });
+
+  it('a Disabled mapping: nothing to disable; members are waited for, and refused if they stay', () => {
+    expect(dryRunNotes(busy, { uuid: 'm-1', stateBefore: 'Disabled' })).toEqual([
+      'Group orders-fn is Stable with 1 member(s) although mapping m-1 is already Disabled: --execute does not touch the mapping; it waits for them to leave (the group timeout) and is refused (exit 3) if they stay.',
+    ]);
+    expect(dryRunNotes(idle, { uuid: 'm-1', stateBefore: 'Disabled' })).toEqual([]);
+  });
+
+  it('without a mapping, members are refused; another replay holding the group is a conflict', () => {
+    expect(dryRunNotes(busy, null)).toEqual([
+      'Group orders-fn is Stable with 1 member(s): --execute will be refused while it has members (stop its consumers, or give --esm to disable the mapping around the change).',
+    ]);
+    expect(dryRunNotes({ ...busy, heldByReplay: true }, { uuid: 'm-1', stateBefore: 'Enabled' })).toEqual([
+      'Group orders-fn is Stable with 1 member(s): another replay holds it right now; --execute would be refused as a conflict (exit 6) until it is done.',
+    ]);
   });
 });

@@ -492,7 +492,7 @@ function print(outcome: ReplayOutcome, options: ReplayOptions): void {
       ? `Replayed ${where}: ${plan.totals.changed} of ${plan.totals.partitions} partition(s) moved.`
       : `Plan for ${where} (dry run: nothing changed; add --execute to apply):`,
   );
-  if (!outcome.executed && plan.members > 0) console.log(membersNote(plan, outcome.mapping));
+  if (!outcome.executed) for (const note of dryRunNotes(plan, outcome.mapping)) console.log(note);
   if (outcome.mapping?.stateAfter === 'Disabled') {
     // Possibly paused by hand, possibly left so by a replay that was killed mid-way: either way the
     // trigger reads nothing until someone enables it, which this replay does not do for a mapping it
@@ -537,16 +537,45 @@ export function planTable(plan: ReplayPlan, executed: boolean): string {
   return table.toString();
 }
 
-/** What a dry run's group members mean for `--execute`. */
-function membersNote(plan: ReplayPlan, mapping: { uuid: string } | null): string {
+/**
+ * What a dry run says `--execute` would meet now: a mapping in transition (refused before anything
+ * changes), and the group's members (waited for, or refused).
+ *
+ * @example
+ * ```ts
+ * for (const note of dryRunNotes(outcome.plan, outcome.mapping)) console.log(note);
+ * ```
+ */
+export function dryRunNotes(
+  plan: ReplayPlan,
+  mapping: { uuid: string; stateBefore: string } | null,
+): string[] {
+  const state = mapping?.stateBefore;
+  if (mapping && state !== 'Enabled' && state !== 'Disabled') {
+    // As checkMapping refuses it when executing: before anything is touched.
+    return [
+      `Mapping ${mapping.uuid} is ${state}, not Enabled or Disabled: --execute would be refused now, changing nothing (exit 3); retry once it is Enabled or Disabled.`,
+    ];
+  }
+  if (plan.members === 0) return [];
   const group = `Group ${plan.groupId} is ${plan.groupState} with ${plan.members} member(s)`;
   if (plan.heldByReplay) {
-    return `${group}: another replay holds it right now; --execute would be refused as a conflict (exit 6) until it is done.`;
+    return [
+      `${group}: another replay holds it right now; --execute would be refused as a conflict (exit 6) until it is done.`,
+    ];
   }
-  if (mapping) {
-    return `${group}: --execute disables mapping ${mapping.uuid} first and waits for them to leave.`;
+  if (state === 'Enabled') {
+    return [`${group}: --execute disables mapping ${mapping?.uuid} first and waits for them to leave.`];
   }
-  return `${group}: --execute will be refused while it has members (stop its consumers, or give --esm to disable the mapping around the change).`;
+  if (state === 'Disabled') {
+    // Nothing to disable: the members are not the mapping's pollers (or ones still leaving).
+    return [
+      `${group} although mapping ${mapping?.uuid} is already Disabled: --execute does not touch the mapping; it waits for them to leave (the group timeout) and is refused (exit 3) if they stay.`,
+    ];
+  }
+  return [
+    `${group}: --execute will be refused while it has members (stop its consumers, or give --esm to disable the mapping around the change).`,
+  ];
 }
 
 // The request's JSON fields, as the flags that set them (for messages about a command line).
