@@ -143,6 +143,13 @@ describe('kafka-lambda event', () => {
       ['--self-managed', '--event-source-arn', 'arn:aws:kafka:eu-west-1:111122223333:cluster/a/b'],
       /self-managed events have none/,
     ],
+    // Schema options without a schema: refused, not ignored (a plain event was printed).
+    [
+      ['--format', 'json', '--value', '{}'],
+      /^error: --format needs a schema: --value-avro, --value-proto or --value-json-schema\n$/,
+    ],
+    [['--schema-id', '7'], /^error: --schema-id needs a schema: --value-avro/],
+    [['--type', 'shop.Order'], /^error: --type needs --value-proto \(it names its message type\)\n$/],
   ])('refuses %j (exit 2)', async (args, message) => {
     const run = await runCli(['event', '--topic', 'orders', ...args]);
     expect(run.code).toBe(2);

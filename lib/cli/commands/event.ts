@@ -281,7 +281,23 @@ Example:
       --key 'customer-{i%4}' --value '{"orderId":"o-{i}","items":[{"sku":"tea","quantity":1}]}' > event.json`,
     )
     .exitOverride(exitWithUsageCode)
-    .action(async (options: EventOptions) => {
+    .action(async (options: EventOptions, command: Command) => {
+      // Options of the schema encoding mean nothing without a schema: refused rather than ignored.
+      const given = (name: string) => !['default', undefined].includes(command.getOptionValueSource(name));
+      const needing = [
+        ['format', '--format', options.valueAvro ?? options.valueProto ?? options.valueJsonSchema],
+        ['schemaId', '--schema-id', options.valueAvro ?? options.valueProto ?? options.valueJsonSchema],
+        ['type', '--type', options.valueProto],
+      ] as const;
+      for (const [name, flag, schema] of needing) {
+        if (given(name) && schema === undefined) {
+          console.error(
+            `error: ${flag} needs ${name === 'type' ? '--value-proto (it names its message type)' : 'a schema: --value-avro, --value-proto or --value-json-schema'}`,
+          );
+          process.exitCode = USAGE_EXIT_CODE;
+          return;
+        }
+      }
       let encoder: Awaited<ReturnType<typeof valueEncoder>>;
       try {
         encoder = await valueEncoder(options);
