@@ -49,6 +49,45 @@ describe('formatProgress', () => {
 });
 
 describe('describeEvent', () => {
+  const failed = (errorType: string, errorMessage: string) =>
+    describeEvent({
+      type: 'invoke',
+      requestId: 'r',
+      attempt: 1,
+      records: 1,
+      offsets: { 't2-0': [10, 10] },
+      durationMs: 3,
+      outcome: 'function-error',
+      detail: errorType,
+      errorMessage,
+    });
+
+  it("shows a function error's message, as Lambda logs it: the function's own words", () => {
+    expect(failed('TypeError', "Cannot read properties of undefined (reading 'amount')")).toBe(
+      "function-error: TypeError: Cannot read properties of undefined (reading 'amount') (attempt 1; t2-0@10)",
+    );
+    // An init error under --watch: the message says what is wrong with the module.
+    expect(failed('Runtime.UserCodeSyntaxError', "SyntaxError: Unexpected token ';'")).toBe(
+      "function-error: Runtime.UserCodeSyntaxError: SyntaxError: Unexpected token ';' (attempt 1; t2-0@10)",
+    );
+    // process.exit: its status, without the request id Lambda prefixes.
+    expect(
+      failed(
+        'Runtime.ExitError',
+        'RequestId: 0f8e2c1a-5b7d-4e3f-9a61-2d4c8b7e1f00 Error: Runtime exited with error: exit status 3',
+      ),
+    ).toBe(
+      'function-error: Runtime.ExitError: Runtime exited with error: exit status 3 (attempt 1; t2-0@10)',
+    );
+    expect(failed('Error', 'first line\n  second line')).toBe(
+      'function-error: Error: first line second line (attempt 1; t2-0@10)',
+    );
+    expect(failed('Error', 'x'.repeat(2_000))).toBe(
+      `function-error: Error: ${'x'.repeat(499)}… (attempt 1; t2-0@10)`,
+    );
+    expect(failed('Error', '')).toBe('function-error: Error (attempt 1; t2-0@10)');
+  });
+
   it('describes failures, retries and destination records, and skips routine events', () => {
     expect(
       describeEvent({
@@ -62,7 +101,7 @@ describe('describeEvent', () => {
         failedRecords: 3,
       }),
     ).toBe('partial failure: 3 of 10 records reported (attempt 2; orders-1@40..49 orders-2@7)');
-    // A function error's message may quote a record (JSON.parse's does): the line names its type only.
+    // A JSON.parse error's message quotes the text parsed (a record): withheld, as the middleware logs it.
     expect(
       describeEvent({
         type: 'invoke',
@@ -75,7 +114,9 @@ describe('describeEvent', () => {
         detail: 'SyntaxError',
         errorMessage: 'Unexpected token \'c\', "card=41111"... is not valid JSON',
       }),
-    ).toBe('function-error: SyntaxError (attempt 1; orders-0@0)');
+    ).toBe(
+      'function-error: SyntaxError: JSON.parse failed (its message is withheld: it quotes the text parsed) (attempt 1; orders-0@0)',
+    );
     expect(
       describeEvent({
         type: 'retry',

@@ -1,3 +1,4 @@
+import { withheldMessage } from '../middleware/withheld.ts';
 import type { MappingEvent, MappingStats } from './emulator.ts';
 
 /**
@@ -58,9 +59,26 @@ export function formatProgress(
   return width !== undefined && line.length > width ? `${line.slice(0, Math.max(width - 1, 0))}…` : line;
 }
 
+/** The most of a function error's message a line shows. */
+const MESSAGE_LIMIT = 500;
+
 /**
- * A log line for the events worth a line of their own (failed invocations, retries, destination
- * records, errors); `undefined` for routine ones. Never includes record contents.
+ * A function error's message as a line shows it, after its type: the function's own words, as Lambda
+ * logs them (`ERROR Invoke Error {…}`), on one line; the request id Lambda puts before a runtime
+ * error's message left out (`Runtime exited with error: exit status 3`). A `JSON.parse` error's message
+ * quotes the text parsed, a record's bytes: it reads as the middleware logs it, where parsing stopped.
+ */
+function shownMessage(errorType: string, message: string | undefined): string {
+  if (!message) return '';
+  const own = withheldMessage({}, errorType, message) ?? message.replace(/^RequestId: \S+ Error: /, '');
+  const line = own.replace(/\s*\n\s*/g, ' ').trim();
+  return `: ${line.length > MESSAGE_LIMIT ? `${line.slice(0, MESSAGE_LIMIT - 1)}…` : line}`;
+}
+
+/**
+ * A log line for the events worth a line of their own (failed invocations with the function's error
+ * message, retries, destination records, errors); `undefined` for routine ones. Never includes record
+ * contents of the toolkit's own.
  *
  * @example
  * ```ts
@@ -78,7 +96,9 @@ export function describeEvent(event: MappingEvent): string | undefined {
       if (event.outcome === 'partial') {
         return `partial failure: ${event.failedRecords} of ${event.records} records reported (attempt ${event.attempt}; ${range(event.offsets)})`;
       }
-      return `${event.outcome}: ${event.detail} (attempt ${event.attempt}; ${range(event.offsets)})`;
+      return `${event.outcome}: ${event.detail}${
+        event.outcome === 'function-error' ? shownMessage(event.detail ?? '', event.errorMessage) : ''
+      } (attempt ${event.attempt}; ${range(event.offsets)})`;
     case 'retry':
       return `retry ${event.attempt} (${event.reason}) of ${event.records} records from ${Object.entries(
         event.fromOffsets,
