@@ -19,6 +19,11 @@ interface LocalFunctionOptions {
   environment: Record<string, string>;
   /** Told the files of the function each init phase loaded (the module first): for `--watch`. */
   onInitFiles?: (files: readonly string[]) => void;
+  /**
+   * True once `dev` abandons its in-flight invocations (a second Ctrl-C): the environments that end then
+   * were ended by `dev`, not by the function (their `Runtime.ExitError` is not the function's exit).
+   */
+  abandoned?: () => boolean;
 }
 
 /**
@@ -111,7 +116,10 @@ export async function prepareLocalFunction(
     onOutput: (text, stream) => (stream === 'stdout' ? console.log : console.error)(text.replace(/\n$/, '')),
     onSandboxEvent: (event) => {
       initFiles(event);
-      const line = describeSandboxEvent(event);
+      const line =
+        event.type === 'shutdown' && event.reason !== 'close' && options.abandoned?.()
+          ? `environment ${event.environment} ended: its invocation was abandoned`
+          : describeSandboxEvent(event);
       if (line) console.error(line);
     },
   };

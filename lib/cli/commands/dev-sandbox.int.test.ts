@@ -136,6 +136,7 @@ it.each([
 it.each([
   ['SIGINT', 130],
   ['SIGTERM', 143],
+  ['SIGHUP', 129],
 ] as const)(
   'a second %s ends the invocation in flight and exits %i at once, committing nothing (redelivered, as after a crash)',
   async (signal, code) => {
@@ -189,6 +190,9 @@ it.each([
         'abandoning in-flight batches: their invocations end, nothing more is committed',
       );
       expect(output).toContain(`offsets committed by this run: ${topic}-0=-`);
+      // dev ended the environment: the function did not exit (no Runtime.ExitError of its own).
+      expect(output).toContain('environment 1 ended: its invocation was abandoned');
+      expect(output).not.toContain('Runtime.ExitError');
       const admin = kafka.admin();
       await admin.connect();
       try {

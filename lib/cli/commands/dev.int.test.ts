@@ -73,7 +73,33 @@ describe('kafka-lambda dev', () => {
 
   it.each([
     [['--batch-size', '0'], /--batch-size.*must be an integer from 1 to 10000/],
-    [['--on-failure', 'arn:aws:sqs:us-east-1:1:q'], /--on-failure: onFailure: expected kafka:\/\/<topic>/],
+    // --on-failure's problems are said in the flag's terms, offering what dev --help offers.
+    [
+      ['--on-failure', 'arn:aws:sqs:us-east-1:1:q'],
+      /^kafka-lambda dev: --on-failure: expected kafka:\/\/<topic>, or an SQS queue ARN \(arn:aws:sqs:<region>:<account-id>:<queue>\), got "arn:aws:sqs:us-east-1:1:q"\n$/,
+    ],
+    [
+      ['--on-failure', 'orders-dlq'],
+      /^kafka-lambda dev: --on-failure: expected kafka:\/\/<topic>, or an SQS queue ARN \(arn:aws:sqs:<region>:<account-id>:<queue>\), got "orders-dlq"\n$/,
+    ],
+    [
+      ['--on-failure', 'arn:aws:sns:us-east-1:123456789012:alerts'],
+      /^kafka-lambda dev: --on-failure: dev sends failed records to kafka:\/\/<topic>, or an SQS queue ARN .*; an SNS topic is a destination Lambda takes, but dev has no local SNS server to send to\n$/,
+    ],
+    [
+      ['--on-failure', 'arn:aws:s3:::failed-orders'],
+      /^kafka-lambda dev: --on-failure: .*an S3 bucket is a destination Lambda takes, but dev has no local S3 server/,
+    ],
+    [
+      ['--on-failure', 'arn:aws:sqs:us-east-1:123456789012:q.fifo'],
+      /^kafka-lambda dev: --on-failure: a FIFO queue cannot be a destination/,
+    ],
+    // Schema registry settings without a registry: refused, not ignored.
+    [
+      ['--event-record-format', 'SOURCE'],
+      /^kafka-lambda dev: --event-record-format needs --schema-registry \(it is a setting of the trigger's schema registry\)\n$/,
+    ],
+    [['--schema-validation', 'KEY'], /^kafka-lambda dev: --schema-validation needs --schema-registry/],
     // An emulator setting's message is led by the flag that set it.
     [['--group', ''], /kafka-lambda dev: --group: consumerGroupId: /],
     [
@@ -91,6 +117,8 @@ describe('kafka-lambda dev', () => {
     const run = await runDev(topic, args);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
+    // The library's option names are not the CLI's.
+    expect(run.stderr).not.toMatch(/onFailure|destinations\./);
   });
 
   it('refuses a topic missing on a cluster it does not own', async () => {

@@ -114,6 +114,44 @@ function numberOption(value: string): number {
   return number;
 }
 
+/** The forms `--on-failure` takes, as `dev --help` lists them. */
+const ON_FAILURE_FORMS = 'kafka://<topic>, or an SQS queue ARN (arn:aws:sqs:<region>:<account-id>:<queue>)';
+
+/**
+ * `--on-failure` read as `dev --help` offers it: a Kafka topic or an SQS queue. An SNS topic or S3 bucket
+ * ARN is a destination Lambda takes, but dev has no local server to send to; anything else is no
+ * destination at all. The problem is said in the flag's terms, not the emulator option's.
+ */
+function onFailureDestination(
+  value: string,
+  sourceTopic: string,
+): { destination: ReturnType<typeof parseDestination> } | { problem: string } {
+  let destination: ReturnType<typeof parseDestination>;
+  try {
+    destination = parseDestination(value, sourceTopic);
+  } catch (error) {
+    if (!(error instanceof InvalidMappingSettingError)) throw error;
+    // A FIFO queue, or the source topic itself: the reason holds for the flag as written.
+    if (/FIFO|must differ/.test(error.message))
+      return { problem: error.message.slice(`${error.setting}: `.length) };
+    return { problem: `expected ${ON_FAILURE_FORMS}, got ${JSON.stringify(value)}` };
+  }
+  if (destination.kind === 'sns' || destination.kind === 's3')
+    return {
+      problem: `dev sends failed records to ${ON_FAILURE_FORMS}; an ${destination.kind === 'sns' ? 'SNS topic' : 'S3 bucket'} is a destination Lambda takes, but dev has no local ${destination.kind === 'sns' ? 'SNS' : 'S3'} server to send to`,
+    };
+  return { destination };
+}
+
+/** Options that are settings of the trigger's schema registry: they mean nothing without `--schema-registry`. */
+const SCHEMA_REGISTRY_SETTINGS = [
+  ['eventRecordFormat', '--event-record-format'],
+  ['schemaValidation', '--schema-validation'],
+] as const;
+
+/** How often `dev` checks that the process that started it is still there. */
+const PARENT_CHECK_MS = 1_000;
+
 /**
  * Draws the progress: on a TTY one line rewritten in place with event lines printed above it; else
  * event lines and a progress line every few seconds when something changed.
@@ -320,7 +358,7 @@ export function registerDevCommand(program: Command): void {
       ['VALUE'],
     )
     .exitOverride(exitWithUsageCode)
-    .action(async (handlerReference: string | undefined, options: DevOptions) => {
+    .action(async (handlerReference: string | undefined, options: DevOptions, command: Command) => {
       if (!handlerReference === !options.invoke) {
         process.stderr.write('kafka-lambda dev: give either a handler module or --invoke <function>\n');
         process.exitCode = USAGE_EXIT_CODE;
@@ -340,191 +378,251 @@ export function registerDevCommand(program: Command): void {
         process.exitCode = USAGE_EXIT_CODE;
         return;
       }
-      let trigger: LocalEventSourceMapping | undefined;
-      // Watched: the files each init phase loaded; a change gives the next invocations new environments.
-      const watcher = options.watch
-        ? watchFiles((files) => {
-            console.error(
-              `changed: ${files.map((file) => relative(process.cwd(), file)).join(', ')}: the next invocations start new environments (cold starts)`,
-            );
-            trigger?.updateFunctionCode();
-          })
-        : undefined;
-      let fn: MappingFunction;
-      try {
-        const environment = await readFunctionEnvironment(options);
-        useFunctionTimeZone(environment);
-        fn = handlerReference
-          ? await prepareLocalFunction(handlerReference, {
-              timeoutSeconds: options.timeout,
-              functionName: options.functionName,
-              inProcess: options.inProcess,
-              environment,
-              ...(watcher ? { onInitFiles: (files: readonly string[]) => watcher.add(files) } : {}),
-            })
-          : { functionName: options.invoke!, ...(options.endpoint ? { endpoint: options.endpoint } : {}) };
-      } catch (error) {
-        if (
-          !(
-            error instanceof HandlerNotFoundError ||
-            error instanceof HandlerInitError ||
-            error instanceof FunctionEnvironmentError
-          )
-        )
-          throw error;
-        process.stderr.write(`kafka-lambda dev: ${error.message}\n`);
-        process.exitCode = USAGE_EXIT_CODE;
-        return;
-      }
-      let cluster: ResolvedCluster;
-      try {
-        cluster = await resolveCluster(options, { command: 'dev', startEmbedded: true });
-      } catch (error) {
-        if (!(error instanceof ClusterOptionsError)) throw error;
-        process.stderr.write(`kafka-lambda dev: ${error.message}\n`);
-        process.exitCode = USAGE_EXIT_CODE;
-        return;
-      }
-      // Fail on connect (within seconds) rather than showing a progress line while kafkajs retries.
-      try {
-        await probeCluster(cluster);
-      } catch (error) {
-        await cluster.embedded?.stop();
-        if (!(error instanceof ClusterConnectError)) throw error;
-        process.stderr.write(`kafka-lambda dev: ${error.message}\n`);
-        process.exitCode = 1;
-        return;
-      }
-      const display = createDisplay(() => trigger);
-      let signals = 0;
-      let abandonedBy: NodeJS.Signals | undefined;
-      let stopOnSignal: ((signal: NodeJS.Signals) => void) | undefined;
-      let sqs: Awaited<ReturnType<typeof resolveSqsEndpoint>> | undefined;
-      try {
-        // Validated first: a bad ARN is a usage error before any server starts.
-        const onFailure =
-          options.onFailure === undefined ? undefined : parseDestination(options.onFailure, options.topic);
-        if (onFailure?.kind === 'sqs')
-          sqs = await resolveSqsEndpoint(options.sqsEndpoint, onFailure.queueName);
-        const mapping: LocalEventSourceMappingOptions = {
-          brokers: cluster.brokers,
-          kafka: cluster.kafkaConfig('kafka-lambda-esm'),
-          topic: options.topic,
-          consumerGroupId: options.group ?? `kafka-lambda-dev-${options.topic}`,
-          ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
-          ...(options.window === undefined ? {} : { maximumBatchingWindowInSeconds: options.window }),
-          startingPosition: options.startingPosition,
-          ...(options.startingTimestamp === undefined
-            ? {}
-            : { startingPositionTimestamp: options.startingTimestamp }),
-          reportBatchItemFailures: options.reportBatchItemFailures,
-          ...(options.retries === undefined ? {} : { maximumRetryAttempts: options.retries }),
-          ...(options.maxRecordAge === undefined ? {} : { maximumRecordAgeInSeconds: options.maxRecordAge }),
-          bisectBatchOnFunctionError: options.bisect,
-          ...(options.minPollers === undefined && options.maxPollers === undefined
-            ? {}
-            : {
-                provisionedPollerConfig: {
-                  ...(options.minPollers === undefined ? {} : { minimumPollers: options.minPollers }),
-                  ...(options.maxPollers === undefined ? {} : { maximumPollers: options.maxPollers }),
-                },
-              }),
-          ...(options.onFailure ? { onFailure: options.onFailure } : {}),
-          ...(sqs ? { destinations: { sqsEndpoint: sqs.endpoint } } : {}),
-          eventSource: options.selfManaged ? 'self-managed' : 'msk',
-          tombstoneValue: options.tombstoneValue,
-          redelivery: options.redelivery,
-          ...(options.filter ? { filterCriteria: options.filter } : {}),
-          ...(options.schemaRegistry
-            ? {
-                schemaRegistry: {
-                  SchemaRegistryURI: options.schemaRegistry,
-                  EventRecordFormat: options.eventRecordFormat,
-                  SchemaValidationConfigs: options.schemaValidation.map((Attribute) => ({ Attribute })),
-                },
-              }
-            : {}),
-          function: fn,
-          onEvent: (event) => display.event(event),
-        };
-        trigger = createLocalEventSourceMapping(mapping);
-        const destination = onFailure?.kind === 'kafka' ? onFailure.topic : undefined;
-        // On a cluster dev does not own, a missing topic is a usage error rather than something to create.
-        const created = await ensureTopics({
-          brokers: cluster.brokers,
-          kafka: cluster.kafkaConfig('kafka-lambda-dev'),
-          topics: [options.topic, ...(destination ? [destination] : [])].map((topic) => ({
-            topic,
-            partitions: options.partitions,
-          })),
-          createMissing: cluster.local,
-        });
-        process.stderr.write(
-          `dev: ${handlerReference ?? `Invoke API ${options.invoke}`} ← topic ${options.topic} (group ${trigger.consumerGroupId}) on ${cluster.brokers.join(',')} (${cluster.origin})${created.length > 0 ? `; created ${created.join(', ')}` : ''}${sqs ? `; on-failure to SQS at ${displayUrl(sqs.endpoint)} (${sqs.origin})` : ''}\n`,
-        );
-        if (watcher)
+      for (const [name, flag] of SCHEMA_REGISTRY_SETTINGS) {
+        const source = command.getOptionValueSource(name);
+        if (options.schemaRegistry === undefined && source !== undefined && source !== 'default') {
           process.stderr.write(
-            `dev: --watch: watching the ${watcher.size} file(s) the function's init phase loaded\n`,
+            `kafka-lambda dev: ${flag} needs --schema-registry (it is a setting of the trigger's schema registry)\n`,
           );
-        const provisionedOnly = provisionedOnlySettings(mapping);
-        if (provisionedOnly.length > 0)
-          process.stderr.write(
-            `dev: note: AWS offers ${provisionedOnly.join(', ')} only in provisioned mode; emulated as set, but the deployed mapping needs ProvisionedPollerConfig (--max-pollers emulates it)\n`,
-          );
-        const stopped = new Promise<void>((resolve) => {
-          stopOnSignal = (signal) => {
-            signals++;
-            if (signals === 1) {
-              process.stderr.write(
-                '\nstopping: finishing in-flight batches (Ctrl-C again to abandon them)…\n',
-              );
-              void trigger?.stop().then(resolve, resolve);
-            } else if (signals === 2) {
-              // As if the process died: the in-flight invocations end, their batches are not committed and
-              // are delivered again to the group's next consumer, as Lambda would after a crash.
-              abandonedBy = signal;
-              process.stderr.write(
-                '\nabandoning in-flight batches: their invocations end, nothing more is committed\n',
-              );
-              void trigger?.stop({ abandon: true }).then(resolve, resolve);
-            } else {
-              // Whatever the cleanup still waits for (a broker stopping), a third signal does not.
-              process.exit(128 + constants.signals[signal]);
-            }
-          };
-          process.on('SIGINT', stopOnSignal);
-          process.on('SIGTERM', stopOnSignal);
-        });
-        await trigger.start();
-        if (options.exitWhenIdle) await Promise.race([trigger.idle().then(() => trigger?.stop()), stopped]);
-        else await stopped;
-      } catch (error) {
-        if (error instanceof InvalidMappingSettingError || error instanceof TopicMissingError) {
-          process.stderr.write(`kafka-lambda dev: ${asFlag(error)}\n`);
           process.exitCode = USAGE_EXIT_CODE;
           return;
         }
-        throw error;
-      } finally {
-        watcher?.close();
-        await trigger?.stop();
-        display.close();
-        const partitions = trigger?.stats().partitions ?? [];
-        if (partitions.length > 0) {
-          process.stderr.write(
-            `offsets committed by this run: ${partitions.map((p) => `${options.topic}-${p.partition}=${p.committed ?? '-'}`).join(' ')}\n`,
-          );
-        }
-        await cluster.embedded?.stop();
-        await sqs?.server?.stop();
-        if (stopOnSignal) {
-          process.off('SIGINT', stopOnSignal);
-          process.off('SIGTERM', stopOnSignal);
-        }
       }
-      // An abandoned invocation that this process cannot end (--in-process, the Invoke API) must not keep
-      // it alive; the exit status says which signal ended the run, as a shell's does.
-      if (abandonedBy) process.exit(128 + constants.signals[abandonedBy]);
+      // Checked first: a destination dev cannot send to is a usage error before any server starts.
+      let onFailure: ReturnType<typeof parseDestination> | undefined;
+      if (options.onFailure !== undefined) {
+        const checked = onFailureDestination(options.onFailure, options.topic);
+        if ('problem' in checked) {
+          process.stderr.write(`kafka-lambda dev: --on-failure: ${checked.problem}\n`);
+          process.exitCode = USAGE_EXIT_CODE;
+          return;
+        }
+        onFailure = checked.destination;
+      }
+      // Until the run is under way, a signal (Ctrl-C while the broker starts, say) ends dev at once; its
+      // exit ends what it started (an embedded broker's watchdog stops the JVM and removes its folder).
+      const quitDuringStart = (signal: NodeJS.Signals) => {
+        process.stderr.write(`\nkafka-lambda dev: ${signal} during start-up: quitting\n`);
+        process.exit(128 + constants.signals[signal]);
+      };
+      const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+      for (const signal of STOP_SIGNALS) process.on(signal, quitDuringStart);
+      // A dev whose parent is gone (npx killed, a terminal's shell gone) would run on, in its consumer group,
+      // with nobody to press Ctrl-C: it stops as on the first Ctrl-C.
+      const parent = process.ppid;
+      let onParentGone: (what: string) => void = () => quitDuringStart('SIGHUP');
+      const parentWatch = setInterval(() => {
+        if (process.ppid === parent) return;
+        clearInterval(parentWatch);
+        onParentGone(`the process that started it (pid ${parent}) is gone`);
+      }, PARENT_CHECK_MS);
+      parentWatch.unref();
+      // Output to a pipe whose reader went with the parent fails (EPIPE): that must not end dev before it
+      // has left its group, but stop it as its parent's end does.
+      const onOutputError = (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EPIPE') throw error;
+        onParentGone('its output is no longer read (EPIPE)');
+      };
+      process.stdout.on('error', onOutputError);
+      process.stderr.on('error', onOutputError);
+      try {
+        await run();
+      } finally {
+        clearInterval(parentWatch);
+        for (const signal of STOP_SIGNALS) process.off(signal, quitDuringStart);
+      }
+
+      async function run() {
+        let trigger: LocalEventSourceMapping | undefined;
+        // Watched: the files each init phase loaded; a change gives the next invocations new environments.
+        const watcher = options.watch
+          ? watchFiles((files) => {
+              console.error(
+                `changed: ${files.map((file) => relative(process.cwd(), file)).join(', ')}: the next invocations start new environments (cold starts)`,
+              );
+              trigger?.updateFunctionCode();
+            })
+          : undefined;
+        let signals = 0;
+        let abandonedBy: NodeJS.Signals | undefined;
+        let fn: MappingFunction;
+        try {
+          const environment = await readFunctionEnvironment(options);
+          useFunctionTimeZone(environment);
+          fn = handlerReference
+            ? await prepareLocalFunction(handlerReference, {
+                timeoutSeconds: options.timeout,
+                functionName: options.functionName,
+                inProcess: options.inProcess,
+                environment,
+                ...(watcher ? { onInitFiles: (files: readonly string[]) => watcher.add(files) } : {}),
+                abandoned: () => abandonedBy !== undefined,
+              })
+            : { functionName: options.invoke!, ...(options.endpoint ? { endpoint: options.endpoint } : {}) };
+        } catch (error) {
+          if (
+            !(
+              error instanceof HandlerNotFoundError ||
+              error instanceof HandlerInitError ||
+              error instanceof FunctionEnvironmentError
+            )
+          )
+            throw error;
+          process.stderr.write(`kafka-lambda dev: ${error.message}\n`);
+          process.exitCode = USAGE_EXIT_CODE;
+          return;
+        }
+        let cluster: ResolvedCluster;
+        try {
+          cluster = await resolveCluster(options, { command: 'dev', startEmbedded: true });
+        } catch (error) {
+          if (!(error instanceof ClusterOptionsError)) throw error;
+          process.stderr.write(`kafka-lambda dev: ${error.message}\n`);
+          process.exitCode = USAGE_EXIT_CODE;
+          return;
+        }
+        // Fail on connect (within seconds) rather than showing a progress line while kafkajs retries.
+        try {
+          await probeCluster(cluster);
+        } catch (error) {
+          await cluster.embedded?.stop();
+          if (!(error instanceof ClusterConnectError)) throw error;
+          process.stderr.write(`kafka-lambda dev: ${error.message}\n`);
+          process.exitCode = 1;
+          return;
+        }
+        const display = createDisplay(() => trigger);
+        let stopOnSignal: ((signal: NodeJS.Signals) => void) | undefined;
+        let sqs: Awaited<ReturnType<typeof resolveSqsEndpoint>> | undefined;
+        try {
+          if (onFailure?.kind === 'sqs')
+            sqs = await resolveSqsEndpoint(options.sqsEndpoint, onFailure.queueName);
+          const mapping: LocalEventSourceMappingOptions = {
+            brokers: cluster.brokers,
+            kafka: cluster.kafkaConfig('kafka-lambda-esm'),
+            topic: options.topic,
+            consumerGroupId: options.group ?? `kafka-lambda-dev-${options.topic}`,
+            ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+            ...(options.window === undefined ? {} : { maximumBatchingWindowInSeconds: options.window }),
+            startingPosition: options.startingPosition,
+            ...(options.startingTimestamp === undefined
+              ? {}
+              : { startingPositionTimestamp: options.startingTimestamp }),
+            reportBatchItemFailures: options.reportBatchItemFailures,
+            ...(options.retries === undefined ? {} : { maximumRetryAttempts: options.retries }),
+            ...(options.maxRecordAge === undefined
+              ? {}
+              : { maximumRecordAgeInSeconds: options.maxRecordAge }),
+            bisectBatchOnFunctionError: options.bisect,
+            ...(options.minPollers === undefined && options.maxPollers === undefined
+              ? {}
+              : {
+                  provisionedPollerConfig: {
+                    ...(options.minPollers === undefined ? {} : { minimumPollers: options.minPollers }),
+                    ...(options.maxPollers === undefined ? {} : { maximumPollers: options.maxPollers }),
+                  },
+                }),
+            ...(options.onFailure ? { onFailure: options.onFailure } : {}),
+            ...(sqs ? { destinations: { sqsEndpoint: sqs.endpoint } } : {}),
+            eventSource: options.selfManaged ? 'self-managed' : 'msk',
+            tombstoneValue: options.tombstoneValue,
+            redelivery: options.redelivery,
+            ...(options.filter ? { filterCriteria: options.filter } : {}),
+            ...(options.schemaRegistry
+              ? {
+                  schemaRegistry: {
+                    SchemaRegistryURI: options.schemaRegistry,
+                    EventRecordFormat: options.eventRecordFormat,
+                    SchemaValidationConfigs: options.schemaValidation.map((Attribute) => ({ Attribute })),
+                  },
+                }
+              : {}),
+            function: fn,
+            onEvent: (event) => display.event(event),
+          };
+          trigger = createLocalEventSourceMapping(mapping);
+          const destination = onFailure?.kind === 'kafka' ? onFailure.topic : undefined;
+          // On a cluster dev does not own, a missing topic is a usage error rather than something to create.
+          const created = await ensureTopics({
+            brokers: cluster.brokers,
+            kafka: cluster.kafkaConfig('kafka-lambda-dev'),
+            topics: [options.topic, ...(destination ? [destination] : [])].map((topic) => ({
+              topic,
+              partitions: options.partitions,
+            })),
+            createMissing: cluster.local,
+          });
+          process.stderr.write(
+            `dev: ${handlerReference ?? `Invoke API ${options.invoke}`} ← topic ${options.topic} (group ${trigger.consumerGroupId}) on ${cluster.brokers.join(',')} (${cluster.origin})${created.length > 0 ? `; created ${created.join(', ')}` : ''}${sqs ? `; on-failure to SQS at ${displayUrl(sqs.endpoint)} (${sqs.origin})` : ''}\n`,
+          );
+          if (watcher)
+            process.stderr.write(
+              `dev: --watch: watching the ${watcher.size} file(s) the function's init phase loaded\n`,
+            );
+          const provisionedOnly = provisionedOnlySettings(mapping);
+          if (provisionedOnly.length > 0)
+            process.stderr.write(
+              `dev: note: AWS offers ${provisionedOnly.join(', ')} only in provisioned mode; emulated as set, but the deployed mapping needs ProvisionedPollerConfig (--max-pollers emulates it)\n`,
+            );
+          const stopped = new Promise<void>((resolve) => {
+            stopOnSignal = (signal) => {
+              signals++;
+              if (signals === 1) {
+                process.stderr.write(
+                  '\nstopping: finishing in-flight batches (Ctrl-C again to abandon them)…\n',
+                );
+                void trigger?.stop().then(resolve, resolve);
+              } else if (signals === 2) {
+                // As if the process died: the in-flight invocations end, their batches are not committed and
+                // are delivered again to the group's next consumer, as Lambda would after a crash.
+                abandonedBy = signal;
+                process.stderr.write(
+                  '\nabandoning in-flight batches: their invocations end, nothing more is committed\n',
+                );
+                void trigger?.stop({ abandon: true }).then(resolve, resolve);
+              } else {
+                // Whatever the cleanup still waits for (a broker stopping), a third signal does not.
+                process.exit(128 + constants.signals[signal]);
+              }
+            };
+            for (const signal of STOP_SIGNALS) {
+              process.off(signal, quitDuringStart);
+              process.on(signal, stopOnSignal);
+            }
+            onParentGone = (what) => {
+              if (signals > 0) return;
+              process.stderr.write(`\ndev: ${what}`);
+              stopOnSignal?.('SIGHUP');
+            };
+          });
+          await trigger.start();
+          if (options.exitWhenIdle) await Promise.race([trigger.idle().then(() => trigger?.stop()), stopped]);
+          else await stopped;
+        } catch (error) {
+          if (error instanceof InvalidMappingSettingError || error instanceof TopicMissingError) {
+            process.stderr.write(`kafka-lambda dev: ${asFlag(error)}\n`);
+            process.exitCode = USAGE_EXIT_CODE;
+            return;
+          }
+          throw error;
+        } finally {
+          watcher?.close();
+          await trigger?.stop();
+          display.close();
+          const partitions = trigger?.stats().partitions ?? [];
+          if (partitions.length > 0) {
+            process.stderr.write(
+              `offsets committed by this run: ${partitions.map((p) => `${options.topic}-${p.partition}=${p.committed ?? '-'}`).join(' ')}\n`,
+            );
+          }
+          await cluster.embedded?.stop();
+          await sqs?.server?.stop();
+          if (stopOnSignal) for (const signal of STOP_SIGNALS) process.off(signal, stopOnSignal);
+        }
+        // An abandoned invocation that this process cannot end (--in-process, the Invoke API) must not keep
+        // it alive; the exit status says which signal ended the run, as a shell's does.
+        if (abandonedBy) process.exit(128 + constants.signals[abandonedBy]);
+      }
     });
 }
 

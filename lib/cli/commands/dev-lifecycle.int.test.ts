@@ -1,0 +1,130 @@
+// How dev ends when nobody presses Ctrl-C: its parent gone (npx killed), or stopped while its embedded
+// broker starts. Real process trees, a real broker.
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
+import { testProducer } from '../../../test/support/producer.ts';
+import { cacheBase, isAlive, packageRoot, waitForExit } from '../../maven-server/index.ts';
+import { pollUntil } from '../../replay/wait.ts';
+
+const kafka = testKafka('dev-lifecycle-cli');
+const cli = join(packageRoot, 'bin/kafka-lambda.js');
+
+it('dev whose parent is killed (npx killed, dev left with parent pid 1) stops as on Ctrl-C: commits, leaves its group, exits', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-dev-orphan-'));
+  const topic = uniqueName('dev-orphan');
+  const group = uniqueName('dev-orphan');
+  await createTopic(kafka, topic, 1);
+  const producer = testProducer(kafka);
+  await producer.connect();
+  await producer.send({ topic, messages: [0, 1, 2].map((i) => ({ value: `{"i":${i}}` })) });
+  await producer.disconnect();
+  const handler = join(dir, 'handler.mjs');
+  await writeFile(
+    handler,
+    "export const handler = async (event) => {\n  for (const records of Object.values(event.records)) for (const r of records) console.log('handled');\n};\n",
+  );
+  const log = join(dir, 'dev.log');
+  // As `npx kafka-lambda dev … > log 2>&1 &`: a parent (npm's place) running dev with its output in a file.
+  const parentScript = `const { spawn } = require('node:child_process');
+const { openSync } = require('node:fs');
+const out = openSync(${JSON.stringify(log)}, 'a');
+const dev = spawn(process.execPath, ${JSON.stringify([cli, 'dev', handler, '--topic', topic, '--group', group, '--brokers', testBrokers().join(','), '--window', '0'])}, { cwd: ${JSON.stringify(packageRoot)}, stdio: ['ignore', out, out] });
+console.log(dev.pid);
+setInterval(() => {}, 1000);`;
+  const parent = spawn(process.execPath, ['-e', parentScript], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const devPid = await new Promise<number>((resolve, reject) => {
+    parent.once('error', reject);
+    parent.stdout.once('data', (chunk: Buffer) => resolve(Number.parseInt(chunk.toString(), 10)));
+  });
+  const output = () => readFile(log, 'utf8').catch(() => '');
+  try {
+    await pollUntil('dev handled the records', { timeoutMs: 60_000, intervalMs: 100 }, async () => {
+      const text = await output();
+      return { done: text.split('handled').length - 1 === 3, seen: text.slice(-300) };
+    });
+    parent.kill('SIGKILL');
+    // It notices within about a second, finishes, commits and leaves: well within 20 s.
+    expect(await waitForExit(devPid, 20_000)).toBe(true);
+    const text = await output();
+    expect(text).toMatch(/dev: the process that started it \(pid \d+\) is gone/);
+    expect(text).toContain('stopping: finishing in-flight batches');
+    expect(text).toContain(`offsets committed by this run: ${topic}-0=3`);
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      const { groups } = await admin.describeGroups([group]);
+      expect(groups[0]).toMatchObject({ groupId: group, state: 'Empty', members: [] });
+      expect(await admin.fetchOffsets({ groupId: group, topics: [topic] })).toEqual([
+        { topic, partitions: [expect.objectContaining({ partition: 0, offset: '3' })] },
+      ]);
+    } finally {
+      await admin.disconnect();
+    }
+  } finally {
+    parent.kill('SIGKILL');
+    if (isAlive(devPid)) process.kill(devPid, 'SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  }
+}, 120_000);
+
+it('Ctrl-C while dev starts its embedded broker leaves no broker folder behind (and no JVM)', async () => {
+  const work = await mkdtemp(join(tmpdir(), 'kafka-lambda-dev-cancel-'));
+  // A private temporary folder (where run folders go) and broker state (no background broker),
+  // sharing the resolved jars.
+  await mkdir(join(work, 'tmp'));
+  await mkdir(join(work, 'cache'));
+  await symlink(join(cacheBase(), 'kafka'), join(work, 'cache/kafka'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TMPDIR: join(work, 'tmp'),
+    KAFKA_LAMBDA_CACHE: join(work, 'cache'),
+  };
+  delete env.KAFKA_BROKERS;
+  const runFolders = async () =>
+    (await readdir(join(work, 'tmp'))).filter((name) => name.startsWith('kafka-lambda-broker-'));
+  const dev = spawn(
+    process.execPath,
+    [cli, 'dev', 'test/support/handlers/handlers.ts', '--topic', 'orders'],
+    { cwd: packageRoot, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  for (const stream of [dev.stdout, dev.stderr])
+    stream.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+  const exited = new Promise<number | null>((resolve) => dev.once('exit', resolve));
+  let jvm: number | undefined;
+  try {
+    // The state the review found: the folder's marker names the broker's JVM, which is starting.
+    await pollUntil(
+      'the broker JVM recorded in its run folder',
+      { timeoutMs: 60_000, intervalMs: 50 },
+      async () => {
+        for (const name of await runFolders()) {
+          const marker = await readFile(join(work, 'tmp', name, 'kafka-lambda-run.json'), 'utf8').catch(
+            () => '',
+          );
+          const recorded = /"jvm":\s*\{\s*"pid":\s*(\d+)/.exec(marker)?.[1];
+          if (recorded) jvm = Number(recorded);
+        }
+        return { done: jvm !== undefined, seen: output.slice(-300) };
+      },
+    );
+    expect(output).toContain('starting the embedded Apache Kafka broker');
+    dev.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(await waitForExit(jvm!, 30_000)).toBe(true);
+    await pollUntil('no broker run folder left', { timeoutMs: 15_000, intervalMs: 100 }, async () => {
+      const left = await runFolders();
+      return { done: left.length === 0, seen: left.join(', ') };
+    });
+  } finally {
+    dev.kill('SIGKILL');
+    if (jvm !== undefined && isAlive(jvm)) process.kill(jvm, 'SIGKILL');
+    await rm(work, { recursive: true, force: true });
+  }
+}, 120_000);
