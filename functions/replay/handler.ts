@@ -33,7 +33,8 @@
  *                             optional bounds (defaults 300000, 300000, 300000, 2000). The function's remaining
  *                             time (less 15 s to answer) caps every step, Kafka requests included, keeping
  *                             REPLAY_RESTORE_TIMEOUT_MS (and 5 s for the failure report) to restore the mapping;
- *                             the restore itself ends by then too. An execution whose waits would get less than
+ *                             the restore itself ends by then too (REPLAY_MAPPING_TIMEOUT_MS does not shorten it:
+ *                             it is the safety net). A failure report says how long the restore tried. An execution whose waits would get less than
  *                             min(60 s, REPLAY_MAPPING_TIMEOUT_MS) is refused (NotEnoughTimeError) before the
  *                             mapping is touched: e.g. a 5-minute timeout with the default bounds.
  * - AWS_REGION                set by Lambda.

@@ -5,6 +5,7 @@ import {
   ReplayConflictError,
   ReplayConnectionError,
   ReplayError,
+  ReplayExecutionError,
   ReplayInputError,
   ReplayTimeoutError,
 } from './errors.ts';
@@ -51,5 +52,35 @@ describe('replay errors', () => {
     const error = await paused;
     expect(error).toBeInstanceOf(ReplayAbortedError);
     expect((error as Error).cause).toMatchObject({ name: 'AbortError' });
+  });
+
+  it('a failed replay that left the mapping paused says how to resume it, by the state it is in now', () => {
+    const failed = (mappingStateNow: string | null, mappingStateBefore = 'Enabled') =>
+      new ReplayExecutionError(
+        {
+          failedStep: 'enable-mapping',
+          error: { name: 'InvalidParameterValueException', message: 'cannot enable' },
+          offsets: 'set',
+          offsetsNow: null,
+          mappingStateBefore,
+          mappingStateNow,
+          mappingRestored: false,
+          mappingUuid: 'esm-1',
+          restore: { ms: 300_000, timeoutMs: 300_000 },
+        },
+        new Error('x'),
+      ).message;
+    const command = 'aws lambda update-event-source-mapping --uuid esm-1 --enabled';
+    expect(failed('Disabled')).toMatch(
+      new RegExp(`mapping NOT restored \\(was Enabled, now Disabled\\): resume it: ${command}$`),
+    );
+    expect(failed('Disabling')).toContain(
+      `now Disabling): once it has left Disabling, if it is Disabled, resume it: ${command}`,
+    );
+    expect(failed(null)).toContain(
+      `now unknown): check it (aws lambda get-event-source-mapping --uuid esm-1) and, if Disabled, resume it: ${command}`,
+    );
+    // A mapping the replay found Disabled it never enables, so it never advises to.
+    expect(failed('Enabled', 'Disabled')).not.toContain('resume');
   });
 });

@@ -1,3 +1,4 @@
+import { resumeMappingAdvice } from './aws-cli.ts';
 import { listSome } from './list.ts';
 import type { FailureReport } from './types.ts';
 
@@ -429,7 +430,11 @@ export class ReplayExecutionError extends ReplayError {
           ? 'no mapping'
           : report.mappingRestored
             ? `mapping restored to ${report.mappingStateNow}`
-            : `mapping NOT restored (was ${report.mappingStateBefore}, now ${report.mappingStateNow ?? 'unknown'})`
+            : `mapping NOT restored (was ${report.mappingStateBefore}, now ${report.mappingStateNow ?? 'unknown'})${
+                report.mappingUuid && report.mappingStateBefore === 'Enabled'
+                  ? `: ${resumeMappingAdvice(report.mappingUuid, report.mappingStateNow)}`
+                  : ''
+              }`
       }`,
       { cause },
     );

@@ -186,7 +186,9 @@ describe('executeReplay with an event source mapping', () => {
       mappingStateBefore: 'Enabled',
       mappingStateNow: 'Enabled',
       mappingRestored: true,
+      restore: { timeoutMs: 3_000 },
     });
+    expect(error.message).not.toContain('resume it');
     expect(model.history.at(-1)).toBe('Enabled');
     expect(await committed(groupId)).toEqual([7, 8, 9]);
   });
@@ -196,7 +198,7 @@ describe('executeReplay with an event source mapping', () => {
     const { request } = setup(groupId, { disablePolls: Number.POSITIVE_INFINITY });
     const error = await executeReplay({
       ...request,
-      timeouts: { ...fast, mappingMs: 300, restoreMs: 300 },
+      timeouts: { ...fast, mappingMs: 300, restoreMs: 1_200 },
     }).catch((e) => e);
     expect(error).toBeInstanceOf(ReplayExecutionError);
     expect(error.report).toMatchObject({
@@ -205,8 +207,15 @@ describe('executeReplay with an event source mapping', () => {
       mappingStateNow: 'Disabling',
       mappingRestored: false,
       restoreError: { name: 'ReplayTimeoutError' },
+      mappingUuid: 'esm-1',
+      restore: { timeoutMs: 1_200 },
     });
-    expect(error.message).toContain('mapping NOT restored (was Enabled, now Disabling)');
+    // The restore has its own bound, not the mapping waits' (300 ms), and the report says how long it tried.
+    expect(error.report.restore.ms).toBeGreaterThanOrEqual(1_000);
+    expect(error.report.restore.ms).toBeLessThan(2_500);
+    expect(error.message).toContain(
+      'mapping NOT restored (was Enabled, now Disabling): once it has left Disabling, if it is Disabled, resume it: aws lambda update-event-source-mapping --uuid esm-1 --enabled',
+    );
     expect(await committed(groupId)).toEqual([7, 8, 9]);
   });
 

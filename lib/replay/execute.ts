@@ -44,7 +44,10 @@ export interface ReplayTimeouts {
   mappingMs: number;
   /** The wait for the group to lose its members after the mapping is disabled. */
   groupMs: number;
-  /** Reserved for putting the mapping back after a failure: kept back from `deadline`, and capped by it. */
+  /**
+   * Bound on putting the mapping back to Enabled after a failure (the safety net: not shortened by
+   * `mappingMs`); kept back from `deadline`, and capped by it.
+   */
   restoreMs: number;
   pollIntervalMs: number;
 }
@@ -459,9 +462,13 @@ async function failureReport(input: {
 }): Promise<FailureReport> {
   const { mapping, timeouts } = input;
   let restoreError: FailureReport['restoreError'];
+  let restore: FailureReport['restore'];
   if (mapping?.restore) {
-    input.progress(`restoring mapping ${mapping.uuid} to Enabled`);
-    const until = Math.min(Date.now() + timeouts.restoreMs, input.deadline - FAILURE_REPORT_MS);
+    const started = Date.now();
+    const until = Math.min(started + timeouts.restoreMs, input.deadline - FAILURE_REPORT_MS);
+    input.progress(
+      `restoring mapping ${mapping.uuid} to Enabled (for up to ${Math.round((until - started) / 1000)} s)`,
+    );
     try {
       await beforeDeadline(
         `mapping ${mapping.uuid} to be Enabled again`,
@@ -471,6 +478,7 @@ async function failureReport(input: {
     } catch (error) {
       restoreError = summarizeError(error);
     }
+    restore = { ms: Date.now() - started, timeoutMs: Math.max(0, until - started) };
   }
   // Both reads are bounded: a broker or API that stopped answering must not hold the answer back.
   const reportBy = Date.now() + FAILURE_REPORT_MS;
@@ -519,6 +527,8 @@ async function failureReport(input: {
     mappingStateNow,
     mappingRestored: !mapping || mappingStateNow === mapping.before,
     ...(restoreError ? { restoreError } : {}),
+    ...(mapping ? { mappingUuid: mapping.uuid } : {}),
+    ...(restore ? { restore } : {}),
   };
 }
 

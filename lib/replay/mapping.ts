@@ -5,6 +5,9 @@ import {
   UpdateEventSourceMappingCommand,
 } from '@aws-sdk/client-lambda';
 import { MappingNotFoundError, MappingRefusedError, ReplayTimeoutError } from './errors.ts';
+
+export { enableMappingCommand } from './aws-cli.ts';
+
 import { pause, pollUntil, type WaitOptions } from './wait.ts';
 
 /**
@@ -158,19 +161,6 @@ export function checkMapping(
     );
   }
   return { groupId, topic: mapping.topic, groupFromMapping: groupId === mapping.groupId };
-}
-
-/**
- * The AWS CLI command that enables a mapping again, for the messages that tell an operator how to
- * resume a trigger a replay may have left paused.
- *
- * @example
- * ```ts
- * enableMappingCommand('14e0db71'); // 'aws lambda update-event-source-mapping --uuid 14e0db71 --enabled'
- * ```
- */
-export function enableMappingCommand(uuid: string): string {
-  return `aws lambda update-event-source-mapping --uuid ${uuid} --enabled`;
 }
 
 /**

@@ -177,4 +177,11 @@ export interface FailureReport {
   mappingRestored: boolean;
   /** Why restoring the mapping failed, when it did. */
   restoreError?: { name: string; message: string };
+  /** The event source mapping's UUID (absent without a mapping). */
+  mappingUuid?: string;
+  /**
+   * How long putting the mapping back to Enabled took, or waited before giving up, in milliseconds, and
+   * the bound it had (`restoreMs`, capped by the deadline); absent when no restore was needed.
+   */
+  restore?: { ms: number; timeoutMs: number };
 }

@@ -534,7 +534,14 @@ describe('kafka-lambda replay --brokers --esm', () => {
     groupId: uniqueName('cli-esm-creating'),
     state: 'Creating',
   });
-  const models: Record<string, typeof model> = { 'esm-creating': creating };
+  // A mapping that never leaves Disabling: the replay fails and cannot put it back.
+  const stuck = modelEventSourceMapping({
+    uuid: 'esm-stuck',
+    topic,
+    groupId: uniqueName('cli-esm-stuck'),
+    disablePolls: Number.POSITIVE_INFINITY,
+  });
+  const models: Record<string, typeof model> = { 'esm-creating': creating, 'esm-stuck': stuck };
 
   beforeAll(async () => {
     server = createServer(async (req, res) => {
@@ -622,6 +629,36 @@ describe('kafka-lambda replay --brokers --esm', () => {
       'event source mapping esm-creating (Creating): is in transition; retry once it is Enabled or Disabled',
     );
     expect(creating.updates).toEqual([]);
+  });
+
+  it('a mapping it cannot restore (exit 5): the report says how long the restore tried and how to resume', async () => {
+    const result = await run(
+      [
+        '--brokers',
+        testBrokers().join(','),
+        '--esm',
+        'esm-stuck',
+        '--to-earliest',
+        '--execute',
+        '--mapping-timeout',
+        '1',
+        '--restore-timeout',
+        '3',
+      ],
+      lambdaEnv(endpoint),
+    );
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain(
+      '[replay] wait-mapping-disabled: restoring mapping esm-stuck to Enabled (for up to 3 s)',
+    );
+    expect(result.stderr).toContain('  mapping: was Enabled, now Disabling — NOT restored');
+    // --mapping-timeout (1 s) does not bound the restore: --restore-timeout (3 s) does.
+    expect(result.stderr).toMatch(/\n {2}restore: gave up after [23] s \(bound: 3 s; --restore-timeout\)\n/);
+    expect(result.stderr).toContain(
+      '  to resume the trigger: once it has left Disabling, if it is Disabled, resume it: aws lambda update-event-source-mapping --uuid esm-stuck --enabled',
+    );
+    const help = await run(['--help']);
+    expect(help.stdout).toMatch(/--restore-timeout <seconds>\s+bound on putting the mapping back to Enabled/);
   });
 
   it('a mapping that does not exist is an invalid request (exit 2) naming it and the region', async () => {

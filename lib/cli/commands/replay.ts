@@ -4,6 +4,7 @@ import { text } from 'node:stream/consumers';
 import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
 import Table from 'cli-table3';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { enableMappingCommand, resumeMappingAdvice } from '../../replay/aws-cli.ts';
 import {
   describeReplayError,
   type KafkaConnection,
@@ -19,7 +20,6 @@ import {
   requestTopic,
   runReplay,
 } from '../../replay/index.ts';
-import { enableMappingCommand } from '../../replay/mapping.ts';
 import { escapeControlCharacters } from '../../replay/metadata.ts';
 import { summarizeError } from '../../replay/outcome.ts';
 import { parseTopicPartitions } from '../../replay/targets.ts';
@@ -48,17 +48,19 @@ interface ReplayOptions extends ClusterOptions {
   export?: boolean;
   mappingTimeout?: number;
   groupTimeout?: number;
+  restoreTimeout?: number;
 }
 
 const EXIT_CODES_HELP = `
 Exit codes:
   0  plan printed (dry run), or replay executed and verified
   1  error before anything changed that is not the request's fault (cluster or Lambda API unreachable, …)
-  2  invalid request (flags, unknown topic or partition, plan file, no committed offset to shift from)
+  2  invalid request (flags, unknown topic, partition or mapping, plan file, no committed offset to shift from)
   3  refused, nothing changed (group has members, mapping in transition, --strict range, not allowed)
   4  failed mid-way; the mapping is back in its original state; the report (stderr, or --json) says
      whether the offsets are all set, untouched, partly set or unknown, and what they are now
-  5  failed mid-way and the mapping could NOT be restored, or the replay function ended without an
+  5  failed mid-way and the mapping could NOT be restored (the report says how long the restore tried,
+     up to --restore-timeout, and how to resume the trigger), or the replay function ended without an
      answer (timeout, crash, lost connection) while executing: check the mapping and the offsets now
   6  conflict: another replay of the group ran at the same time; this one changed nothing (plan again)
 
@@ -130,6 +132,12 @@ export function registerReplayCommand(program: Command): void {
     .option(
       '--group-timeout <seconds>',
       'bound on the wait for the group to lose its members',
+      integerOption(1),
+      300,
+    )
+    .option(
+      '--restore-timeout <seconds>',
+      'bound on putting the mapping back to Enabled after a failure (the safety net: --mapping-timeout does not shorten it)',
       integerOption(1),
       300,
     )
@@ -352,6 +360,7 @@ async function replayDirectly(request: ReplayRequest, options: ReplayOptions): P
       timeouts: {
         mappingMs: (options.mappingTimeout ?? 300) * 1000,
         groupMs: (options.groupTimeout ?? 300) * 1000,
+        restoreMs: (options.restoreTimeout ?? 300) * 1000,
       },
       signal: abort.signal,
       onProgress: (p) => progress(`${p.step}: ${p.message}`),
@@ -481,7 +490,19 @@ function print(outcome: ReplayOutcome, options: ReplayOptions): void {
           `  mapping: was ${r.mappingStateBefore}, now ${r.mappingStateNow ?? 'unknown'}${r.mappingRestored ? '' : ' — NOT restored'}`,
         );
       }
+      if (r.restore) {
+        const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
+        console.error(
+          r.mappingRestored
+            ? `  restore: back to ${r.mappingStateNow} in ${seconds(r.restore.ms)}`
+            : `  restore: gave up after ${seconds(r.restore.ms)} (bound: ${seconds(r.restore.timeoutMs)}; ${options.function === undefined ? '--restore-timeout' : "the function's REPLAY_RESTORE_TIMEOUT_MS"})`,
+        );
+      }
       if (r.restoreError) console.error(`  restore failed: ${printable(r.restoreError.message)}`);
+      if (!r.mappingRestored && r.mappingStateBefore === 'Enabled') {
+        const uuid = r.mappingUuid ?? options.esm ?? '<mapping uuid>';
+        console.error(`  to resume the trigger: ${resumeMappingAdvice(uuid, r.mappingStateNow)}`);
+      }
     }
     return;
   }
