@@ -50,12 +50,17 @@ export function networkInterfaceStatements(
 }
 
 /**
- * `kms:Decrypt` for a secret whose key the app does not know (imported by ARN or name): an MSK SCRAM
- * secret must be under a customer managed key (MSK guide, msk-password-limitations), and Lambda's guide
- * asks for `kms:Decrypt` then (with-msk-permissions). Without the key's ARN the grant names every key of
- * the account and Region, but only for Secrets Manager decrypting this one secret (`kms:ViaService` and
- * Secrets Manager's encryption context `SecretARN`). A secret given with its `encryptionKey` needs none:
- * `grantRead` grants decrypt on that key.
+ * `kms:Decrypt` on the key of a secret, for Secrets Manager decrypting that one secret on the role's behalf
+ * (`kms:ViaService` and Secrets Manager's encryption context `SecretARN`). An MSK SCRAM secret must be
+ * under a customer managed key (MSK guide, msk-password-limitations), and Lambda's guide asks for
+ * `kms:Decrypt` on it (with-msk-permissions).
+ *
+ * The grant is in the role's own policy, whatever the key: `Secret.grantRead` grants decrypt to a
+ * `ViaServicePrincipal`, which CDK can only write into a key policy, so for a key imported by ARN
+ * (`kms.Key.fromKeyArn`) it grants nothing and says nothing. With the secret's `encryptionKey` the
+ * resource is that key; without it (a secret imported by ARN or name) it is every key of the account and
+ * Region, which the conditions narrow to this one secret. A key given as an alias (`alias/…`) is treated as
+ * no key: IAM matches a key ARN, never an alias ARN, for a Decrypt request.
  *
  * The encryption context holds the secret's full ARN, which ends in `-` and six random characters
  * (https://docs.aws.amazon.com/secretsmanager/latest/userguide/security-encryption.html). A secret
@@ -63,20 +68,21 @@ export function networkInterfaceStatements(
  * (`StringLike`), as `Secret.grantRead` does for the secret itself; a full ARN is matched exactly.
  *
  * @example
- * const statement = secretKeyStatement(role, secret);
- * if (statement) role.addToPrincipalPolicy(statement);
+ * const { statement, keyWildcard } = secretKeyStatement(role, secret);
+ * role.addToPrincipalPolicy(statement);
  */
 export function secretKeyStatement(
   scope: IConstruct,
   secret: secretsmanager.ISecret,
-): iam.PolicyStatement | undefined {
-  if (secret.encryptionKey !== undefined) return undefined;
+): { readonly statement: iam.PolicyStatement; readonly keyWildcard: boolean } {
   const stack = Stack.of(scope);
+  const keyArn = secret.encryptionKey?.keyArn;
+  const keyWildcard = keyArn === undefined || keyArn.includes(':alias/');
   const viaService = { 'kms:ViaService': `secretsmanager.${stack.region}.amazonaws.com` };
   const fullArn = secret.secretFullArn;
-  return new iam.PolicyStatement({
+  const statement = new iam.PolicyStatement({
     actions: ['kms:Decrypt'],
-    resources: [`arn:${stack.partition}:kms:${stack.region}:${stack.account}:key/*`],
+    resources: [keyWildcard ? `arn:${stack.partition}:kms:${stack.region}:${stack.account}:key/*` : keyArn],
     conditions:
       fullArn === undefined
         ? {
@@ -85,11 +91,13 @@ export function secretKeyStatement(
           }
         : { StringEquals: { ...viaService, 'kms:EncryptionContext:SecretARN': fullArn } },
   });
+  return { statement, keyWildcard };
 }
 
 /**
- * Lets `role` read `secrets`, decrypting them too when they are under a key the app does not know
- * (see {@link secretKeyStatement}). Used for the trigger's role and the replay function's.
+ * Lets `role` read `secrets` and decrypt them through Secrets Manager (see {@link secretKeyStatement}),
+ * whether their key is the app's, imported, or unknown. Used for the trigger's role (the source's and the
+ * schema registry's secrets) and the replay function's.
  *
  * @example
  * grantSecretsRead(role, [source.auth.secret]);
@@ -97,11 +105,12 @@ export function secretKeyStatement(
 export function grantSecretsRead(role: iam.IRole, secrets: readonly secretsmanager.ISecret[]): void {
   let wildcard = false;
   for (const secret of secrets) {
+    // Its key-policy grant (a key of the app) may stay: the role's own statement below is what holds for
+    // an imported key.
     secret.grantRead(role);
-    const statement = secretKeyStatement(role, secret);
-    if (statement === undefined) continue;
+    const { statement, keyWildcard } = secretKeyStatement(role, secret);
     role.addToPrincipalPolicy(statement);
-    wildcard = true;
+    wildcard ||= keyWildcard;
   }
   if (wildcard) acknowledgeSecretKeyWildcard(role);
 }

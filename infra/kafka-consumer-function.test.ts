@@ -331,6 +331,24 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
     });
     const keyed = Template.fromStack(keyStack);
     expect(JSON.stringify(keyed.toJSON())).not.toContain(':key/*');
+    // In the role's own policy too, as for a key imported by ARN, whose key policy CDK cannot change.
+    expect(
+      roleStatements(keyed, 'KeyedRole').filter((statement) => statement.Action === 'kms:Decrypt'),
+    ).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'kms:Decrypt',
+        Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Key/), 'Arn'] },
+        Condition: {
+          StringEquals: {
+            'kms:ViaService': {
+              'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
+            },
+            'kms:EncryptionContext:SecretARN': SECRET_ARN,
+          },
+        },
+      },
+    ]);
     keyed.hasResourceProperties('AWS::KMS::Key', {
       KeyPolicy: {
         Statement: Match.arrayWith([
@@ -440,6 +458,117 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
 
   it('passes cdk-nag AwsSolutions with only the acknowledged, explained wildcards', () => {
     expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
+  });
+});
+
+// An MSK SCRAM secret must be under a customer managed key (MSK guide, msk-password-limitations), and a team
+// with an existing cluster imports that key by ARN: CDK cannot change its key policy, so Secret.grantRead's
+// decrypt grant (to a ViaServicePrincipal, in the key policy) is dropped, and only the role's own policy can
+// let Lambda, and the replay function, decrypt the secret.
+describe('a secret under a KMS key imported by ARN', () => {
+  const KEY_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+  const SCRAM_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:AmazonMSK_shop-AbCdEf';
+  const decryptOnKey = {
+    Effect: 'Allow',
+    Action: 'kms:Decrypt',
+    Resource: KEY_ARN,
+    Condition: {
+      StringEquals: {
+        'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com',
+        'kms:EncryptionContext:SecretARN': SCRAM_ARN,
+      },
+    },
+  };
+  let stack: Stack;
+  let template: Template;
+
+  beforeAll(() => {
+    stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'ImportedKey', {
+      env: { account: '111122223333', region: 'eu-west-1' },
+    });
+    const secret = secretsmanager.Secret.fromSecretAttributes(stack, 'Scram', {
+      secretCompleteArn: SCRAM_ARN,
+      encryptionKey: kms.Key.fromKeyArn(stack, 'Key', KEY_ARN),
+    });
+    const msk: KafkaSource = {
+      kind: 'msk',
+      clusterArn: CLUSTER_ARN,
+      auth: { type: 'sasl-scram-512', secret },
+      network: importedNetwork(stack),
+    };
+    const consumer = new KafkaConsumerFunction(stack, 'Msk', {
+      entry: ENTRY,
+      source: msk,
+      topic: 'orders',
+      consumerGroupId: 'orders-consumer',
+    });
+    new KafkaReplayFunction(stack, 'MskReplay', { entry: ENTRY, source: msk, target: consumer });
+    new KafkaConsumerFunction(stack, 'SelfManaged', {
+      entry: ENTRY,
+      source: {
+        kind: 'self-managed',
+        bootstrapServers: ['kafka.example.com:9096'],
+        auth: { type: 'sasl-scram-512', secret },
+      },
+      topic: 'clicks',
+      consumerGroupId: 'clicks-consumer',
+    });
+    template = Template.fromStack(stack);
+  }, 120_000); // synth on a busy 2-core machine
+
+  it('lets the MSK consumer, its replay function and a self-managed consumer decrypt it with that key only', () => {
+    for (const role of ['MskRole', 'MskReplayRole', 'SelfManagedRole']) {
+      const statements = roleStatements(template, role);
+      expect(statements).toContainEqual({
+        Effect: 'Allow',
+        Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+        Resource: SCRAM_ARN,
+      });
+      expect(
+        statements.filter((statement) => [statement.Action].flat().some((a) => a.startsWith('kms:'))),
+      ).toEqual([decryptOnKey]);
+    }
+  });
+
+  it('passes cdk-nag AwsSolutions: the key is named, no key wildcard', () => {
+    expect(JSON.stringify(template.toJSON())).not.toContain(':key/*');
+    expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
+  });
+
+  // IAM authorises a Decrypt request on the key's ARN, never on an alias ARN: a key given by alias names no
+  // key, as a secret imported without one.
+  it('grants a key given as an alias through Secrets Manager on any key of the account, acknowledged', () => {
+    const aliasStack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Alias', {
+      env: { account: '111122223333', region: 'eu-west-1' },
+    });
+    new KafkaConsumerFunction(aliasStack, 'Aliased', {
+      entry: ENTRY,
+      source: {
+        kind: 'self-managed',
+        bootstrapServers: ['kafka.example.com:9096'],
+        auth: {
+          type: 'sasl-scram-512',
+          secret: secretsmanager.Secret.fromSecretAttributes(aliasStack, 'Scram', {
+            secretCompleteArn: SCRAM_ARN,
+            encryptionKey: kms.Alias.fromAliasName(aliasStack, 'Key', 'alias/kafka'),
+          }),
+        },
+      },
+      topic: 'clicks',
+      consumerGroupId: 'clicks-consumer',
+    });
+    const decrypts = roleStatements(Template.fromStack(aliasStack), 'AliasedRole').filter(
+      (statement) => statement.Action === 'kms:Decrypt',
+    );
+    expect(decrypts).toEqual([
+      {
+        ...decryptOnKey,
+        Resource: {
+          'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':kms:eu-west-1:111122223333:key/*']],
+        },
+      },
+    ]);
+    expect(new AwsSolutionsChecks().validateScope(aliasStack).violations).toEqual([]);
   });
 });
 

@@ -52,6 +52,6 @@ export function acknowledgeSecretKeyWildcard(scope: IConstruct): void {
   Validations.of(scope).acknowledge({
     id: `AwsSolutions-IAM5[Resource::arn:${partition}:kms:${region}:${account}:key/*]`,
     reason:
-      'A secret imported by ARN names no key; the grant holds only for Secrets Manager decrypting that secret (kms:ViaService, kms:EncryptionContext:SecretARN).',
+      'A secret imported by ARN or name (or given with a key alias) names no key ARN; the grant holds only for Secrets Manager decrypting that secret (kms:ViaService, kms:EncryptionContext:SecretARN).',
   });
 }

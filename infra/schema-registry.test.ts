@@ -174,6 +174,21 @@ describe('KafkaConsumerFunction with a schema registry', () => {
     const read = ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'];
     expect(statements).toEqual([
       { Effect: 'Allow', Action: read, Resource: MTLS_ARN },
+      // The mTLS secret's key, in the role's own policy as well as the key's: through Secrets Manager,
+      // for that secret only.
+      {
+        Effect: 'Allow',
+        Action: 'kms:Decrypt',
+        Resource: { 'Fn::GetAtt': [expect.stringMatching(/^RegistryKey/), 'Arn'] },
+        Condition: {
+          StringEquals: {
+            'kms:ViaService': {
+              'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
+            },
+            'kms:EncryptionContext:SecretARN': MTLS_ARN,
+          },
+        },
+      },
       { Effect: 'Allow', Action: read, Resource: CA_ARN },
       // The CA was imported without its key: decrypt through Secrets Manager, for that secret only.
       expect.objectContaining({
@@ -312,6 +327,48 @@ describe('a schema registry secret imported by name, partial or complete ARN', (
         },
       },
     });
+    expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
+  });
+  // CDK cannot change the policy of a key imported by ARN: Secret.grantRead's decrypt grant, which goes
+  // into the key policy, is dropped, so the role's own policy must name the key.
+  it('gets kms:Decrypt on the key a secret is given with when that key is imported by ARN', () => {
+    const keyArn = 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'ImportedKey', { env });
+    const secret = secretsmanager.Secret.fromSecretAttributes(stack, 'S', {
+      secretCompleteArn: MTLS_ARN,
+      encryptionKey: kms.Key.fromKeyArn(stack, 'Key', keyArn),
+    });
+    new KafkaConsumerFunction(stack, 'C', {
+      entry: ENTRY,
+      source: msk,
+      topic: 'orders',
+      consumerGroupId: 'g',
+      schemaRegistry: {
+        kind: 'confluent',
+        url: 'https://registry.example.com',
+        auth: { type: 'mtls', secret },
+        eventRecordFormat: 'JSON',
+      },
+    });
+    const template = Template.fromStack(stack);
+    expect(
+      roleStatements(template, 'CRole').filter((statement) =>
+        [statement.Action].flat().some((action) => action.startsWith('kms:')),
+      ),
+    ).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'kms:Decrypt',
+        Resource: keyArn,
+        Condition: {
+          StringEquals: {
+            'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com',
+            'kms:EncryptionContext:SecretARN': MTLS_ARN,
+          },
+        },
+      },
+    ]);
+    expect(JSON.stringify(template.toJSON())).not.toContain(':key/*');
     expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
   });
 });
