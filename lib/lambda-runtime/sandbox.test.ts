@@ -37,6 +37,26 @@ async function run(options: Partial<SandboxOptions> & { handler: string }, ...ev
 const response = (json: string) => ({ kind: 'response', json });
 
 describe('createSandbox', { timeout: 60_000 }, () => {
+  it('runs its environments in a process started with flags a worker refuses (--expose-gc, --stack-trace-limit)', async () => {
+    const script = `
+      const { createSandbox } = await import(${JSON.stringify(new URL('./sandbox.ts', import.meta.url).href)});
+      const sandbox = createSandbox({ handler: ${JSON.stringify(`${fixtures}#counts`)}, timeoutSeconds: 5 });
+      const invocation = await sandbox.invoke('{}', 'request-0');
+      await sandbox.close();
+      console.log(JSON.stringify({ gc: typeof globalThis.gc, result: invocation.result.kind }));
+    `;
+    const { execFile } = await import('node:child_process');
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['--expose-gc', '--stack-trace-limit=20', '--input-type=module', '-e', script],
+        { cwd: process.cwd() },
+        (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
+      ),
+    );
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ gc: 'function', result: 'response' });
+  });
+
   it('reuses a warm environment: module state survives, only the first invocation is a cold start', async () => {
     const { invocations, lifecycle } = await run({ handler: `${fixtures}#counts` }, {}, {}, {});
     const threads = invocations.map((i) => JSON.parse((i.result as { json: string }).json));

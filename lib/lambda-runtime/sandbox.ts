@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import { DEFAULT_MEMORY_MB } from './context.ts';
 import { lambdaEnvironment } from './environment.ts';
@@ -170,7 +170,36 @@ const BOOTS_AT_ONCE = Math.max(1, availableParallelism());
 
 const fromSources = import.meta.url.endsWith('.ts');
 const workerModule = new URL(`./sandbox-worker.${fromSources ? 'ts' : 'js'}`, import.meta.url);
-const workerExecArgv = fromSources ? [...process.execArgv, '--conditions=kafka-lambda-source'] : undefined;
+/**
+ * The flags environments start with from sources: this process's, less those a worker refuses (see
+ * below) and `--input-type`, which would make the bootstrap (CommonJS text) a module.
+ */
+let workerExecArgv = fromSources
+  ? [
+      ...process.execArgv.filter((flag) => !flag.startsWith('--input-type')),
+      '--conditions=kafka-lambda-source',
+    ]
+  : undefined;
+
+/**
+ * A worker given flags explicitly refuses, synchronously, those only a process can have (V8's
+ * `--expose-gc`, `--max-old-space-size`, `--title`…: ERR_WORKER_INVALID_EXEC_ARGV, which lists them).
+ * Started with one of those, this process still runs its environments: without them.
+ */
+function newEnvironmentWorker(options: WorkerOptions): Worker {
+  try {
+    return new Worker(ENVIRONMENT_BOOTSTRAP, { ...options, execArgv: workerExecArgv });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const listed = /flags: (.*)$/.exec((error as Error).message)?.[1]?.split(', ');
+    if (code !== 'ERR_WORKER_INVALID_EXEC_ARGV' || !listed || !workerExecArgv) throw error;
+    const refused = new Set(listed);
+    const kept = workerExecArgv.filter((flag) => !refused.has(flag));
+    if (kept.length === workerExecArgv.length) throw error;
+    workerExecArgv = kept;
+    return new Worker(ENVIRONMENT_BOOTSTRAP, { ...options, execArgv: workerExecArgv });
+  }
+}
 
 /** What every environment of a sandbox is started with, besides its own TypeScript channel. */
 type RuntimeData = Omit<EnvironmentData, 'entry' | 'typeScript'>;
@@ -224,12 +253,11 @@ class Environment {
     const typeScript = openTypeScriptChannel();
     this.#closeTypeScript = typeScript.close;
     const workerData: EnvironmentData = { ...data, entry: workerModule.href, typeScript: typeScript.channel };
-    this.#worker = new Worker(ENVIRONMENT_BOOTSTRAP, {
+    this.#worker = newEnvironmentWorker({
       eval: true,
       workerData,
       transferList: [typeScript.channel.port],
       env,
-      execArgv: workerExecArgv,
     });
     // An idle environment never keeps the process alive; a running invocation's timer does.
     this.#worker.unref();
