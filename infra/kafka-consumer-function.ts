@@ -5,7 +5,9 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { KafkaDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { custom, type GenericSchema } from 'valibot';
@@ -36,7 +38,7 @@ import {
   sourceSecrets,
 } from './kafka-source.ts';
 import { assertClusterInStackEnvironment } from './msk-arns.ts';
-import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
+import { acknowledgeFailureBucketObjects, acknowledgeNetworkInterfaceWildcards } from './nag.ts';
 import {
   acceptsOnlyEventCountMetrics,
   assertKafkaDestinationRegion,
@@ -67,16 +69,31 @@ export class KafkaConsumerConfigError extends KafkaLambdaCdkError {
 }
 
 /**
- * Where the trigger sends records it gives up on (retries exhausted, too old, too large).
- * `sqs`: a metadata record per failed batch (topic, partition, offsets) in a queue — created when none is
- * given. `kafka`: one message per failed record, payload included, on a topic of the same cluster (not the
- * source topic; 4 characters or more, as CloudFormation takes a `kafka://<topic>` destination of 12 or more).
+ * Where the trigger sends records it gives up on (retries exhausted, too old, too large), and what the
+ * role is granted for it (https://docs.aws.amazon.com/lambda/latest/dg/kafka-on-failure.html):
+ * - `sqs`: a metadata record per failed batch (topic, partition, offsets) in a queue — created when none
+ *   is given. `sqs:SendMessage`; `kms:GenerateDataKey` and `kms:Decrypt` on its key, if it has one.
+ * - `sns`: the same metadata record, published to a topic (without the payload over SNS's 256 KB).
+ *   `sns:Publish`; `kms:GenerateDataKey` and `kms:Decrypt` on its key, if it has one.
+ * - `s3`: the metadata record and the whole failed batch, as an object of the bucket. `s3:ListBucket` on
+ *   the bucket, `s3:PutObject` on its objects; `kms:GenerateDataKey` on its key, if it has one.
+ * - `kafka`: one message per failed record, payload included, on a topic of the same cluster (not the
+ *   source topic; 4 characters or more, as CloudFormation takes a `kafka://<topic>` destination of 12 or
+ *   more). Provisioned mode only; with MSK IAM auth, `kafka-cluster:WriteData` on the topic.
+ *
+ * SQS, SNS and S3 also work in on-demand mode (they predate provisioned pollers). A trigger whose brokers
+ * are in a VPC reaches SQS, SNS or S3 through a VPC endpoint (or a NAT gateway) of that VPC, which these
+ * constructs do not create. A key imported by ARN gets its grant in the role's policy; its key policy must
+ * trust the account (as a key's default policy does).
  *
  * @example
  * const toKafka: FailureDestination = { type: 'kafka', topic: 'orders-failed' };
+ * const toBucket: FailureDestination = { type: 's3', bucket: failedBatches };
  */
 export type FailureDestination =
   | { readonly type: 'sqs'; readonly queue?: sqs.IQueue }
+  | { readonly type: 'sns'; readonly topic: sns.ITopic }
+  | { readonly type: 's3'; readonly bucket: s3.IBucket }
   | { readonly type: 'kafka'; readonly topic: string };
 
 /**
@@ -131,8 +148,9 @@ export interface KafkaConsumerFunctionProps {
    */
   readonly provisionedPollers?: lambda.ProvisionedPollerConfig;
   /**
-   * `kafka` is refused at synth time (`UnsupportedRegionError`) in a stack whose Region's CloudFormation
-   * schema accepts only ARNs as the destination (`KAFKA_DESTINATION_REFUSED_REGIONS`).
+   * An SQS queue, SNS topic, S3 bucket or Kafka topic (see {@link FailureDestination}). `kafka` is refused
+   * at synth time (`UnsupportedRegionError`) in a stack whose Region's CloudFormation schema accepts only
+   * ARNs as the destination (`KAFKA_DESTINATION_REFUSED_REGIONS`).
    * @default { type: 'sqs' } — a new encrypted queue that keeps messages 14 days
    */
   readonly onFailure?: FailureDestination;
@@ -220,6 +238,14 @@ function oneOfShapes(
   return custom(
     (value) => problemOf(value) === undefined,
     (issue) => problemOf(issue.input) ?? `${prop} is invalid`,
+  );
+}
+
+/** A required construct of the destination `type`, told by the ARN attribute every such construct has. */
+function destinationOption(key: string, attribute: string, what: string, type: string): GenericSchema {
+  return custom(
+    (value) => isRecord(value) && typeof value[attribute] === 'string',
+    `onFailure.${key} must be ${what} with onFailure type "${type}"`,
   );
 }
 
@@ -332,6 +358,14 @@ const FAILURE_DESTINATION_OPTIONS = oneOfShapes(
   {
     sqs: defineOptions<Extract<FailureDestination, { type: 'sqs' }>>(
       { type: unchecked, queue: unchecked },
+      'onFailure',
+    ),
+    sns: defineOptions<Extract<FailureDestination, { type: 'sns' }>>(
+      { type: unchecked, topic: destinationOption('topic', 'topicArn', 'an SNS topic (ITopic)', 'sns') },
+      'onFailure',
+    ),
+    s3: defineOptions<Extract<FailureDestination, { type: 's3' }>>(
+      { type: unchecked, bucket: destinationOption('bucket', 'bucketArn', 'an S3 bucket (IBucket)', 's3') },
       'onFailure',
     ),
     kafka: defineOptions<Extract<FailureDestination, { type: 'kafka' }>>(
@@ -532,10 +566,7 @@ export class KafkaConsumerFunction extends Construct {
       bisectBatchOnError: props.bisectBatchOnError ?? true,
       reportBatchItemFailures: props.reportBatchItemFailures ?? true,
       provisionedPollerConfig: pollers,
-      onFailure:
-        onFailure.type === 'kafka'
-          ? new KafkaDlq(onFailure.topic)
-          : sqsFailureDestination(this.failureQueue!),
+      onFailure: failureDestination(onFailure, this.failureQueue),
       enabled: props.enabled ?? true,
       filters,
       schemaRegistryConfig: registry?.config,
@@ -575,6 +606,7 @@ export class KafkaConsumerFunction extends Construct {
     this.mappingArn = this.eventSourceMapping.eventSourceMappingArn;
 
     this.grantSourceAccess(role, onFailure, registry?.secrets ?? []);
+    if (onFailure.type === 's3') acknowledgeFailureBucketObjects(role, onFailure.bucket);
     for (const statement of registry?.statements ?? []) role.addToPrincipalPolicy(statement);
     registry?.acknowledge(role);
   }
@@ -693,6 +725,23 @@ export class KafkaConsumerFunction extends Construct {
   }
 }
 
+/** The mapping's on-failure destination, granting the role what Lambda needs of it. */
+function failureDestination(
+  onFailure: FailureDestination,
+  queue: sqs.IQueue | undefined,
+): lambda.IEventSourceDlq {
+  switch (onFailure.type) {
+    case 'kafka':
+      return new KafkaDlq(onFailure.topic);
+    case 'sns':
+      return snsFailureDestination(onFailure.topic);
+    case 's3':
+      return s3FailureDestination(onFailure.bucket);
+    case 'sqs':
+      return sqsFailureDestination(queue!);
+  }
+}
+
 /**
  * An SQS on-failure destination whose grant is what Lambda asks for: `sqs:SendMessage` on the queue
  * (https://docs.aws.amazon.com/lambda/latest/dg/kafka-on-failure.html), and for a queue under a customer
@@ -707,6 +756,45 @@ function sqsFailureDestination(queue: sqs.IQueue): lambda.IEventSourceDlq {
       queue.grant(target, 'sqs:SendMessage');
       queue.encryptionMasterKey?.grant(target, 'kms:GenerateDataKey', 'kms:Decrypt');
       return { destination: queue.queueArn };
+    },
+  };
+}
+
+/**
+ * An SNS on-failure destination granting what Lambda asks for: `sns:Publish` on the topic, and for a topic
+ * under a customer managed key `kms:Decrypt` and `kms:GenerateDataKey`
+ * (https://docs.aws.amazon.com/lambda/latest/dg/kafka-on-failure.html). aws-cdk-lib's SnsDlq grants
+ * `kms:GenerateDataKey*`, an action wildcard cdk-nag's AwsSolutions-IAM5 reports.
+ */
+function snsFailureDestination(topic: sns.ITopic): lambda.IEventSourceDlq {
+  return {
+    bind: (_mapping, target) => {
+      target.grantPrincipal.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['sns:Publish'], resources: [topic.topicArn] }),
+      );
+      topic.masterKey?.grant(target, 'kms:Decrypt', 'kms:GenerateDataKey');
+      return { destination: topic.topicArn };
+    },
+  };
+}
+
+/**
+ * An S3 on-failure destination granting what Lambda asks for: `s3:ListBucket` on the bucket and
+ * `s3:PutObject` on its objects (the object keys are Lambda's), and for a bucket under a customer managed
+ * key `kms:GenerateDataKey` (https://docs.aws.amazon.com/lambda/latest/dg/kafka-on-failure.html).
+ * aws-cdk-lib's S3OnFailureDestination grants `grantReadWrite`: reading and deleting every object too.
+ */
+function s3FailureDestination(bucket: s3.IBucket): lambda.IEventSourceDlq {
+  return {
+    bind: (_mapping, target) => {
+      target.grantPrincipal.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
+      );
+      target.grantPrincipal.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [bucket.arnForObjects('*')] }),
+      );
+      bucket.encryptionKey?.grant(target, 'kms:GenerateDataKey');
+      return { destination: bucket.bucketArn };
     },
   };
 }
@@ -798,7 +886,7 @@ const CONSTRUCT_MAPPING_PROPS: Readonly<Record<string, string>> = {
   kafkaConsumerGroupId:
     'is set from consumerGroupId, which the IAM policy and the replay function are derived from: give consumerGroupId',
   onFailure:
-    "is set from onFailure, which the role's grant on the destination is derived from: give onFailure ({ type: 'sqs', queue? } or { type: 'kafka', topic })",
+    "is set from onFailure, which the role's grant on the destination is derived from: give onFailure ({ type: 'sqs', queue? }, { type: 'sns', topic }, { type: 's3', bucket } or { type: 'kafka', topic })",
   schemaRegistryConfig:
     "is set from schemaRegistry, which the role's registry permissions are derived from: give schemaRegistry",
   filters:

@@ -1,4 +1,5 @@
 import { Stack, Token, Validations } from 'aws-cdk-lib';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IConstruct } from 'constructs';
 
 /**
@@ -53,5 +54,45 @@ export function acknowledgeSecretKeyWildcard(scope: IConstruct): void {
     id: `AwsSolutions-IAM5[Resource::arn:${partition}:kms:${region}:${account}:key/*]`,
     reason:
       'A secret imported by ARN or name (or given with a key alias) names no key ARN; the grant holds only for Secrets Manager decrypting that secret (kms:ViaService, kms:EncryptionContext:SecretARN).',
+  });
+}
+
+/**
+ * A resource of a policy statement as cdk-nag spells it in a finding: the value CloudFormation gets, with
+ * `Fn::Join` joined, `Ref` as `<Name>`, `Fn::GetAtt` as `<Resource.Attribute>`, `Fn::Sub`'s `${…}` as `<…>`.
+ */
+function resourceAsNagSees(scope: IConstruct, resource: string): string {
+  const spell = (value: unknown): string => {
+    if (typeof value === 'string') return value.replaceAll('${', '<').replaceAll('}', '>');
+    if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+    const node = value as Record<string, unknown>;
+    if (Array.isArray(node['Fn::Join'])) {
+      const [delimiter, parts] = node['Fn::Join'] as [string, unknown[]];
+      return parts.map(spell).join(delimiter);
+    }
+    if (Array.isArray(node['Fn::GetAtt'])) {
+      const [logicalId, attribute] = node['Fn::GetAtt'] as [unknown, unknown];
+      return `<${spell(logicalId)}.${spell(attribute)}>`;
+    }
+    if ('Ref' in node) return `<${spell(node.Ref)}>`;
+    if ('Fn::Sub' in node) return spell(node['Fn::Sub']);
+    if ('Fn::ImportValue' in node) return spell(node['Fn::ImportValue']);
+    return JSON.stringify(value);
+  };
+  return spell(Stack.of(scope).resolve(resource));
+}
+
+/**
+ * Acknowledges, with its reason, the object wildcard (`<bucket ARN>/*`) of an S3 on-failure destination's
+ * `s3:PutObject` for cdk-nag's AwsSolutions-IAM5 on the role (or policy) that carries it.
+ *
+ * @example
+ * acknowledgeFailureBucketObjects(role, bucket);
+ */
+export function acknowledgeFailureBucketObjects(scope: IConstruct, bucket: IBucket): void {
+  Validations.of(scope).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::${resourceAsNagSees(scope, bucket.arnForObjects('*'))}]`,
+    reason:
+      "Lambda names the objects it writes to an S3 on-failure destination at run time; s3:PutObject is granted on this one bucket's objects only.",
   });
 }
