@@ -138,22 +138,24 @@ export function consumerGroupGrantProblem(prop: string, groupId: string): string
 }
 
 /**
- * What a Kafka trigger on an MSK cluster needs: the control-plane reads Lambda makes to find the brokers,
- * and with IAM auth the `kafka-cluster:*` data-plane actions that aws-cdk-lib does not add — connect to the
- * cluster, read the one topic, join and commit as the one consumer group, and write the failure topic if
- * failed records go to Kafka.
+ * What a Kafka trigger on an MSK cluster needs: the control-plane reads Lambda makes to find the brokers
+ * (and with SASL/SCRAM the cluster's secrets), and with IAM auth the `kafka-cluster:*` data-plane actions
+ * that aws-cdk-lib does not add — connect to the cluster, read the one topic, join and commit as the one
+ * consumer group, and write the failure topic if failed records go to Kafka. With SCRAM or mTLS, Kafka
+ * ACLs authorise the data plane, and the role needs only the secret (`grantSecretsRead`).
  *
  * @example
- * mskTriggerStatements({ clusterArn, topic: 'orders', consumerGroupId: 'orders-consumer', iamAuth: true });
+ * mskTriggerStatements({ clusterArn, topic: 'orders', consumerGroupId: 'orders-consumer', auth: 'iam' });
  */
 export function mskTriggerStatements(options: {
   clusterArn: string;
   topic: string;
   consumerGroupId: string;
-  iamAuth: boolean;
+  auth: 'iam' | 'sasl-scram-512' | 'mtls';
   failureTopic?: string;
 }): iam.PolicyStatement[] {
-  const { clusterArn, topic, consumerGroupId, iamAuth, failureTopic } = options;
+  const { clusterArn, topic, consumerGroupId, auth, failureTopic } = options;
+  const iamAuth = auth === 'iam';
   const statements = [
     new iam.PolicyStatement({
       sid: 'MskClusterMetadata',
@@ -163,7 +165,7 @@ export function mskTriggerStatements(options: {
       actions: [
         'kafka:DescribeClusterV2',
         'kafka:GetBootstrapBrokers',
-        ...(iamAuth ? [] : ['kafka:ListScramSecrets']),
+        ...(auth === 'sasl-scram-512' ? ['kafka:ListScramSecrets'] : []),
       ],
       resources: [clusterArn],
     }),

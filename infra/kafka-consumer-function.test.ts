@@ -578,6 +578,107 @@ describe('a secret under a KMS key imported by ARN', () => {
   });
 });
 
+// Lambda reads MSK with a client certificate (CLIENT_CERTIFICATE_TLS_AUTH) as it does self-managed brokers:
+// https://docs.aws.amazon.com/lambda/latest/dg/msk-cluster-auth.html ("Mutual TLS authentication").
+describe('an MSK source with mutual TLS', () => {
+  const CERT_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:orders-client-cert-AbCdEf';
+  const KEY_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+  let stack: Stack;
+  let template: Template;
+
+  beforeAll(() => {
+    stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'MskMtls', {
+      env: { account: '111122223333', region: 'eu-west-1' },
+    });
+    const secret = secretsmanager.Secret.fromSecretAttributes(stack, 'Cert', {
+      secretCompleteArn: CERT_ARN,
+      encryptionKey: kms.Key.fromKeyArn(stack, 'Key', KEY_ARN),
+    });
+    const source: KafkaSource = {
+      kind: 'msk',
+      clusterArn: CLUSTER_ARN,
+      auth: { type: 'mtls', secret },
+      network: importedNetwork(stack),
+    };
+    const consumer = new KafkaConsumerFunction(stack, 'Orders', {
+      entry: ENTRY,
+      source,
+      topic: 'orders',
+      consumerGroupId: 'orders-consumer',
+    });
+    new KafkaReplayFunction(stack, 'Replay', { entry: ENTRY, source, target: consumer });
+    template = Template.fromStack(stack);
+  }, 120_000); // synth on a busy 2-core machine
+
+  it('gives the trigger the certificate secret, and the role the cluster metadata, the secret and its key', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: CLUSTER_ARN,
+      SourceAccessConfigurations: [{ Type: 'CLIENT_CERTIFICATE_TLS_AUTH', URI: CERT_ARN }],
+    });
+    const statements = roleStatements(template, 'OrdersRole');
+    // No ListScramSecrets (SCRAM only) and no kafka-cluster:* (IAM auth only): Kafka ACLs authorise mTLS clients.
+    expect(
+      statements.filter((s) =>
+        [s.Action].flat().some((a) => /^(kafka|kafka-cluster|kms|secretsmanager):/.test(a)),
+      ),
+    ).toEqual([
+      {
+        Sid: 'MskClusterMetadata',
+        Effect: 'Allow',
+        Action: ['kafka:DescribeClusterV2', 'kafka:GetBootstrapBrokers'],
+        Resource: CLUSTER_ARN,
+      },
+      {
+        Effect: 'Allow',
+        Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+        Resource: CERT_ARN,
+      },
+      {
+        Effect: 'Allow',
+        Action: 'kms:Decrypt',
+        Resource: KEY_ARN,
+        Condition: {
+          StringEquals: {
+            'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com',
+            'kms:EncryptionContext:SecretARN': CERT_ARN,
+          },
+        },
+      },
+    ]);
+  });
+
+  // The replay function finds the cluster's TLS brokers (port 9094) and reads the same certificate secret.
+  it('connects the replay function with the same certificate, finding the TLS brokers by the cluster ARN', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          KAFKA_AUTH: 'mtls',
+          KAFKA_CLUSTER_ARN: CLUSTER_ARN,
+          KAFKA_SECRET_ARN: CERT_ARN,
+        }),
+      },
+    });
+    const statements = roleStatements(template, 'ReplayRole');
+    expect(statements).toContainEqual({
+      Sid: 'MskBootstrapBrokers',
+      Effect: 'Allow',
+      Action: 'kafka:GetBootstrapBrokers',
+      Resource: CLUSTER_ARN,
+    });
+    expect(statements).toContainEqual({
+      Effect: 'Allow',
+      Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+      Resource: CERT_ARN,
+    });
+    expect(statements).toContainEqual(expect.objectContaining({ Action: 'kms:Decrypt', Resource: KEY_ARN }));
+    expect(statements.flatMap((s) => s.Action).filter((a) => a.startsWith('kafka-cluster:'))).toEqual([]);
+  });
+
+  it('passes cdk-nag AwsSolutions', () => {
+    expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
+  });
+});
+
 // CloudFormation's DestinationConfig.OnFailure takes an SNS topic or an S3 bucket for MSK and self-managed
 // Kafka, and the Lambda guide lists what the role needs for each:
 // https://docs.aws.amazon.com/lambda/latest/dg/kafka-on-failure.html
@@ -864,11 +965,15 @@ describe('configurations refused at synth time', () => {
   it.each([
     [
       { ...base, source: { ...msk, auth: { type: 'sasl-scram512', secret: {} } } },
-      'source.auth.type "sasl-scram512" is not an authentication an MSK source takes (one of "iam", "sasl-scram-512")',
+      'source.auth.type "sasl-scram512" is not an authentication an MSK source takes (one of "iam", "sasl-scram-512", "mtls")',
     ],
     [
       { ...base, source: { ...msk, auth: { type: 'sasl-scram-512' } } },
       'source.auth.secret must be a Secrets Manager secret (ISecret) with auth type "sasl-scram-512"',
+    ],
+    [
+      { ...base, source: { ...msk, auth: { type: 'mtls', secret: SECRET_ARN } } },
+      'source.auth.secret must be a Secrets Manager secret (ISecret) with auth type "mtls"',
     ],
     [
       {
@@ -952,7 +1057,7 @@ describe('configurations refused at synth time', () => {
     const source = { ...msk, auth: { type: 'IAM' }, network: importedNetwork(newStack()) };
     expect(() => new KafkaReplayFunction(newStack(), 'R', { entry: ENTRY, source, target } as never)).toThrow(
       new KafkaReplayConfigError(
-        'source.auth.type "IAM" is not an authentication an MSK source takes (one of "iam", "sasl-scram-512")',
+        'source.auth.type "IAM" is not an authentication an MSK source takes (one of "iam", "sasl-scram-512", "mtls")',
       ),
     );
   });

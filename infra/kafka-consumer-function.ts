@@ -269,6 +269,7 @@ function authShape(type: string, withSecret: boolean): Pick<OptionsSpec<unknown>
 const MSK_AUTH = oneOfShapes('source.auth', 'type', 'an authentication an MSK source takes', {
   iam: authShape('iam', false),
   'sasl-scram-512': authShape('sasl-scram-512', true),
+  mtls: authShape('mtls', true),
 } satisfies Record<MskSource['auth']['type'], unknown>);
 
 const SELF_MANAGED_AUTH = oneOfShapes(
@@ -658,9 +659,12 @@ export class KafkaConsumerFunction extends Construct {
     const source = this.source;
     const access: lambda.SourceAccessConfiguration[] = [];
     if (source.kind === 'msk') {
-      if (source.auth.type === 'sasl-scram-512') {
+      if (source.auth.type !== 'iam') {
         access.push({
-          type: lambda.SourceAccessConfigurationType.SASL_SCRAM_512_AUTH,
+          type:
+            source.auth.type === 'mtls'
+              ? lambda.SourceAccessConfigurationType.CLIENT_CERTIFICATE_TLS_AUTH
+              : lambda.SourceAccessConfigurationType.SASL_SCRAM_512_AUTH,
           uri: source.auth.secret.secretArn,
         });
       }
@@ -709,7 +713,7 @@ export class KafkaConsumerFunction extends Construct {
         clusterArn: source.clusterArn,
         topic: this.topic,
         consumerGroupId: this.consumerGroupId,
-        iamAuth: source.auth.type === 'iam',
+        auth: source.auth.type,
         failureTopic: onFailure.type === 'kafka' ? onFailure.topic : undefined,
       });
       for (const statement of statements) role.addToPrincipalPolicy(statement);

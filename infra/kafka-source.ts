@@ -25,10 +25,16 @@ export interface KafkaNetwork {
 export interface MskSource {
   readonly kind: 'msk';
   readonly clusterArn: string;
-  /** IAM (port 9098) or SASL/SCRAM-SHA-512 with an `AmazonMSK_`-prefixed secret (port 9096). */
+  /**
+   * IAM (port 9098); SASL/SCRAM-SHA-512 with an `AmazonMSK_`-prefixed secret under a customer managed key
+   * (port 9096); or mutual TLS (`mtls`, port 9094) with a secret of the client certificate the cluster's
+   * AWS Private CA signed, as Lambda's `CLIENT_CERTIFICATE_TLS_AUTH` takes it (`certificate`, PEM chain;
+   * `privateKey`, PKCS #8 PEM; `privateKeyPassword` for an encrypted key). MSK Serverless takes IAM only.
+   * https://docs.aws.amazon.com/lambda/latest/dg/msk-cluster-auth.html
+   */
   readonly auth:
     | { readonly type: 'iam' }
-    | { readonly type: 'sasl-scram-512'; readonly secret: secretsmanager.ISecret };
+    | { readonly type: 'sasl-scram-512' | 'mtls'; readonly secret: secretsmanager.ISecret };
   /** Required by the replay function; the trigger itself does not need it. */
   readonly network?: KafkaNetwork;
 }

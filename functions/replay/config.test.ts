@@ -1,3 +1,4 @@
+import { GetBootstrapBrokersCommand, KafkaClient } from '@aws-sdk/client-kafka';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -101,6 +102,39 @@ describe('the Kafka secret (never quoted back)', () => {
       expect((error as Error).cause).toBeUndefined();
     });
   }
+
+  // What KafkaReplayFunction sets for an MSK source with mutual TLS: the cluster ARN, not brokers. MSK's
+  // mTLS clients use its TLS listener (9094), whose server certificates public CAs sign (no root CA secret).
+  it('finds the TLS brokers of an MSK cluster with mTLS and reads the certificate secret', async () => {
+    const kafka = mockClient(KafkaClient);
+    const clusterArn = 'arn:aws:kafka:eu-west-1:111122223333:cluster/shop/0f3c-uuid-1';
+    kafka.on(GetBootstrapBrokersCommand, { ClusterArn: clusterArn }).resolves({
+      BootstrapBrokerStringTls:
+        'b-1.shop.kafka.eu-west-1.amazonaws.com:9094,b-2.shop.kafka.eu-west-1.amazonaws.com:9094',
+      BootstrapBrokerStringSaslScram: 'b-1.shop.kafka.eu-west-1.amazonaws.com:9096',
+      BootstrapBrokerStringSaslIam: 'b-1.shop.kafka.eu-west-1.amazonaws.com:9098',
+    });
+    secrets.on(GetSecretValueCommand, { SecretId: ARN }).resolves({
+      SecretString: JSON.stringify({ certificate: 'CERT', privateKey: 'KEY' }),
+    });
+    try {
+      const { KAFKA_BOOTSTRAP_SERVERS: _, ...mskEnv } = env('mtls');
+      const connection = await replayConfigFromEnv({ ...mskEnv, KAFKA_CLUSTER_ARN: clusterArn }).connection();
+      expect(connection.brokers).toEqual([
+        'b-1.shop.kafka.eu-west-1.amazonaws.com:9094',
+        'b-2.shop.kafka.eu-west-1.amazonaws.com:9094',
+      ]);
+      expect(connection.auth).toEqual({
+        type: 'mtls',
+        cert: 'CERT',
+        key: 'KEY',
+        passphrase: undefined,
+        ca: undefined,
+      });
+    } finally {
+      kafka.restore();
+    }
+  });
 
   it('reads the mTLS secret in the trigger’s format, with the root CA of a self-managed cluster', async () => {
     const caArn = `${ARN}-ca`;
