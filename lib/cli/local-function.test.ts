@@ -14,6 +14,7 @@ describe('prepareLocalFunction', () => {
   it("in process, gives this process the function's variables and the ones Lambda reserves", async () => {
     const fn = await prepareLocalFunction(fixtures, {
       timeoutSeconds: 3,
+      memoryLimitInMB: 256,
       functionName: 'orders',
       inProcess: true,
       environment: { STAGE: 'dev' },
@@ -23,6 +24,7 @@ describe('prepareLocalFunction', () => {
       STAGE: 'dev',
       _HANDLER: fixtures,
       AWS_LAMBDA_FUNCTION_NAME: 'orders',
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '256',
       AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
       AWS_LAMBDA_LOG_GROUP_NAME: '/aws/lambda/orders',
       LAMBDA_TASK_ROOT: process.cwd(),
@@ -32,7 +34,13 @@ describe('prepareLocalFunction', () => {
   it.each([true, false])(
     'refuses a reference to no module, and a module failing in its init phase (inProcess: %s)',
     async (inProcess) => {
-      const options = { timeoutSeconds: 3, functionName: 'orders', inProcess, environment: {} };
+      const options = {
+        timeoutSeconds: 3,
+        memoryLimitInMB: 1024,
+        functionName: 'orders',
+        inProcess,
+        environment: {},
+      };
       await expect(prepareLocalFunction('test/support/handlers/missing.ts', options)).rejects.toBeInstanceOf(
         HandlerNotFoundError,
       );

@@ -12,6 +12,7 @@ import {
 /** How `dev` runs a handler module. */
 interface LocalFunctionOptions {
   timeoutSeconds: number;
+  memoryLimitInMB: number;
   functionName: string;
   /** Load it in this process (for debuggers) rather than in the sandbox. */
   inProcess: boolean;
@@ -82,12 +83,16 @@ export async function prepareLocalFunction(
   reference: string,
   options: LocalFunctionOptions,
 ): Promise<LocalFunction> {
-  const { timeoutSeconds, functionName, environment } = options;
+  const { timeoutSeconds, memoryLimitInMB, functionName, environment } = options;
   resolveHandlerReference(reference);
   if (options.inProcess) {
     // This process is the function's environment: its variables, and Lambda's reserved ones.
-    Object.assign(process.env, environment, lambdaEnvironment({ functionName, handler: reference }));
-    return { handler: await loadHandler(reference), timeoutSeconds, functionName };
+    Object.assign(
+      process.env,
+      environment,
+      lambdaEnvironment({ functionName, handler: reference, memoryLimitInMB }),
+    );
+    return { handler: await loadHandler(reference), timeoutSeconds, memoryLimitInMB, functionName };
   }
   const initFiles = (event: SandboxEvent) => {
     if (event.type === 'init' && event.files) options.onInitFiles?.(event.files);
@@ -95,6 +100,7 @@ export async function prepareLocalFunction(
   const probe = createSandbox({
     handler: reference,
     timeoutSeconds,
+    memoryLimitInMB,
     functionName,
     env: environment,
     onOutput: () => {},
@@ -111,6 +117,7 @@ export async function prepareLocalFunction(
   return {
     handler: reference,
     timeoutSeconds,
+    memoryLimitInMB,
     functionName,
     environment,
     onOutput: (text, stream) => (stream === 'stdout' ? console.log : console.error)(text.replace(/\n$/, '')),

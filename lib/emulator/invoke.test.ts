@@ -38,6 +38,26 @@ describe('createInvoker with a module reference', { timeout: 60_000 }, () => {
   });
 
   it.each([false, true])(
+    'gives the function its memoryLimitInMB in the context, and in the sandbox its environment (inProcess: %s)',
+    async (inProcess) => {
+      const invoker = createInvoker({ handler: `${fixtures}#memory`, inProcess, memoryLimitInMB: 2048 });
+      try {
+        const result = await invoker.invoke(jsonEvent('{}'), 'a');
+        expect(result).toMatchObject({ kind: 'response', payload: { context: '2048' } });
+        if (!inProcess) expect(result).toMatchObject({ payload: { environment: '2048' } });
+      } finally {
+        await invoker.close();
+      }
+    },
+  );
+
+  it.each([127, 10_241, 512.5])('refuses memoryLimitInMB %s, as Lambda would', (memoryLimitInMB) => {
+    expect(() => createInvoker({ handler: `${fixtures}#memory`, memoryLimitInMB })).toThrow(
+      /memoryLimitInMB.*128 to 10240/,
+    );
+  });
+
+  it.each([false, true])(
     'reports a module that cannot load as Lambda does (inProcess: %s)',
     async (inProcess) => {
       const invoker = createInvoker({ handler: `${fixtures}#nope`, inProcess });

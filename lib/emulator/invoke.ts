@@ -34,6 +34,11 @@ export interface LocalFunction {
   handler: string | AsyncHandler<KafkaEvent>;
   /** 1–840 seconds (default 3, Lambda's default). */
   timeoutSeconds?: number;
+  /**
+   * 128–10,240 MB, as Lambda allows (default 1024): the context's `memoryLimitInMB` and
+   * `AWS_LAMBDA_FUNCTION_MEMORY_SIZE`. Not enforced: a local function may use more.
+   */
+  memoryLimitInMB?: number;
   functionName?: string;
   /** With a module reference: load and run it in this process rather than in the sandbox (for debuggers). */
   inProcess?: boolean;
@@ -142,8 +147,21 @@ function functionArn(functionName: string, region: string): string {
   return `arn:aws:lambda:${region}:000000000000:function:${functionName}`;
 }
 
+function validMemoryLimitInMB(target: LocalFunction): number | undefined {
+  const memory = target.memoryLimitInMB;
+  const { min, max } = LAMBDA_LIMITS.functionMemoryMB;
+  if (memory !== undefined && !(Number.isInteger(memory) && memory >= min && memory <= max)) {
+    throw new InvalidMappingSettingError(
+      'memoryLimitInMB',
+      `must be a whole number of MB from ${min} to ${max}, as Lambda allows`,
+    );
+  }
+  return memory;
+}
+
 function sandboxInvoker(target: LocalFunction & { handler: string }): Invoker {
   const timeoutSeconds = validTimeoutSeconds(target);
+  const memoryLimitInMB = validMemoryLimitInMB(target);
   const functionName = target.functionName ?? 'local-function';
   const region = process.env.AWS_REGION ?? 'us-east-1';
   const sandbox = createSandbox({
@@ -151,6 +169,7 @@ function sandboxInvoker(target: LocalFunction & { handler: string }): Invoker {
     timeoutSeconds,
     functionName,
     region,
+    ...(memoryLimitInMB !== undefined ? { memoryLimitInMB } : {}),
     ...(target.environment ? { env: target.environment } : {}),
     ...(target.onOutput ? { onOutput: target.onOutput } : {}),
     ...(target.onSandboxEvent ? { onEvent: target.onSandboxEvent } : {}),
@@ -175,6 +194,7 @@ function sandboxInvoker(target: LocalFunction & { handler: string }): Invoker {
 
 function inProcessInvoker(target: LocalFunction): Invoker {
   const timeoutSeconds = validTimeoutSeconds(target);
+  const memoryLimitInMB = validMemoryLimitInMB(target);
   const functionName = target.functionName ?? 'local-function';
   const region = process.env.AWS_REGION ?? 'us-east-1';
   const reference = target.handler;
@@ -227,6 +247,7 @@ function inProcessInvoker(target: LocalFunction): Invoker {
           awsRequestId: requestId,
           region,
           logStreamName,
+          ...(memoryLimitInMB !== undefined ? { memoryLimitInMB } : {}),
         });
         let result: InvokeResult;
         try {

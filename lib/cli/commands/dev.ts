@@ -20,7 +20,7 @@ import {
   type StartingPosition,
   type TombstoneValue,
 } from '../../emulator/index.ts';
-import { HandlerInitError, HandlerNotFoundError } from '../../lambda-runtime/index.ts';
+import { DEFAULT_MEMORY_MB, HandlerInitError, HandlerNotFoundError } from '../../lambda-runtime/index.ts';
 import {
   addClusterOptions,
   ClusterConnectError,
@@ -63,6 +63,7 @@ interface DevOptions extends ClusterOptions {
   timeout: number;
   redelivery: Redelivery;
   functionName: string;
+  memory: number;
   inProcess: boolean;
   watch: boolean;
   dotenv: string[];
@@ -310,6 +311,12 @@ export function registerDevCommand(program: Command): void {
     )
     .option('--function-name <name>', 'function name in the context', 'local-function')
     .option(
+      '--memory <MB>',
+      'memory size in the context and AWS_LAMBDA_FUNCTION_MEMORY_SIZE',
+      integerOption(LAMBDA_LIMITS.functionMemoryMB.min, LAMBDA_LIMITS.functionMemoryMB.max),
+      DEFAULT_MEMORY_MB,
+    )
+    .option(
       '--in-process',
       'run the handler in this process (for debuggers) instead of Lambda-like sandbox environments; a handler past its timeout cannot be stopped there',
       false,
@@ -452,6 +459,7 @@ export function registerDevCommand(program: Command): void {
           fn = handlerReference
             ? await prepareLocalFunction(handlerReference, {
                 timeoutSeconds: options.timeout,
+                memoryLimitInMB: options.memory,
                 functionName: options.functionName,
                 inProcess: options.inProcess,
                 environment,
