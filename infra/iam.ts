@@ -175,6 +175,8 @@ export function mskTriggerStatements(options: {
     new iam.PolicyStatement({
       sid: 'MskConnect',
       // DescribeClusterDynamicConfiguration: listed by older Lambda docs; harmless, and safe if still checked.
+      // MSK's IAM reference marks it not applicable to MSK Serverless, but a Serverless cluster's ARN looks
+      // like a provisioned one's (and is a Token when the app creates it): the grant cannot tell them apart.
       actions: ['kafka-cluster:Connect', 'kafka-cluster:DescribeClusterDynamicConfiguration'],
       resources: [clusterArn],
     }),

@@ -5,6 +5,7 @@ import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -675,6 +676,94 @@ describe('an MSK source with mutual TLS', () => {
   });
 
   it('passes cdk-nag AwsSolutions', () => {
+    expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
+  });
+});
+
+// functionProps.logGroup is how to choose the function's logs: the role must be able to write there.
+// functionProps.logRetention makes aws-cdk-lib throw LogRetentionLogGroupConflict next to the construct's
+// own log group: refused first, by name, with the way to do it.
+describe("the functions' log groups", () => {
+  it('refuses functionProps.logRetention for the consumer and the replay function, naming functionProps.logGroup', () => {
+    const stack = newStack();
+    const source: KafkaSource = {
+      kind: 'msk',
+      clusterArn: CLUSTER_ARN,
+      auth: { type: 'iam' },
+      network: importedNetwork(stack),
+    };
+    const base = { entry: ENTRY, source, topic: 'orders', consumerGroupId: 'g' };
+    const functionProps = { logRetention: logs.RetentionDays.ONE_WEEK };
+    const consumer = () => new KafkaConsumerFunction(newStack(), 'C', { ...base, functionProps });
+    expect(consumer).toThrow(KafkaConsumerConfigError);
+    expect(consumer).toThrow(
+      /^functionProps.logRetention cannot be used: .* Give functionProps.logGroup instead/,
+    );
+    const target = new KafkaConsumerFunction(stack, 'T', base);
+    let replays = 0;
+    const replay = () =>
+      new KafkaReplayFunction(stack, `R${replays++}`, { entry: ENTRY, source, target, functionProps });
+    expect(replay).toThrow(KafkaReplayConfigError);
+    expect(replay).toThrow(
+      /^functionProps.logRetention cannot be used: .* Give functionProps.logGroup instead/,
+    );
+  });
+
+  it('lets each function write to the log group functionProps gives it, and makes none of its own', () => {
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Logs', {
+      env: { account: '111122223333', region: 'eu-west-1' },
+    });
+    const source: KafkaSource = {
+      kind: 'msk',
+      clusterArn: CLUSTER_ARN,
+      auth: { type: 'iam' },
+      network: importedNetwork(stack),
+    };
+    const consumer = new KafkaConsumerFunction(stack, 'Orders', {
+      entry: ENTRY,
+      source,
+      topic: 'orders',
+      consumerGroupId: 'g',
+      functionProps: {
+        logGroup: new logs.LogGroup(stack, 'OrdersLogs', { retention: logs.RetentionDays.ONE_WEEK }),
+      },
+    });
+    new KafkaReplayFunction(stack, 'Replay', {
+      entry: ENTRY,
+      source,
+      target: consumer,
+      functionProps: { logGroup: logs.LogGroup.fromLogGroupName(stack, 'Shared', 'ops/replays') },
+    });
+    const template = Template.fromStack(stack);
+    expect(Object.keys(template.findResources('AWS::Logs::LogGroup'))).toEqual([
+      expect.stringMatching(/^OrdersLogs/),
+    ]);
+    const logStatements = (role: string) =>
+      roleStatements(template, role).filter((statement) =>
+        [statement.Action].flat().some((action) => action.startsWith('logs:')),
+      );
+    expect(logStatements('OrdersRole')).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: { 'Fn::GetAtt': [expect.stringMatching(/^OrdersLogs/), 'Arn'] },
+      },
+    ]);
+    expect(logStatements('ReplayRole')).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: {
+          'Fn::Join': [
+            '',
+            ['arn:', { Ref: 'AWS::Partition' }, ':logs:eu-west-1:111122223333:log-group:ops/replays:*'],
+          ],
+        },
+      },
+    ]);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      LoggingConfig: { LogGroup: 'ops/replays', LogFormat: 'JSON' },
+    });
     expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
   });
 });

@@ -38,7 +38,11 @@ import {
   sourceSecrets,
 } from './kafka-source.ts';
 import { assertClusterInStackEnvironment } from './msk-arns.ts';
-import { acknowledgeFailureBucketObjects, acknowledgeNetworkInterfaceWildcards } from './nag.ts';
+import {
+  acknowledgeFailureBucketObjects,
+  acknowledgeLogStreams,
+  acknowledgeNetworkInterfaceWildcards,
+} from './nag.ts';
 import {
   acceptsOnlyEventCountMetrics,
   assertKafkaDestinationRegion,
@@ -129,7 +133,12 @@ export interface KafkaConsumerFunctionProps {
    * @default the platform's 500 ms (once set, 500 ms cannot be restored without recreating the mapping)
    */
   readonly maxBatchingWindow?: Duration;
-  /** Retries of a failed batch, after the first attempt: -1 (until the record expires) or 0–10,000. @default 3 */
+  /**
+   * Retries of a failed batch, after the first attempt: 0–10,000, or -1. -1 is "infinite" in Lambda's API,
+   * but with an on-failure destination, which this construct always sets, Lambda caps it at 10 retries
+   * (https://docs.aws.amazon.com/lambda/latest/dg/kafka-on-failure-destination.html); records older than
+   * `maxRecordAge` go to the destination sooner. @default 3
+   */
   readonly retryAttempts?: number;
   /**
    * Records older than this go to the failure destination unprocessed; whole seconds, 1 minute to 7 days.
@@ -451,6 +460,7 @@ export class KafkaConsumerFunction extends Construct {
   constructor(scope: Construct, id: string, props: KafkaConsumerFunctionProps) {
     super(scope, id);
     CONSUMER_PROPS.check(props, (problem) => new KafkaConsumerConfigError(problem.message));
+    refuse(logRetentionProblem(props.functionProps));
     const { source, topic, consumerGroupId } = props;
     if (source.kind === 'msk') assertClusterInStackEnvironment(this, source.clusterArn);
     const timeout = props.functionProps?.timeout ?? Duration.minutes(1);
@@ -505,11 +515,7 @@ export class KafkaConsumerFunction extends Construct {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `Kafka consumer of ${topic} (group ${consumerGroupId})`,
     });
-    const logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: logs.RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    logGroup.grantWrite(role);
+    const logGroup = functionLogGroup(this, role, props.functionProps);
 
     this.function = new NodejsFunction(this, 'Function', {
       runtime: lambda.Runtime.NODEJS_24_X,
@@ -637,7 +643,13 @@ export class KafkaConsumerFunction extends Construct {
    * https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html#event-source-mapping-metrics
    *
    * @example
-   * consumer.metricOnFailureDeliveryErrors().createAlarm(this, 'DlqDelivery', { threshold: 0, evaluationPeriods: 1 });
+   * consumer.metricOnFailureDeliveryErrors().createAlarm(this, 'DlqDelivery', {
+   *   threshold: 0,
+   *   evaluationPeriods: 1,
+   *   // Not the default GreaterThanOrEqualToThreshold, under which a minute of 0 errors alarms.
+   *   comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+   *   treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+   * });
    */
   metricOnFailureDeliveryErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return new cloudwatch.Metric({
@@ -1106,6 +1118,55 @@ export function topicNameProblem(prop: string, topic: string): string | undefine
   if (topic.startsWith('kafka://'))
     return `${prop} "${topic}" starts with kafka://: give the topic name alone ("${topic.slice('kafka://'.length)}"), the construct adds the kafka:// prefix`;
   return `${prop} "${topic}" is not a topic name a Kafka trigger accepts (2–249 of a-z A-Z 0-9 . _ -, not starting with a dot)`;
+}
+
+/**
+ * Why `functionProps` cannot set the function's logs as given, or `undefined`: `logRetention` makes CDK
+ * create a log group of its own through a custom resource, which aws-cdk-lib refuses next to the
+ * `logGroup` these constructs give the function (`LogRetentionLogGroupConflict`).
+ *
+ * @example
+ * const problem = logRetentionProblem({ logRetention: logs.RetentionDays.ONE_WEEK }); // names functionProps.logGroup
+ */
+export function logRetentionProblem(
+  functionProps: Pick<NodejsFunctionProps, 'logRetention'> | undefined,
+): string | undefined {
+  if (functionProps?.logRetention === undefined) return undefined;
+  return (
+    'functionProps.logRetention cannot be used: the function logs to a log group of its own (one month), and ' +
+    'aws-cdk-lib refuses logRetention next to a logGroup. Give functionProps.logGroup instead ' +
+    '(e.g. new logs.LogGroup(this, "Logs", { retention: logs.RetentionDays.ONE_WEEK })): the role is granted it'
+  );
+}
+
+/**
+ * The function's log group: `functionProps.logGroup` when given, else one of `scope`'s (one month,
+ * destroyed with the stack); `role` may write to it, and to no other.
+ *
+ * @example
+ * const logGroup = functionLogGroup(this, role, props.functionProps);
+ */
+export function functionLogGroup(
+  scope: Construct,
+  role: iam.IRole,
+  functionProps: Pick<NodejsFunctionProps, 'logGroup'> | undefined,
+): logs.ILogGroupRef {
+  const logGroup =
+    functionProps?.logGroup ??
+    new logs.LogGroup(scope, 'Logs', {
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+  // What LogGroup.grantWrite grants, for any reference to a log group (functionProps takes ILogGroupRef).
+  const logGroupArn = logGroup.logGroupRef.logGroupArn;
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      resources: [logGroupArn],
+    }),
+  );
+  if (functionProps?.logGroup !== undefined) acknowledgeLogStreams(role, logGroupArn);
+  return logGroup;
 }
 
 /** Throws the problem a check found, if any, as this construct's error. */

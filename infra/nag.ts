@@ -96,3 +96,22 @@ export function acknowledgeFailureBucketObjects(scope: IConstruct, bucket: IBuck
       "Lambda names the objects it writes to an S3 on-failure destination at run time; s3:PutObject is granted on this one bucket's objects only.",
   });
 }
+
+/**
+ * Acknowledges, with its reason, the stream wildcard of a log group given to a function (`functionProps.logGroup`)
+ * for cdk-nag's AwsSolutions-IAM5 on the role (or policy) that carries it: the ARN of a log group imported by
+ * name ends in `:*`, its log streams. A log group of the app is granted by `Fn::GetAtt`, which cdk-nag reads
+ * without a wildcard: nothing to acknowledge then.
+ *
+ * @example
+ * acknowledgeLogStreams(role, logGroup.logGroupArn);
+ */
+export function acknowledgeLogStreams(scope: IConstruct, logGroupArn: string): void {
+  const resource = resourceAsNagSees(scope, logGroupArn);
+  if (!resource.includes('*')) return;
+  Validations.of(scope).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::${resource}]`,
+    reason:
+      'The function writes its logs to streams Lambda creates at run time, in this one log group: the grant names the group and its streams (:*).',
+  });
+}

@@ -1,8 +1,7 @@
-import { Duration, Fn, RemovalPolicy, Token } from 'aws-cdk-lib';
+import { Duration, Fn, Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { defineOptions, unchecked } from '../lib/options/options.ts';
 import { lambdaBundling } from './bundling.ts';
@@ -15,7 +14,9 @@ import {
 } from './iam.ts';
 import {
   consumerGroupIdProblem,
+  functionLogGroup,
   kafkaSourceOptions,
+  logRetentionProblem,
   networkSubnetIds,
   topicNameProblem,
 } from './kafka-consumer-function.ts';
@@ -115,6 +116,8 @@ export class KafkaReplayFunction extends Construct {
   constructor(scope: Construct, id: string, props: KafkaReplayFunctionProps) {
     super(scope, id);
     REPLAY_PROPS.check(props, (problem) => new KafkaReplayConfigError(problem.message));
+    const logProblem = logRetentionProblem(props.functionProps);
+    if (logProblem !== undefined) throw new KafkaReplayConfigError(logProblem);
     const { source, target } = props;
     if (source.kind === 'msk') assertClusterInStackEnvironment(this, source.clusterArn);
     this.allowedTopics = props.allowedTopics ?? [target.topic];
@@ -143,11 +146,7 @@ export class KafkaReplayFunction extends Construct {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `Replays consumer group ${target.consumerGroupId}`,
     });
-    const logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: logs.RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    logGroup.grantWrite(role);
+    const logGroup = functionLogGroup(this, role, props.functionProps);
 
     const { environment, ...functionOverrides } = props.functionProps ?? {};
     const network = source.network;
