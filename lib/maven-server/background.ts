@@ -3,15 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { cacheBase } from './jars.ts';
 import { isAlive, stopPid } from './process.ts';
-import {
-  claimRunDir,
-  type RunDir,
-  type RunDirKind,
-  recordRunJvm,
-  removeStaleRunDirs,
-  runJvmPid,
-  runMarkerPath,
-} from './run-dir.ts';
+import { type RunDir, type RunDirKind, recordRunJvm, removeStaleRunDirs, runJvmPid } from './run-dir.ts';
 import { acquireStartLock } from './start-lock.ts';
 import { spawnWatched } from './watchdog.ts';
 
@@ -49,9 +41,7 @@ export interface RunDirJvm {
  * ```
  */
 export async function startJvmInRunDir(run: RunDir, javaArgs: string[], logFile: string): Promise<RunDirJvm> {
-  // From here the watchdog deletes the folder once the JVM is gone, even if this process is killed.
-  claimRunDir(run);
-  const jvm = await spawnWatched('java', javaArgs, logFile, { removeWithMarker: runMarkerPath(run) });
+  const jvm = await spawnWatched('java', javaArgs, logFile);
   let detached = false;
   const started: RunDirJvm = {
     pid: jvm.pid,

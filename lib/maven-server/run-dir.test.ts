@@ -106,32 +106,4 @@ describe('run folders', () => {
     expect(existsSync(stale)).toBe(false);
     for (const kept of [unmarked, otherStale, inUse.path]) expect(existsSync(kept)).toBe(true);
   });
-
-  it("deletes the folders its server's watchdog has not taken over when the process exits (Ctrl-C during a start)", async () => {
-    const runDir = new URL('./run-dir.ts', import.meta.url).href;
-    // A process that creates two folders, hands one over (claimRunDir), and exits on SIGINT as dev does.
-    const script = `const { claimRunDir, createRunDir } = await import(${JSON.stringify(runDir)});
-const kind = { prefix: ${JSON.stringify(kind.prefix)}, jvmArgument: () => '' };
-const starting = await createRunDir(kind);
-const claimed = await createRunDir(kind);
-claimRunDir(claimed);
-process.on('SIGINT', () => process.exit(130));
-console.log(JSON.stringify([starting.path, claimed.path]));
-setInterval(() => {}, 1000);`;
-    const owner = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, TMPDIR: root },
-    });
-    children.push(owner);
-    const [starting, claimed] = await new Promise<string[]>((resolve, reject) => {
-      owner.once('error', reject);
-      owner.stdout!.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString()) as string[]));
-    });
-    expect(existsSync(starting!)).toBe(true);
-    const exited = new Promise((resolve) => owner.once('exit', resolve));
-    owner.kill('SIGINT');
-    expect(await exited).toBe(130);
-    expect(existsSync(starting!)).toBe(false);
-    expect(existsSync(claimed!)).toBe(true);
-  });
 });

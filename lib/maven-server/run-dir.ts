@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { lstat, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -73,19 +72,7 @@ async function writeMarker(path: string, marker: RunMarker): Promise<void> {
 }
 
 /**
- * Run folders of this process whose server's watchdog is not yet started: deleted if this process exits
- * first (a `dev` quitting on Ctrl-C while its broker formats its storage). Once the watchdog runs, it
- * deletes the folder after the server ({@link claimRunDir}).
- */
-const unclaimed = new Set<string>();
-
-function removeUnclaimed(): void {
-  for (const path of unclaimed) rmSync(path, { recursive: true, force: true });
-}
-
-/**
- * Creates a fresh run folder of `kind` owned by this process. Until {@link claimRunDir}, it is deleted
- * when this process exits (not when it is killed: the next start's stale sweep deletes it then).
+ * Creates a fresh run folder of `kind` owned by this process.
  *
  * @example
  * ```ts
@@ -94,35 +81,8 @@ function removeUnclaimed(): void {
  */
 export async function createRunDir(kind: RunDirKind): Promise<RunDir> {
   const path = await mkdtemp(join(tmpdir(), kind.prefix));
-  if (unclaimed.size === 0) process.once('exit', removeUnclaimed);
-  unclaimed.add(path);
   await writeMarker(path, { tool: 'kafka-lambda', creator: await processRef(process.pid) });
   return { path, kind };
-}
-
-/**
- * Hands a run folder over to its server's watchdog: this process no longer deletes it on exit.
- *
- * @example
- * ```ts
- * claimRunDir(run); // then spawnWatched(…, { removeWithMarker: runMarkerPath(run) })
- * ```
- */
-export function claimRunDir(run: RunDir): void {
-  unclaimed.delete(run.path);
-  if (unclaimed.size === 0) process.off('exit', removeUnclaimed);
-}
-
-/**
- * The marker file of a run folder: what the watchdog checks before deleting the folder.
- *
- * @example
- * ```ts
- * runMarkerPath(run); // '/tmp/kafka-lambda-broker-x1y2z3/kafka-lambda-run.json'
- * ```
- */
-export function runMarkerPath(run: RunDir): string {
-  return join(run.path, MARKER_FILE);
 }
 
 /**

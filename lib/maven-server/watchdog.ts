@@ -32,23 +32,6 @@ export interface DetachableProcess extends WatchedProcess {
 }
 
 /**
- * Options of {@link spawnWatched}.
- *
- * @example
- * ```ts
- * const options: WatchOptions = { removeWithMarker: join(run.path, 'kafka-lambda-run.json') };
- * ```
- */
-export interface WatchOptions {
-  /**
-   * A run folder's marker file: once the watchdog has stopped the server (this process gone, or
-   * {@link WatchedProcess.stop}), it deletes the folder holding it, if the marker is still there. So a
-   * `dev` ended during its broker's start-up, or killed, leaves no data folder behind.
-   */
-  removeWithMarker?: string;
-}
-
-/**
  * Runs a long-lived server (a JVM) under a small shell watchdog that reads this process's end of a
  * pipe: when this process exits for any reason (even SIGKILL), the pipe closes and the watchdog stops
  * the server, so a crashed or interrupted test run leaves no orphan. Only the line `detach` on that
@@ -65,7 +48,6 @@ export async function spawnWatched(
   command: string,
   args: string[],
   logFile: string,
-  options: WatchOptions = {},
 ): Promise<DetachableProcess> {
   // A background job's stdin is /dev/null in a non-interactive shell, hence the explicit fd 3.
   const script = `
@@ -77,23 +59,15 @@ echo "$server"
   read -r command || true
   [ "$command" = detach ] && exit 0
   kill -TERM "$server" 2>/dev/null
-  for _ in $(seq 1 40); do kill -0 "$server" 2>/dev/null || break; sleep 0.5; done
+  for _ in $(seq 1 40); do kill -0 "$server" 2>/dev/null || exit 0; sleep 0.5; done
   kill -KILL "$server" 2>/dev/null
-  for _ in $(seq 1 20); do kill -0 "$server" 2>/dev/null || break; sleep 0.25; done
-  if [ -n "$KAFKA_LAMBDA_RUN_MARKER" ] && [ -f "$KAFKA_LAMBDA_RUN_MARKER" ] && ! kill -0 "$server" 2>/dev/null; then
-    rm -rf -- "\${KAFKA_LAMBDA_RUN_MARKER%/*}"
-  fi
 } <&3 >/dev/null 2>&1 &
 wait "$server"
 `;
   const watchdog: ChildProcess = spawn('bash', ['-c', script, 'kafka-lambda-watchdog', command, ...args], {
     stdio: ['pipe', 'pipe', 'ignore'],
     detached: true,
-    env: {
-      ...process.env,
-      KAFKA_LAMBDA_LOG: logFile,
-      KAFKA_LAMBDA_RUN_MARKER: options.removeWithMarker ?? '',
-    },
+    env: { ...process.env, KAFKA_LAMBDA_LOG: logFile },
   });
   const pid = await new Promise<number>((resolve, reject) => {
     watchdog.once('error', reject);
