@@ -1,11 +1,7 @@
 import { Command, CommanderError } from 'commander';
+import { escapeControlCharacters } from '../text/control-characters.ts';
 import { ownPackage } from './own-package.ts';
-import {
-  checkRequiredOptionsLast,
-  escapeControlCharacters,
-  exitWithUsageCode,
-  printableErrorMessage,
-} from './usage.ts';
+import { checkRequiredOptionsLast, exitWithUsageCode, printableErrorMessage } from './usage.ts';
 import { silenceKafkajsTimerWarning } from './warnings.ts';
 
 type Register = (program: Command) => void;
@@ -46,7 +42,7 @@ const program = new Command('kafka-lambda')
   // Inherited by every command registered below. Errors repeat what was typed: with its control
   // characters escaped (line breaks are commander's own: `(Did you mean --topic?)` has a line).
   .configureOutput({
-    outputError: (text, write) => write(text.split('\n').map(escapeControlCharacters).join('\n')),
+    outputError: (text, write) => write(escapeControlCharacters(text, { keep: '\n' })),
   })
   // Also inherited: an unknown command or option exits 2 like any usage error.
   .exitOverride(exitWithUsageCode);

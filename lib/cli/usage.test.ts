@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeControlCharacters, printableErrorMessage } from './usage.ts';
+import { printableErrorMessage } from './usage.ts';
 
 describe('printableErrorMessage', () => {
   it('keeps line breaks and tabs, drops colour sequences, escapes every other control character', () => {
@@ -9,11 +9,7 @@ describe('printableErrorMessage', () => {
     );
     // A carriage return, a bell and a window-title sequence would drive the terminal: escaped.
     expect(printableErrorMessage('a\rb\x07\x1b]0;owned\x07\x1b[2J')).toBe(
-      'a\\rb\\u0007\\u001b]0;owned\\u0007\\u001b[2J',
+      'a\\u000db\\u0007\\u001b]0;owned\\u0007\\u001b[2J',
     );
-  });
-
-  it('escapeControlCharacters still escapes line breaks (one-line echoes of what was typed)', () => {
-    expect(escapeControlCharacters('a\nb')).toBe('a\\nb');
   });
 });

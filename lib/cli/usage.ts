@@ -1,4 +1,5 @@
 import { type Command, CommanderError, InvalidArgumentError, type Option } from 'commander';
+import { escapeControlCharacters } from '../text/control-characters.ts';
 
 /**
  * Exit code of a command line or input the command cannot use.
@@ -85,19 +86,6 @@ export function topicOption(value: string): string {
   return value;
 }
 
-/**
- * Control characters as JSON escapes them (`\u0007`, `\n`): an error line that repeats what the user
- * typed never rings the bell, moves the cursor or splits, as `consume` shows records.
- *
- * @example
- * ```ts
- * escapeControlCharacters('bad\x07topic'); // 'bad\\u0007topic'
- * ```
- */
-export function escapeControlCharacters(text: string): string {
-  return text.replace(/\p{Cc}/gu, (character) => JSON.stringify(character).slice(1, -1));
-}
-
 /** SGR sequences (colours, bold…), `ESC [ params m`, as Maven's and servers' log lines carry them. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what is matched.
 const ANSI_COLOUR = /\x1b\[[0-9;]*m/g;
@@ -114,9 +102,7 @@ const ANSI_COLOUR = /\x1b\[[0-9;]*m/g;
  * ```
  */
 export function printableErrorMessage(text: string): string {
-  return text
-    .replace(ANSI_COLOUR, '')
-    .replace(/[^\P{Cc}\n\t]/gu, (character) => JSON.stringify(character).slice(1, -1));
+  return escapeControlCharacters(text.replace(ANSI_COLOUR, ''), { keep: '\n\t' });
 }
 
 /**

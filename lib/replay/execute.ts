@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
+import { escapeControlCharacters, findControlCharacter } from '../text/control-characters.ts';
 import type { GroupHold, ReplayKafka } from './connection.ts';
 import {
   NotEnoughTimeError,
@@ -19,12 +20,7 @@ import {
   setMappingEnabled,
   waitForMappingState,
 } from './mapping.ts';
-import {
-  escapeControlCharacters,
-  findControlCharacter,
-  formatReplayMetadata,
-  parseReplayMetadata,
-} from './metadata.ts';
+import { formatReplayMetadata, parseReplayMetadata } from './metadata.ts';
 import { summarizeError } from './outcome.ts';
 import { planReplay } from './plan.ts';
 import { controlCharacterIssue } from './request.ts';

@@ -6,12 +6,7 @@ import {
   ReplayExecutionError,
   UnknownTopicError,
 } from './errors.ts';
-import {
-  escapeControlCharacters,
-  findControlCharacter,
-  formatReplayMetadata,
-  parseReplayMetadata,
-} from './metadata.ts';
+import { formatReplayMetadata, parseReplayMetadata } from './metadata.ts';
 import { describeReplayError, REPLAY_EXIT_CODES } from './outcome.ts';
 import { ReplayRequestError } from './request.ts';
 import type { FailureReport } from './types.ts';
@@ -36,29 +31,6 @@ describe('replay audit metadata', () => {
     for (const other of [null, undefined, '', 'consumer-1', '{"kafka-lambda-replay":', '{"other":1}']) {
       expect(parseReplayMetadata(other)).toBeNull();
     }
-  });
-});
-
-describe('control characters in audit text', () => {
-  it('are found, and escaped so that they are seen and not obeyed; other text is kept as it is', () => {
-    expect(findControlCharacter('INC-42 ok')).toBeUndefined();
-    expect(findControlCharacter('é👩‍🔧再')).toBeUndefined();
-    expect(findControlCharacter('ab\x1b[31m')).toEqual({ index: 2, codePoint: 'U+001B' });
-    expect(findControlCharacter('\u2066x')).toEqual({ index: 0, codePoint: 'U+2066' });
-    expect(escapeControlCharacters('a\x1b[31mRED\x1b[0m\nline2\rX\u009b\u202e é👩‍🔧')).toBe(
-      'a\\u001b[31mRED\\u001b[0m\\u000aline2\\u000dX\\u009b\\u202e é👩‍🔧',
-    );
-    expect(escapeControlCharacters('one\ntwo\r', { keepNewlines: true })).toBe('one\ntwo\\u000d');
-  });
-
-  it('nothing escaped contains a control character, and JSON reads an escaped string back as it was', () => {
-    fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), (text) => {
-        const escaped = escapeControlCharacters(text);
-        expect(findControlCharacter(escaped)).toBeUndefined();
-        if (!text.includes('\\') && !text.includes('"')) expect(JSON.parse(`"${escaped}"`)).toBe(text);
-      }),
-    );
   });
 });
 

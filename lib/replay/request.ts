@@ -1,7 +1,7 @@
 import * as v from 'valibot';
+import { findControlCharacter } from '../text/control-characters.ts';
 import { ReplayInputError } from './errors.ts';
 import { listSome } from './list.ts';
-import { findControlCharacter } from './metadata.ts';
 import {
   MAX_PLAN_ENTRIES,
   MAX_TOPIC_LENGTH,

@@ -2,9 +2,10 @@ import { cpSync, existsSync, readdirSync, renameSync, statSync, writeFileSync } 
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { escapeControlCharacters } from '../../text/control-characters.ts';
 import { CliError } from '../errors.ts';
 import { type OwnPackage, ownPackage } from '../own-package.ts';
-import { escapeControlCharacters, exitWithUsageCode, USAGE_EXIT_CODE } from '../usage.ts';
+import { exitWithUsageCode, USAGE_EXIT_CODE } from '../usage.ts';
 
 /**
  * The project `init` writes, as files (type-checked and tested in this repository like any other code):

@@ -21,8 +21,8 @@ import { seedTopic } from '../../../test/support/seed-topic.ts';
 import { runKafkaTool } from '../../broker/broker.ts';
 import { describeGroup } from '../../replay/group.ts';
 import { connectReplayKafka, type ReplayKafka, type ReplayOutcome } from '../../replay/index.ts';
-import { findControlCharacter } from '../../replay/metadata.ts';
 import { pollUntil } from '../../replay/wait.ts';
+import { findControlCharacter } from '../../text/control-characters.ts';
 
 const topic = uniqueName('orders');
 let kafka: ReplayKafka;

@@ -1,7 +1,8 @@
 // What `kafka-lambda replay` prints, from plans built here (the command against a broker: replay.int.test.ts).
 import { describe, expect, it } from 'vitest';
-import { findControlCharacter, formatReplayMetadata } from '../../replay/metadata.ts';
+import { formatReplayMetadata } from '../../replay/metadata.ts';
 import type { PartitionPlan, ReplayPlan } from '../../replay/types.ts';
+import { findControlCharacter } from '../../text/control-characters.ts';
 import { dryRunNotes, planTable } from './replay.ts';
 
 function plan(partitions: Partial<PartitionPlan>[], group: Partial<ReplayPlan> = {}): ReplayPlan {

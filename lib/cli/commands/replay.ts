@@ -20,10 +20,10 @@ import {
   requestTopic,
   runReplay,
 } from '../../replay/index.ts';
-import { escapeControlCharacters } from '../../replay/metadata.ts';
 import { summarizeError } from '../../replay/outcome.ts';
 import { parseTopicPartitions } from '../../replay/targets.ts';
 import { beforeDeadline } from '../../replay/wait.ts';
+import { escapeControlCharacters } from '../../text/control-characters.ts';
 import { addAuthOptions, type ClusterOptions, ClusterOptionsError, resolveCluster } from '../cluster.ts';
 import { exitWithUsageCode, integerOption, invalidArgument } from '../usage.ts';
 
@@ -449,7 +449,7 @@ async function connection(options: ReplayOptions): Promise<KafkaConnection> {
  * A message as it is printed: control characters escaped, its own newlines kept. Messages may quote text
  * read from the broker or answered by a replay function (of another version, say).
  */
-const printable = (message: string) => escapeControlCharacters(message, { keepNewlines: true });
+const printable = (message: string) => escapeControlCharacters(message, { keep: '\n' });
 
 function progress(message: string): void {
   console.error(`[replay] ${printable(message)}`);
@@ -459,7 +459,7 @@ function print(outcome: ReplayOutcome, options: ReplayOptions): void {
   if (options.json) {
     // JSON.stringify escapes C0 controls; the others (DEL, C1, separators, bidi) can only be inside
     // strings, where their \u escapes read back the same.
-    console.log(escapeControlCharacters(JSON.stringify(outcome, null, 2), { keepNewlines: true }));
+    console.log(escapeControlCharacters(JSON.stringify(outcome, null, 2), { keep: '\n' }));
     return;
   }
   if (options.export && outcome.ok) {
