@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
-import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
+import { isFunctionMemoryMB, LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import type { KafkaEvent } from '../kafka-event/types.ts';
 import { createLambdaContext, lambdaLogStreamName } from '../lambda-runtime/context.ts';
 import {
@@ -149,8 +149,8 @@ function functionArn(functionName: string, region: string): string {
 
 function validMemoryLimitInMB(target: LocalFunction): number | undefined {
   const memory = target.memoryLimitInMB;
-  const { min, max } = LAMBDA_LIMITS.functionMemoryMB;
-  if (memory !== undefined && !(Number.isInteger(memory) && memory >= min && memory <= max)) {
+  if (memory !== undefined && !isFunctionMemoryMB(memory)) {
+    const { min, max } = LAMBDA_LIMITS.functionMemoryMB;
     throw new InvalidMappingSettingError(
       'memoryLimitInMB',
       `must be a whole number of MB from ${min} to ${max}, as Lambda allows`,

@@ -62,3 +62,17 @@ export const LAMBDA_LIMITS = {
     pollerGroupName: /^[a-zA-Z0-9_-]{0,128}$/,
   },
 } as const;
+
+/**
+ * Whether `value` is a memory size Lambda accepts for a function: a whole number of MB in
+ * {@link LAMBDA_LIMITS}.functionMemoryMB.
+ *
+ * @example
+ * ```ts
+ * isFunctionMemoryMB(1024); // true; 64 and 512.5 are not
+ * ```
+ */
+export function isFunctionMemoryMB(value: unknown): value is number {
+  const { min, max } = LAMBDA_LIMITS.functionMemoryMB;
+  return Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max;
+}

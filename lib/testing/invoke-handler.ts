@@ -1,5 +1,5 @@
 import { custom } from 'valibot';
-import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
+import { isFunctionMemoryMB, LAMBDA_LIMITS } from '../kafka-event/limits.ts';
 import { describeValue } from '../kafka-event/rules.ts';
 import type { LambdaContext as Context } from '../kafka-event/types.ts';
 import { createLambdaContext, type LambdaContextOptions } from '../lambda-runtime/context.ts';
@@ -107,11 +107,7 @@ const OPTIONS = defineOptions<InvokeOptions>({
       `timeoutMs must be above 0 and at most ${MAX_TIMEOUT_MS} (${LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds.max} s: Kafka triggers refuse longer timeouts), not ${describeValue(issue.input)}`,
   ),
   memoryLimitInMB: custom<number | undefined>(
-    (value) =>
-      value === undefined ||
-      (Number.isSafeInteger(value) &&
-        (value as number) >= LAMBDA_LIMITS.functionMemoryMB.min &&
-        (value as number) <= LAMBDA_LIMITS.functionMemoryMB.max),
+    (value) => value === undefined || isFunctionMemoryMB(value),
     (issue) =>
       `memoryLimitInMB must be a whole number from ${LAMBDA_LIMITS.functionMemoryMB.min} to ${LAMBDA_LIMITS.functionMemoryMB.max}, as Lambda allows, not ${describeValue(issue.input)}`,
   ),
