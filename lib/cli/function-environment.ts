@@ -3,6 +3,7 @@ import { parseEnv } from 'node:util';
 import { Option } from 'commander';
 import { jsonSyntaxCause } from '../middleware/errors.ts';
 import { CliError } from './errors.ts';
+import { jsonPosition } from './json-position.ts';
 
 /** `--dotenv <file>` of `invoke` and `dev` (repeatable). */
 export const DOTENV_OPTION = new Option(
@@ -129,7 +130,7 @@ export async function readFunctionEnvironment(
     try {
       json = JSON.parse(text);
     } catch (error) {
-      const cause = jsonSyntaxCause(error, 'the file', text);
+      const cause = jsonSyntaxCause(error, 'the file', jsonPosition(text));
       throw new FunctionEnvironmentError(`${where} is not JSON: ${cause.message}`, { cause });
     }
     if (!isObject(json)) throw new FunctionEnvironmentError(`${where} must be a JSON object`);

@@ -38,6 +38,7 @@ import {
   FunctionEnvironmentError,
   readFunctionEnvironment,
 } from '../function-environment.ts';
+import { jsonPosition } from '../json-position.ts';
 import { useFunctionTimeZone } from '../local-function.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 
@@ -253,7 +254,7 @@ async function readEvent(source: string): Promise<KafkaEvent> {
   try {
     json = JSON.parse(content);
   } catch (error) {
-    const cause = jsonSyntaxCause(error, 'the event', content);
+    const cause = jsonSyntaxCause(error, 'the event', jsonPosition(content));
     throw new EventFileError(`the event in ${name} is not JSON: ${cause.message}`, { cause });
   }
   try {
