@@ -3,13 +3,16 @@ import type { KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { encodeEventRecord } from '../kafka-event/encode.ts';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
+import { packedTransferList, unpackKafkaEvent } from '../kafka-event/packed-event.ts';
 import {
   type BatchPart,
   batchEvent,
   bisectBatch,
   type EventHeader,
   eventOverhead,
+  jsonEvent,
   type PartitionQueue,
+  type PendingRecord,
   serializeEvent,
   takeBatch,
   toPendingRecord,
@@ -229,6 +232,77 @@ describe('batchEvent', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('batchEvent, packed for a sandbox environment', () => {
+  const bytes = fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b));
+  /** A fetched record as kafkajs hands it over: any key (or none), value, headers, timestamp. */
+  const fetched = fc.record({
+    key: fc.oneof(fc.constant(undefined), fc.constant(null), bytes),
+    value: fc.option(bytes),
+    headers: fc.dictionary(
+      fc.string({ unit: 'binary', maxLength: 6 }).filter((name) => name !== '__proto__'),
+      fc.oneof(fc.constant(undefined), bytes, fc.array(bytes, { minLength: 1, maxLength: 3 })),
+      { maxKeys: 3 },
+    ),
+    timestamp: fc.integer({ min: -1, max: 2 ** 41 }),
+    timestampType: fc.constantFrom(0, 1),
+  });
+
+  it('unpacks any batch of fetched records to exactly what parsing its JSON gives (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, unit: 'grapheme' }),
+        fc.array(fc.array(fetched, { maxLength: 4 }), { maxLength: 4 }),
+        fc.constantFrom('null' as const, 'absent' as const),
+        (topic, spec, tombstoneValue) => {
+          const batch: BatchPart[] = spec.map((records, p) => ({
+            partition: p * 3,
+            records: records.map((fields, i) =>
+              toPendingRecord(
+                topic,
+                p * 3,
+                message(1_000 + i, null, {
+                  key: fields.key,
+                  value: fields.value,
+                  headers: fields.headers,
+                  timestamp: String(fields.timestamp),
+                  batchContext: { timestampType: fields.timestampType },
+                } as Partial<KafkaMessage>),
+                tombstoneValue,
+              ),
+            ),
+            end: 1_000 + records.length,
+          }));
+          const event = batchEvent(header, topic, batch);
+          const packed = event.packed()!;
+          // As postMessage moves it to the environment's thread.
+          const moved = structuredClone(packed, { transfer: packedTransferList(packed) });
+          const unpacked = unpackKafkaEvent(moved);
+          expect(unpacked).toStrictEqual(JSON.parse(event.json()));
+          expect(JSON.stringify(unpacked)).toBe(event.json());
+          // Packed anew each time: a retry after a transfer still has its records.
+          expect(unpackKafkaEvent(event.packed()!)).toStrictEqual(unpacked);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('is not packed when the event exists as JSON only, or holds a record that is not a fetched one', () => {
+    expect(jsonEvent('{"eventSource":"aws:kafka","records":{}}').packed()).toBeUndefined();
+    const fetchedRecord = toPendingRecord('order-events', 0, message(1));
+    const resolved: PendingRecord = {
+      partition: 0,
+      offset: 2,
+      timestamp: 1764400000000,
+      json: fetchedRecord.json,
+      encoded: fetchedRecord.encoded,
+      bytes: fetchedRecord.bytes,
+    };
+    const parts: BatchPart[] = [{ partition: 0, records: [fetchedRecord, resolved], end: 3 }];
+    expect(batchEvent(header, 'order-events', parts).packed()).toBeUndefined();
   });
 });
 

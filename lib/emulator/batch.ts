@@ -1,5 +1,7 @@
 import type { KafkaMessage } from 'kafkajs';
+import { signedBytes } from '../kafka-event/encode.ts';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
+import { jsonNumberValue, PackedEventWriter, type PackedKafkaEvent } from '../kafka-event/packed-event.ts';
 import type { KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
 
 /**
@@ -41,18 +43,6 @@ export interface BatchPart {
 /** A number as JSON writes it. */
 function jsonNumber(n: number): string {
   return Number.isFinite(n) ? String(n) : 'null';
-}
-
-/** A number as `JSON.parse` gives it back: non-finite numbers become `null`, −0 becomes 0. */
-function jsonValue(n: number): number | null {
-  return Number.isFinite(n) ? n + 0 : null;
-}
-
-/** Bytes as Lambda writes header values: signed, −128..127. */
-function signedBytes(bytes: Buffer): number[] {
-  const signed = new Array<number>(bytes.length);
-  for (let i = 0; i < bytes.length; i++) signed[i] = (bytes[i]! << 24) >> 24;
-  return signed;
 }
 
 /** For each byte value, the length of its signed decimal form (`-1` for 255 is 2). */
@@ -166,9 +156,9 @@ class FetchedRecord implements PendingRecord {
   get encoded(): KafkaEventRecord {
     const record: KafkaEventRecord = {
       topic: this.#topic,
-      partition: jsonValue(this.partition) as number,
-      offset: jsonValue(this.offset) as number,
-      timestamp: jsonValue(this.timestamp) as number,
+      partition: jsonNumberValue(this.partition) as number,
+      offset: jsonNumberValue(this.offset) as number,
+      timestamp: jsonNumberValue(this.timestamp) as number,
       timestampType: this.#timestampType as KafkaEventRecord['timestampType'],
     };
     const key = this.#key;
@@ -184,6 +174,18 @@ class FetchedRecord implements PendingRecord {
     }
     record.headers = copies;
     return record;
+  }
+
+  /** Adds the record to a batch packed for a sandbox environment (lib/kafka-event/packed-event.ts). */
+  packInto(writer: PackedEventWriter): void {
+    writer.record(
+      this.offset,
+      this.timestamp,
+      this.#timestampType === 'LOG_APPEND_TIME',
+      this.#key,
+      this.#value,
+      this.#headers,
+    );
   }
 }
 
@@ -294,6 +296,11 @@ export function serializeEvent(header: EventHeader, topic: string, parts: readon
 export interface InvocationEvent {
   json(): string;
   parse(): KafkaEvent;
+  /**
+   * The batch packed for a sandbox environment (built anew on each call: its buffers are transferred),
+   * or `undefined` when the event only exists as JSON or holds records other than fetched ones.
+   */
+  packed(): PackedKafkaEvent | undefined;
 }
 
 /**
@@ -325,6 +332,18 @@ export function batchEvent(header: EventHeader, topic: string, parts: readonly B
       event.records = records;
       return event as unknown as KafkaEvent;
     },
+    packed: () => {
+      const writer = new PackedEventWriter({ ...header }, topic);
+      for (const part of parts) {
+        writer.part(part.partition, part.records.length);
+        for (const record of part.records) {
+          // Records resolved through a schema registry exist as JSON only.
+          if (!(record instanceof FetchedRecord)) return undefined;
+          record.packInto(writer);
+        }
+      }
+      return writer.finish();
+    },
   };
 }
 
@@ -337,7 +356,7 @@ export function batchEvent(header: EventHeader, topic: string, parts: readonly B
  * ```
  */
 export function jsonEvent(text: string): InvocationEvent {
-  return { json: () => text, parse: () => JSON.parse(text) as KafkaEvent };
+  return { json: () => text, parse: () => JSON.parse(text) as KafkaEvent, packed: () => undefined };
 }
 
 /** Serialised size of the fixed part of an event plus one partition's key, brackets and separator. */

@@ -177,7 +177,7 @@ function sandboxInvoker(target: LocalFunction & { handler: string }): Invoker {
   return {
     functionArn: functionArn(functionName, region),
     async invoke(event, requestId) {
-      const { result } = await sandbox.invoke(event.json(), requestId);
+      const { result } = await sandbox.invoke(event.packed() ?? event.json(), requestId);
       if (result.kind === 'function-error') {
         return { kind: 'function-error', errorType: result.errorType, errorMessage: result.errorMessage };
       }

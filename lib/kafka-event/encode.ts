@@ -24,12 +24,23 @@ function toBytes(data: Uint8Array | string): Buffer {
     : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
 
-/** Bytes as Lambda writes header values: signed (−128..127). */
+/**
+ * Bytes as Lambda writes header values: signed, −128..127 (of `bytes[start..end)`).
+ *
+ * @example
+ * ```ts
+ * signedBytes(Buffer.from([0x61, 0xff])); // [97, -1]
+ * ```
+ */
+export function signedBytes(bytes: Uint8Array, start = 0, end = bytes.length): number[] {
+  const signed = new Array<number>(end - start);
+  for (let i = start; i < end; i++) signed[i - start] = (bytes[i]! << 24) >> 24;
+  return signed;
+}
+
+/** Bytes as Lambda writes header values: signed (−128..127); text as its UTF-8 bytes. */
 export function toSignedBytes(data: Uint8Array | string): number[] {
-  const bytes = toBytes(data);
-  const out = new Array<number>(bytes.length);
-  for (let i = 0; i < bytes.length; i++) out[i] = (bytes[i]! << 24) >> 24;
-  return out;
+  return signedBytes(toBytes(data));
 }
 
 /**

@@ -1,6 +1,7 @@
 // Messages between the sandbox (lib/lambda-runtime/sandbox.ts) and the runtime in each of its execution
 // environments (lib/lambda-runtime/sandbox-worker.ts), and between an environment's load hook and the
 // sandbox's TypeScript stripping (lib/lambda-runtime/sandbox-typescript.ts).
+import type { PackedKafkaEvent } from '../kafka-event/packed-event.ts';
 import type { RuntimeErrorResponse } from './runtime-error.ts';
 import type { TypeScriptChannel } from './sandbox-typescript.ts';
 
@@ -35,11 +36,12 @@ export interface TypeScriptReply {
 
 /**
  * What the sandbox asks of an environment: start the init phase (load the function's module), or run
- * one invocation: the event's JSON text as built by the caller, and when the function times out (epoch ms).
+ * one invocation: the event (its JSON text as built by the caller, or a Kafka batch packed by the
+ * trigger emulator, its buffers transferred), and when the function times out (epoch ms).
  */
 export type ToEnvironment =
   | { type: 'init' }
-  | { type: 'invoke'; requestId: string; payload: string; deadline: number };
+  | { type: 'invoke'; requestId: string; payload: string | PackedKafkaEvent; deadline: number };
 
 /** What an environment reports. */
 export type FromEnvironment =

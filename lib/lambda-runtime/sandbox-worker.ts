@@ -4,6 +4,7 @@
 // port as the results, so its logs always arrive before the response they precede.
 import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
+import { unpackKafkaEvent } from '../kafka-event/packed-event.ts';
 import { createLambdaContext } from './context.ts';
 import { type AsyncHandler, loadErrorResponse, loadHandler } from './load-handler.ts';
 import {
@@ -81,7 +82,10 @@ async function invoke({ requestId, payload, deadline }: Extract<ToEnvironment, {
   });
   let result: unknown;
   try {
-    result = await handler(JSON.parse(payload), context);
+    result = await handler(
+      typeof payload === 'string' ? JSON.parse(payload) : unpackKafkaEvent(payload),
+      context,
+    );
   } catch (error) {
     post({ type: 'error', requestId, error: toRuntimeError(error) });
     return;

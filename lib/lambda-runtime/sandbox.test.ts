@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describedOrders } from '../../test/support/described.ts';
+import { encodeEventRecord } from '../kafka-event/encode.ts';
+import { PackedEventWriter } from '../kafka-event/packed-event.ts';
 import { createSandbox, type SandboxEvent, type SandboxOptions } from './sandbox.ts';
 
 const byEnvironment = (a: SandboxEvent, b: SandboxEvent) => a.environment - b.environment;
@@ -211,6 +213,59 @@ describe('createSandbox', { timeout: 60_000 }, () => {
     const seen = JSON.parse((invocations[0]!.result as { json: string }).json);
     expect(seen).toEqual(describedOrders(REFERENCE, 'aws:kafka', seen, expect.any(Number)));
     expect(seen.remainingMs).toBeLessThanOrEqual(2_000);
+  });
+
+  it("hands a packed Kafka batch to the handler as the event its JSON gives, the batch's buffers moved, not copied", async () => {
+    const writer = new PackedEventWriter(
+      { eventSource: 'aws:kafka', bootstrapServers: 'b-1:9092' },
+      'orders',
+    );
+    writer.part(3, 2);
+    writer.record(7, 1764400000000, false, Buffer.from('c-7'), Buffer.from('{"id":7}'), [
+      ['trace', Buffer.from([0x61, 0xff])],
+    ]);
+    writer.record(8, 1764400000001, true, null, null, [['empty', null]]);
+    const packed = writer.finish();
+    const sandbox = createSandbox({ handler: `${fixtures}#echo`, timeoutSeconds: 5 });
+    try {
+      const { result } = await sandbox.invoke(packed, 'request-0');
+      const records = [
+        encodeEventRecord({
+          topic: 'orders',
+          partition: 3,
+          offset: 7,
+          timestamp: 1764400000000,
+          key: 'c-7',
+          value: '{"id":7}',
+          headers: [['trace', Buffer.from([0x61, 0xff])]],
+        }),
+        {
+          ...encodeEventRecord({
+            topic: 'orders',
+            partition: 3,
+            offset: 8,
+            timestamp: 1764400000001,
+            timestampType: 'LOG_APPEND_TIME',
+            key: null,
+            value: null,
+          }),
+          headers: [{ empty: [] }],
+        },
+      ];
+      expect(result).toEqual(
+        response(
+          JSON.stringify({
+            eventSource: 'aws:kafka',
+            bootstrapServers: 'b-1:9092',
+            records: { 'orders-3': records },
+          }),
+        ),
+      );
+      // Transferred to the environment's thread: nothing left here.
+      expect([packed.bytes.byteLength, packed.numbers.length, packed.ints.length]).toEqual([0, 0, 0]);
+    } finally {
+      await sandbox.close();
+    }
   });
 
   it('runs concurrent invocations in separate environments', async () => {

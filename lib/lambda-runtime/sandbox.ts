@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
+import { type PackedKafkaEvent, packedTransferList } from '../kafka-event/packed-event.ts';
 import { DEFAULT_MEMORY_MB } from './context.ts';
 import { lambdaEnvironment } from './environment.ts';
 import { SandboxClosedError } from './errors.ts';
@@ -124,10 +125,11 @@ export interface SandboxInvocation {
  */
 export interface Sandbox {
   /**
-   * Invokes the function with the event's JSON text. Every failure of the function is a function
-   * error in the result; it rejects only when the sandbox is closed ({@link SandboxClosedError}).
+   * Invokes the function with the event's JSON text, or with a Kafka batch packed by the trigger
+   * emulator (its buffers are transferred: unusable here afterwards). Every failure of the function is
+   * a function error in the result; it rejects only when the sandbox is closed ({@link SandboxClosedError}).
    */
-  invoke(payload: string, requestId: string): Promise<SandboxInvocation>;
+  invoke(payload: string | PackedKafkaEvent, requestId: string): Promise<SandboxInvocation>;
   /**
    * Starts one environment ahead of the first invocation (as provisioned concurrency would), so that
    * a module that cannot load is known before any record is read. Resolves to the init error, if any.
@@ -365,7 +367,8 @@ class Environment {
         resolve(result);
       };
       this.#current = { requestId: message.requestId, deadline: message.deadline, timedOut, settle };
-      this.#worker.postMessage(message);
+      const { payload } = message;
+      this.#worker.postMessage(message, typeof payload === 'string' ? [] : packedTransferList(payload));
     });
   }
 
