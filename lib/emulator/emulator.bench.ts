@@ -15,7 +15,8 @@
 //    Lambda does, take, hand over as text, packed or as objects, interpret the response) against only
 //    encoding the same records to JSON.
 // 3. A warm sandbox invocation of that 100-record event against the same invocation in-process.
-// 4. A sandbox cold start against starting a bare worker thread.
+// 4. A sandbox cold start against starting a bare worker thread; and what starting 16 bare threads at
+//    once takes next to the baseline run (the boots alone of one environment per partition).
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
@@ -227,6 +228,24 @@ console.table(
     };
   }),
 );
+// What starting one environment per partition costs before any code of the sandbox runs: 16 bare
+// worker threads started at once (the median of three), against the baseline run's median time.
+const bareBoots: number[] = [];
+for (let i = 0; i < 3; i++) {
+  const began = performance.now();
+  const workers = Array.from(
+    { length: PARTITIONS },
+    () => new Worker("require('node:worker_threads').parentPort.postMessage('up')", { eval: true }),
+  );
+  await Promise.all(workers.map((worker) => once(worker, 'message')));
+  bareBoots.push(performance.now() - began);
+  await Promise.all(workers.map((worker) => worker.terminate()));
+}
+const baselineMs = median(baseline.map((run) => run.ms));
+console.log(
+  `${PARTITIONS} bare worker threads started at once: ${median(bareBoots).toFixed(0)} ms, ${(median(bareBoots) / baselineMs).toFixed(2)}× the baseline run (${baselineMs.toFixed(0)} ms)`,
+);
+
 // In-memory cost of one 100-record batch.
 const messages: KafkaMessage[] = Array.from({ length: 100 }, (_, i) => ({
   key: Buffer.from(`customer-${i}`),
