@@ -283,9 +283,10 @@ export function serializeEvent(header: EventHeader, topic: string, parts: readon
 }
 
 /**
- * One invocation's event, in the form its invoker takes it: JSON text for a sandbox or the Lambda API,
- * or, for a handler in this process, a fresh object equal to `JSON.parse(json())` built without the
- * text (what Lambda's runtime hands a handler, without serialising and parsing every record again).
+ * One invocation's event, in the form its invoker takes it: JSON text for the Lambda API (and for a
+ * sandbox when the batch cannot be packed), the batch packed for a sandbox environment, or, for a
+ * handler in this process, a fresh object equal to `JSON.parse(json())` built without the text (what
+ * Lambda's runtime hands a handler, without serialising and parsing every record again).
  *
  * @example
  * ```ts
