@@ -111,6 +111,19 @@ export type MappingEvent =
        * log line leaves it out, as Lambda's trigger logs none).
        */
       errorMessage?: string;
+      /**
+       * A function error's stack trace as Lambda's Node.js runtime logs it (the `stack` of its
+       * `ERROR Invoke Error` line): a header line `<type>: <message>` (which, like `errorMessage`, may
+       * quote a record), then the frames. Only when the runtime reported one: a handler in the sandbox or
+       * in this process that threw or rejected with an `Error` (not through the Invoke API). Its frames
+       * only, without the header, are what `describeEvent(event, { trace: true })` shows.
+       *
+       * @example
+       * ```ts
+       * trace: ["TypeError: Cannot read properties of undefined (reading 'amount')", '    at handler (file:///app/functions/orders/handler.ts:12:31)']
+       * ```
+       */
+      trace?: string[];
       /** Reported failed records, for partial failures. */
       failedRecords?: number;
     }
@@ -969,7 +982,11 @@ class TriggerEmulator implements LocalEventSourceMapping {
       durationMs,
       outcome: outcome.kind,
       ...(outcome.kind === 'function-error'
-        ? { detail: outcome.errorType, errorMessage: outcome.errorMessage }
+        ? {
+            detail: outcome.errorType,
+            errorMessage: outcome.errorMessage,
+            ...(outcome.trace?.length ? { trace: outcome.trace } : {}),
+          }
         : {}),
       ...(outcome.kind === 'invalid-response' ? { detail: outcome.reason } : {}),
       ...(outcome.kind === 'partial'

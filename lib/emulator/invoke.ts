@@ -9,7 +9,11 @@ import {
   loadHandler,
   refuseCallbackHandler,
 } from '../lambda-runtime/load-handler.ts';
-import { responseSizeError, toRuntimeError } from '../lambda-runtime/runtime-error.ts';
+import {
+  type RuntimeErrorResponse,
+  responseSizeError,
+  toRuntimeError,
+} from '../lambda-runtime/runtime-error.ts';
 import { createSandbox, type SandboxOptions } from '../lambda-runtime/sandbox.ts';
 import type { InvocationEvent } from './batch.ts';
 import { InvalidMappingSettingError, InvokeRequestError } from './errors.ts';
@@ -114,6 +118,18 @@ function errorFields(error: unknown): { errorType: string; errorMessage: string 
   return { errorType, errorMessage };
 }
 
+/**
+ * The function's error as the emulator reports it: with the runtime's trace when it has one (an
+ * `Error`'s stack; none for a timeout, an exit or a thrown value that is not an `Error`).
+ */
+function functionError({
+  errorType,
+  errorMessage,
+  trace,
+}: RuntimeErrorResponse): Extract<InvokeResult, { kind: 'function-error' }> {
+  return { kind: 'function-error', errorType, errorMessage, ...(trace.length > 0 ? { trace } : {}) };
+}
+
 /** Lambda serialises the handler's result to JSON; what does not survive that is a function error. */
 function asJsonResponse(value: unknown): InvokeResult {
   try {
@@ -178,9 +194,7 @@ function sandboxInvoker(target: LocalFunction & { handler: string }): Invoker {
     functionArn: functionArn(functionName, region),
     async invoke(event, requestId) {
       const { result } = await sandbox.invoke(event.packed() ?? event.json(), requestId);
-      if (result.kind === 'function-error') {
-        return { kind: 'function-error', errorType: result.errorType, errorMessage: result.errorMessage };
-      }
+      if (result.kind === 'function-error') return functionError(result);
       return { kind: 'response', payload: JSON.parse(result.json) };
     },
     prepare: (concurrency) => void sandbox.prepare(concurrency),
@@ -238,8 +252,7 @@ function inProcessInvoker(target: LocalFunction): Invoker {
         try {
           handler = await load();
         } catch (error) {
-          const { errorType, errorMessage } = loadErrorResponse(error);
-          return { kind: 'function-error', errorType, errorMessage };
+          return functionError(loadErrorResponse(error));
         }
         const context = createLambdaContext({
           functionName,
@@ -253,7 +266,7 @@ function inProcessInvoker(target: LocalFunction): Invoker {
         try {
           result = asJsonResponse(await handler(event.parse(), context));
         } catch (error) {
-          result = { kind: 'function-error', ...errorFields(error) };
+          result = functionError(toRuntimeError(error));
         }
         // A handler that finished past its deadline (the timer's callback queued behind it on a busy event
         // loop) timed out as far as Lambda is concerned: its answer is not accepted, the batch is retried.

@@ -88,6 +88,88 @@ describe('describeEvent', () => {
     expect(failed('Error', '')).toBe('function-error: Error (attempt 1; t2-0@10)');
   });
 
+  describe('with trace: true', () => {
+    const threw = (errorMessage: string, trace: string[] | undefined, errorType = 'TypeError') =>
+      describeEvent(
+        {
+          type: 'invoke',
+          requestId: 'r',
+          attempt: 2,
+          records: 3,
+          offsets: { 'orders-0': [10, 12] },
+          durationMs: 3,
+          outcome: 'function-error',
+          detail: errorType,
+          errorMessage,
+          ...(trace ? { trace } : {}),
+        },
+        { trace: true },
+      );
+
+    it("puts the trace's frames under the failure's line, indented, as the function's log gives them", () => {
+      expect(
+        threw("Cannot read properties of undefined (reading 'amount')", [
+          "TypeError: Cannot read properties of undefined (reading 'amount')",
+          '    at handler (file:///app/functions/orders/handler.ts:12:31)',
+          '    at invoke (file:///app/node_modules/kafka-lambda/lib/lambda-runtime/sandbox-worker.ts:85:20)',
+        ]),
+      ).toBe(
+        [
+          "function-error: TypeError: Cannot read properties of undefined (reading 'amount') (attempt 2; orders-0@10..12)",
+          '    at handler (file:///app/functions/orders/handler.ts:12:31)',
+          '    at invoke (file:///app/node_modules/kafka-lambda/lib/lambda-runtime/sandbox-worker.ts:85:20)',
+        ].join('\n'),
+      );
+    });
+
+    it("leaves out the trace's header, whatever its lines look like: the message may quote a record", () => {
+      const message = 'Unexpected token \'c\', "card=41111"... is not valid JSON';
+      const shown = threw(
+        message,
+        [`SyntaxError: ${message}`, '    at JSON.parse (<anonymous>)'],
+        'SyntaxError',
+      );
+      expect(shown).not.toContain('41111');
+      expect(shown).toMatch(/\n {4}at JSON\.parse \(<anonymous>\)$/);
+      // A message of several lines, one of them reading like a frame.
+      const quoting = 'bad record\n  at {"card":"41111"}';
+      const lines = threw(quoting, [
+        'TypeError: bad record',
+        '  at {"card":"41111"}',
+        '    at handler (file:///app/handler.ts:3:9)',
+      ])!.split('\n');
+      expect(lines.slice(1)).toEqual(['    at handler (file:///app/handler.ts:3:9)']);
+    });
+
+    it('shows ten frames at most, then how many more there were', () => {
+      const frames = Array.from({ length: 13 }, (_, i) => `    at f${i} (file:///app/handler.ts:${i + 1}:1)`);
+      const lines = threw('deep', ['TypeError: deep', ...frames])!.split('\n');
+      expect(lines).toHaveLength(12);
+      expect(lines[10]).toBe('    at f9 (file:///app/handler.ts:10:1)');
+      expect(lines[11]).toBe('    … 3 more frames');
+    });
+
+    it('is the one line without a trace, and without the option', () => {
+      const line = 'function-error: TypeError: boom (attempt 2; orders-0@10..12)';
+      expect(threw('boom', undefined)).toBe(line);
+      expect(threw('boom', ['TypeError: boom'])).toBe(line);
+      expect(
+        describeEvent({
+          type: 'invoke',
+          requestId: 'r',
+          attempt: 2,
+          records: 3,
+          offsets: { 'orders-0': [10, 12] },
+          durationMs: 3,
+          outcome: 'function-error',
+          detail: 'TypeError',
+          errorMessage: 'boom',
+          trace: ['TypeError: boom', '    at handler (file:///app/handler.ts:3:9)'],
+        }),
+      ).toBe(line);
+    });
+  });
+
   it('describes failures, retries and destination records, and skips routine events', () => {
     expect(
       describeEvent({

@@ -75,17 +75,44 @@ function shownMessage(errorType: string, message: string | undefined): string {
   return `: ${line.length > MESSAGE_LIMIT ? `${line.slice(0, MESSAGE_LIMIT - 1)}…` : line}`;
 }
 
+/** The most stack frames shown under a failed invocation's line (V8 records 10 by default). */
+const FRAME_LIMIT = 10;
+
+/**
+ * A function error's stack frames, as lines to print under its line: each `at …` frame of the trace
+ * indented by four spaces, at most {@link FRAME_LIMIT} of them (then how many more there were). The
+ * trace's header (`<type>: <message>`, the message on one line or several) is left out, whatever its
+ * lines look like: the line above says it, the message withheld where it quotes a record.
+ */
+function traceLines(trace: readonly string[], errorType: string, message: string | undefined): string[] {
+  const header = (message ? `${errorType}: ${message}` : errorType).split('\n');
+  const body = header.every((line, i) => trace[i] === line) ? trace.slice(header.length) : trace;
+  const frames = body.map((line) => line.trim()).filter((line) => /^at\s/.test(line));
+  const shown = frames.slice(0, FRAME_LIMIT).map((frame) => {
+    const line = `    ${frame}`;
+    return line.length > MESSAGE_LIMIT ? `${line.slice(0, MESSAGE_LIMIT - 1)}…` : line;
+  });
+  const more = frames.length - shown.length;
+  return more > 0 ? [...shown, `    … ${more} more frame${more === 1 ? '' : 's'}`] : shown;
+}
+
 /**
  * A log line for the events worth a line of their own (failed invocations with the function's error
  * message, retries, destination records, errors); `undefined` for routine ones. Never includes record
  * contents of the toolkit's own.
  *
+ * With `trace: true`, a function error's line is followed by the frames of its stack trace (when the
+ * runtime reported one), one per line and indented, as the function's `ERROR Invoke Error` log line
+ * would give them in Lambda.
+ *
  * @example
  * ```ts
  * mapping = createLocalEventSourceMapping({ …, onEvent: (e) => { const line = describeEvent(e); if (line) console.log(line); } });
+ * describeEvent(failed, { trace: true });
+ * // 'function-error: TypeError: x is undefined (attempt 1; orders-0@10)\n    at handler (file:///app/functions/orders/handler.ts:12:31)'
  * ```
  */
-export function describeEvent(event: MappingEvent): string | undefined {
+export function describeEvent(event: MappingEvent, options: { trace?: boolean } = {}): string | undefined {
   const range = (offsets: Record<string, [number, number]>) =>
     Object.entries(offsets)
       .map(([key, [first, last]]) => (first === last ? `${key}@${first}` : `${key}@${first}..${last}`))
@@ -96,9 +123,12 @@ export function describeEvent(event: MappingEvent): string | undefined {
       if (event.outcome === 'partial') {
         return `partial failure: ${event.failedRecords} of ${event.records} records reported (attempt ${event.attempt}; ${range(event.offsets)})`;
       }
-      return `${event.outcome}: ${event.detail}${
-        event.outcome === 'function-error' ? shownMessage(event.detail ?? '', event.errorMessage) : ''
-      } (attempt ${event.attempt}; ${range(event.offsets)})`;
+      if (event.outcome === 'function-error') {
+        const line = `${event.outcome}: ${event.detail}${shownMessage(event.detail ?? '', event.errorMessage)} (attempt ${event.attempt}; ${range(event.offsets)})`;
+        if (!options.trace || !event.trace) return line;
+        return [line, ...traceLines(event.trace, event.detail ?? '', event.errorMessage)].join('\n');
+      }
+      return `${event.outcome}: ${event.detail} (attempt ${event.attempt}; ${range(event.offsets)})`;
     case 'retry':
       return `retry ${event.attempt} (${event.reason}) of ${event.records} records from ${Object.entries(
         event.fromOffsets,

@@ -81,9 +81,11 @@ describe('interpretResult', () => {
     expect(interpretResult(result, 'orders', parts, false)).toEqual({ kind: 'success' });
   });
 
-  it('passes function errors through', () => {
+  it('passes function errors through, with their trace', () => {
     const result = { kind: 'function-error' as const, errorType: 'TypeError', errorMessage: 'x' };
     expect(interpretResult(result, 'orders', parts, true)).toEqual(result);
+    const traced = { ...result, trace: ['TypeError: x', '    at handler (file:///app/handler.ts:3:9)'] };
+    expect(interpretResult(traced, 'orders', parts, false)).toEqual(traced);
   });
 
   it('accepts exactly the identifiers of records in the batch (property)', () => {

@@ -10,7 +10,18 @@ import type { BatchPart } from './batch.ts';
  */
 export type InvokeResult = (
   | { kind: 'response'; payload: unknown }
-  | { kind: 'function-error'; errorType: string; errorMessage: string }
+  | {
+      kind: 'function-error';
+      errorType: string;
+      errorMessage: string;
+      /**
+       * The error's stack as Lambda's Node.js runtime reports it (the error response's `trace`, the
+       * `stack` of its `Invoke Error` log line): a header line `<type>: <message>`, then the frames. Only
+       * when the runtime has one (a thrown `Error`); none for a timeout, a `process.exit`, a thrown value
+       * that is not an `Error`, or a function reached through the Invoke API.
+       */
+      trace?: string[];
+    }
 ) & {
   /**
    * Through the Invoke API: Lambda's own request id and the version that ran (`ExecutedVersion`), which
@@ -29,7 +40,8 @@ export type InvokeResult = (
  */
 export type BatchOutcome =
   | { kind: 'success' }
-  | { kind: 'function-error'; errorType: string; errorMessage: string }
+  /** `trace`: the function error's stack, when the runtime reported one (see {@link InvokeResult}). */
+  | { kind: 'function-error'; errorType: string; errorMessage: string; trace?: string[] }
   | { kind: 'invalid-response'; reason: string }
   /** Reported failures per partition number: unique offsets, ascending, all in the batch. */
   | { kind: 'partial'; failed: Map<number, number[]> };

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { expect, it } from 'vitest';
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
 import { testProducer } from '../../../test/support/producer.ts';
@@ -204,6 +205,57 @@ it.each([
       }
     } finally {
       dev.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+it.each([
+  ['in the sandbox', []],
+  ['--in-process', ['--in-process']],
+])(
+  "dev shows a failed invocation's stack trace under its line, once per invocation, its first frame in the handler (%s)",
+  async (_mode, flags) => {
+    const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-dev-trace-'));
+    try {
+      const topic = uniqueName('dev-trace');
+      await createTopic(kafka, topic, 1);
+      const producer = testProducer(kafka);
+      await producer.connect();
+      await producer.send({ topic, messages: [{ value: JSON.stringify({ card: '4111-1111' }) }] });
+      await producer.disconnect();
+      const handler = join(dir, 'rejects.ts');
+      await writeFile(
+        handler,
+        "export const handler = async () => {\n  throw new RangeError('amount out of range');\n};\n",
+      );
+
+      const run = await runCli([
+        'dev',
+        handler,
+        ...flags,
+        '--topic',
+        topic,
+        '--brokers',
+        testBrokers().join(','),
+        '--retries',
+        '1',
+        '--window',
+        '0',
+        '--exit-when-idle',
+      ]);
+      expect(run.code).toBe(0);
+      const frame = `    at handler (${pathToFileURL(handler).href}:2:9)`;
+      for (const attempt of [1, 2])
+        expect(run.stderr).toContain(
+          `function-error: RangeError: amount out of range (attempt ${attempt}; ${topic}-0@0)\n${frame}\n`,
+        );
+      expect(run.stderr.split(frame)).toHaveLength(3);
+      // The trace's header repeats the message: not printed again. Nor is the event.
+      expect(run.stderr).not.toContain('RangeError: amount out of range\n');
+      expect(run.stderr).not.toContain('4111');
+      expect(run.stderr).toContain(`${topic}-0@0 dropped: no on-failure destination is configured`);
+    } finally {
       await rm(dir, { recursive: true, force: true });
     }
   },

@@ -203,7 +203,7 @@ function createDisplay(trigger: () => LocalEventSourceMapping | undefined) {
   );
   return {
     event(event: MappingEvent) {
-      const line = describeEvent(event);
+      const line = describeEvent(event, { trace: true });
       if (!line) return;
       const redraw = drawn;
       clear();
