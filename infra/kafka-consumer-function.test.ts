@@ -1,5 +1,4 @@
-import { join } from 'node:path';
-import { App, Aws, CfnParameter, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, CfnParameter, Duration, type Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -19,32 +18,51 @@ import {
 } from './kafka-consumer-function.ts';
 import { importKafkaNetwork, type KafkaNetwork, type KafkaSource } from './kafka-source.ts';
 import { ClusterOutsideStackEnvironmentError, InvalidClusterArnError } from './msk-arns.ts';
+import {
+  mskConsumerStack,
+  secretDecryptStatement,
+  secretReadStatement,
+  TEST_CLUSTER_ARN,
+  TEST_ENTRY,
+  TEST_ENV,
+  TEST_KEY_ARN,
+  TEST_NETWORK,
+  unbundledStack,
+} from './msk-test-stacks.ts';
 import { UnsupportedRegionError } from './regions.ts';
 import { KafkaReplayConfigError, KafkaReplayFunction } from './replay-function.ts';
 import { controlMappingStatement, NETWORK_INTERFACE_STATEMENTS, roleStatements } from './template-queries.ts';
 
 // The constructs under test do not depend on what the handler does; bundling is covered by app.test.ts,
 // so these stacks skip it (`aws:cdk:bundling-stacks: []`) to keep synth fast.
-const ENTRY = join(import.meta.dirname, '../functions/orders/handler.ts');
-const CLUSTER_ARN = 'arn:aws:kafka:eu-west-1:111122223333:cluster/shop/0f3c-uuid-1';
+const ENTRY = TEST_ENTRY;
+const CLUSTER_ARN = TEST_CLUSTER_ARN;
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:kafka-creds-AbCdEf';
-const SUBNET_A = 'subnet-0a1b2c3d4e5f60001';
-const SUBNET_B = 'subnet-0a1b2c3d4e5f60002';
-const SG = 'sg-0a1b2c3d4e5f60003';
+const [SUBNET_A, SUBNET_B] = TEST_NETWORK.subnetIds;
+const [SG] = TEST_NETWORK.securityGroupIds;
 const CA_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:kafka-ca-AbCdEf';
 
 /** A stack for the Region given, or an environment-agnostic one. */
 function newStack(region?: string): Stack {
   const env = region === undefined ? undefined : { region };
-  return new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Consumers', { env });
+  return unbundledStack('Consumers', env);
 }
 
+/**
+ * mappingProps of a trigger in on-demand mode: no provisioned pollers, and none of the settings AWS offers
+ * only with them.
+ */
+const ON_DEMAND_MAPPING = {
+  provisionedPollerConfig: undefined,
+  reportBatchItemFailures: undefined,
+  retryAttempts: undefined,
+  maxRecordAge: undefined,
+  bisectBatchOnError: undefined,
+  metricsConfig: undefined,
+} as const;
+
 function importedNetwork(stack: Stack): KafkaNetwork {
-  return importKafkaNetwork(stack, {
-    vpcId: 'vpc-0a1b2c3d4e5f60000',
-    subnetIds: [SUBNET_A, SUBNET_B],
-    securityGroupIds: [SG],
-  });
+  return importKafkaNetwork(stack, TEST_NETWORK);
 }
 
 describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
@@ -273,9 +291,7 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
   });
 
   it('matches the full ARN in the encryption context of a secret imported by partial ARN or name', () => {
-    const partialStack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Partial', {
-      env: { account: '111122223333', region: 'eu-west-1' },
-    });
+    const partialStack = unbundledStack('Partial', TEST_ENV);
     const partialArn = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:kafka-creds';
     new KafkaConsumerFunction(partialStack, 'Partial', {
       entry: ENTRY,
@@ -342,19 +358,9 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
     expect(
       roleStatements(keyed, 'KeyedRole').filter((statement) => statement.Action === 'kms:Decrypt'),
     ).toEqual([
-      {
-        Effect: 'Allow',
-        Action: 'kms:Decrypt',
-        Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Key/), 'Arn'] },
-        Condition: {
-          StringEquals: {
-            'kms:ViaService': {
-              'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
-            },
-            'kms:EncryptionContext:SecretARN': SECRET_ARN,
-          },
-        },
-      },
+      secretDecryptStatement({ 'Fn::GetAtt': [expect.stringMatching(/^Key/), 'Arn'] }, SECRET_ARN, {
+        Ref: 'AWS::Region',
+      }),
     ]);
     keyed.hasResourceProperties('AWS::KMS::Key', {
       KeyPolicy: {
@@ -473,49 +479,26 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
 // decrypt grant (to a ViaServicePrincipal, in the key policy) is dropped, and only the role's own policy can
 // let Lambda, and the replay function, decrypt the secret.
 describe('a secret under a KMS key imported by ARN', () => {
-  const KEY_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab';
   const SCRAM_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:AmazonMSK_shop-AbCdEf';
-  const decryptOnKey = {
-    Effect: 'Allow',
-    Action: 'kms:Decrypt',
-    Resource: KEY_ARN,
-    Condition: {
-      StringEquals: {
-        'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com',
-        'kms:EncryptionContext:SecretARN': SCRAM_ARN,
-      },
-    },
-  };
+  const decryptOnKey = secretDecryptStatement(TEST_KEY_ARN, SCRAM_ARN, 'eu-west-1');
   let stack: Stack;
   let template: Template;
 
   beforeAll(() => {
-    stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'ImportedKey', {
-      env: { account: '111122223333', region: 'eu-west-1' },
+    const built = mskConsumerStack({
+      id: 'ImportedKey',
+      auth: 'sasl-scram-512',
+      secretArn: SCRAM_ARN,
+      keyArn: TEST_KEY_ARN,
+      consumerId: 'Msk',
     });
-    const secret = secretsmanager.Secret.fromSecretAttributes(stack, 'Scram', {
-      secretCompleteArn: SCRAM_ARN,
-      encryptionKey: kms.Key.fromKeyArn(stack, 'Key', KEY_ARN),
-    });
-    const msk: KafkaSource = {
-      kind: 'msk',
-      clusterArn: CLUSTER_ARN,
-      auth: { type: 'sasl-scram-512', secret },
-      network: importedNetwork(stack),
-    };
-    const consumer = new KafkaConsumerFunction(stack, 'Msk', {
-      entry: ENTRY,
-      source: msk,
-      topic: 'orders',
-      consumerGroupId: 'orders-consumer',
-    });
-    new KafkaReplayFunction(stack, 'MskReplay', { entry: ENTRY, source: msk, target: consumer });
+    stack = built.stack;
     new KafkaConsumerFunction(stack, 'SelfManaged', {
       entry: ENTRY,
       source: {
         kind: 'self-managed',
         bootstrapServers: ['kafka.example.com:9096'],
-        auth: { type: 'sasl-scram-512', secret },
+        auth: { type: 'sasl-scram-512', secret: built.secret },
       },
       topic: 'clicks',
       consumerGroupId: 'clicks-consumer',
@@ -526,11 +509,7 @@ describe('a secret under a KMS key imported by ARN', () => {
   it('lets the MSK consumer, its replay function and a self-managed consumer decrypt it with that key only', () => {
     for (const role of ['MskRole', 'MskReplayRole', 'SelfManagedRole']) {
       const statements = roleStatements(template, role);
-      expect(statements).toContainEqual({
-        Effect: 'Allow',
-        Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
-        Resource: SCRAM_ARN,
-      });
+      expect(statements).toContainEqual(secretReadStatement(SCRAM_ARN));
       expect(
         statements.filter((statement) => [statement.Action].flat().some((a) => a.startsWith('kms:'))),
       ).toEqual([decryptOnKey]);
@@ -545,9 +524,7 @@ describe('a secret under a KMS key imported by ARN', () => {
   // IAM authorises a Decrypt request on the key's ARN, never on an alias ARN: a key given by alias names no
   // key, as a secret imported without one.
   it('grants a key given as an alias through Secrets Manager on any key of the account, acknowledged', () => {
-    const aliasStack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Alias', {
-      env: { account: '111122223333', region: 'eu-west-1' },
-    });
+    const aliasStack = unbundledStack('Alias', TEST_ENV);
     new KafkaConsumerFunction(aliasStack, 'Aliased', {
       entry: ENTRY,
       source: {
@@ -583,31 +560,16 @@ describe('a secret under a KMS key imported by ARN', () => {
 // https://docs.aws.amazon.com/lambda/latest/dg/msk-cluster-auth.html ("Mutual TLS authentication").
 describe('an MSK source with mutual TLS', () => {
   const CERT_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:orders-client-cert-AbCdEf';
-  const KEY_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab';
   let stack: Stack;
   let template: Template;
 
   beforeAll(() => {
-    stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'MskMtls', {
-      env: { account: '111122223333', region: 'eu-west-1' },
-    });
-    const secret = secretsmanager.Secret.fromSecretAttributes(stack, 'Cert', {
-      secretCompleteArn: CERT_ARN,
-      encryptionKey: kms.Key.fromKeyArn(stack, 'Key', KEY_ARN),
-    });
-    const source: KafkaSource = {
-      kind: 'msk',
-      clusterArn: CLUSTER_ARN,
-      auth: { type: 'mtls', secret },
-      network: importedNetwork(stack),
-    };
-    const consumer = new KafkaConsumerFunction(stack, 'Orders', {
-      entry: ENTRY,
-      source,
-      topic: 'orders',
-      consumerGroupId: 'orders-consumer',
-    });
-    new KafkaReplayFunction(stack, 'Replay', { entry: ENTRY, source, target: consumer });
+    ({ stack } = mskConsumerStack({
+      id: 'MskMtls',
+      auth: 'mtls',
+      secretArn: CERT_ARN,
+      keyArn: TEST_KEY_ARN,
+    }));
     template = Template.fromStack(stack);
   }, 120_000); // synth on a busy 2-core machine
 
@@ -629,22 +591,8 @@ describe('an MSK source with mutual TLS', () => {
         Action: ['kafka:DescribeClusterV2', 'kafka:GetBootstrapBrokers'],
         Resource: CLUSTER_ARN,
       },
-      {
-        Effect: 'Allow',
-        Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
-        Resource: CERT_ARN,
-      },
-      {
-        Effect: 'Allow',
-        Action: 'kms:Decrypt',
-        Resource: KEY_ARN,
-        Condition: {
-          StringEquals: {
-            'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com',
-            'kms:EncryptionContext:SecretARN': CERT_ARN,
-          },
-        },
-      },
+      secretReadStatement(CERT_ARN),
+      secretDecryptStatement(TEST_KEY_ARN, CERT_ARN, 'eu-west-1'),
     ]);
   });
 
@@ -659,19 +607,15 @@ describe('an MSK source with mutual TLS', () => {
         }),
       },
     });
-    const statements = roleStatements(template, 'ReplayRole');
+    const statements = roleStatements(template, 'OrdersReplayRole');
     expect(statements).toContainEqual({
       Sid: 'MskBootstrapBrokers',
       Effect: 'Allow',
       Action: 'kafka:GetBootstrapBrokers',
       Resource: CLUSTER_ARN,
     });
-    expect(statements).toContainEqual({
-      Effect: 'Allow',
-      Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
-      Resource: CERT_ARN,
-    });
-    expect(statements).toContainEqual(expect.objectContaining({ Action: 'kms:Decrypt', Resource: KEY_ARN }));
+    expect(statements).toContainEqual(secretReadStatement(CERT_ARN));
+    expect(statements).toContainEqual(secretDecryptStatement(TEST_KEY_ARN, CERT_ARN, 'eu-west-1'));
     expect(statements.flatMap((s) => s.Action).filter((a) => a.startsWith('kafka-cluster:'))).toEqual([]);
   });
 
@@ -710,9 +654,7 @@ describe("the functions' log groups", () => {
   });
 
   it('lets each function write to the log group functionProps gives it, and makes none of its own', () => {
-    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Logs', {
-      env: { account: '111122223333', region: 'eu-west-1' },
-    });
+    const stack = unbundledStack('Logs', TEST_ENV);
     const source: KafkaSource = {
       kind: 'msk',
       clusterArn: CLUSTER_ARN,
@@ -785,7 +727,7 @@ describe('SNS and S3 on-failure destinations', () => {
   }
 
   beforeAll(() => {
-    stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Destinations', { env });
+    stack = unbundledStack('Destinations', env);
     const key = new kms.Key(stack, 'Key', { enableKeyRotation: true });
     const base = { entry: ENTRY, source: msk, consumerGroupId: 'orders-consumer' };
     new KafkaConsumerFunction(stack, 'ToTopic', {
@@ -884,18 +826,8 @@ describe('SNS and S3 on-failure destinations', () => {
 
   // SQS, SNS and S3 destinations for Kafka came before provisioned mode; a Kafka topic needs it.
   it('keeps SNS and S3 destinations in on-demand mode without the provisioned-only warning', () => {
-    const onDemand = {
-      provisionedPollerConfig: undefined,
-      reportBatchItemFailures: undefined,
-      retryAttempts: undefined,
-      maxRecordAge: undefined,
-      bisectBatchOnError: undefined,
-      metricsConfig: undefined,
-    };
     const warningsWith = (onFailure: FailureDestination | undefined): unknown[] => {
-      const onDemandStack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'OnDemand', {
-        env,
-      });
+      const onDemandStack = unbundledStack('OnDemand', env);
       const destinations = {
         sns: {
           type: 'sns',
@@ -903,22 +835,19 @@ describe('SNS and S3 on-failure destinations', () => {
         },
         s3: { type: 's3', bucket: s3.Bucket.fromBucketName(onDemandStack, 'B', 'failed-batches') },
       } as const;
-      new KafkaConsumerFunction(onDemandStack, 'C', {
-        entry: ENTRY,
-        source: msk,
-        topic: 'orders',
-        consumerGroupId: 'g',
-        onFailure: onFailure ?? destinations.sns,
-        mappingProps: onDemand,
-      });
-      new KafkaConsumerFunction(onDemandStack, 'D', {
-        entry: ENTRY,
-        source: msk,
-        topic: 'clicks',
-        consumerGroupId: 'g2',
-        onFailure: onFailure ?? destinations.s3,
-        mappingProps: onDemand,
-      });
+      for (const [id, topic, destination] of [
+        ['C', 'orders', destinations.sns],
+        ['D', 'clicks', destinations.s3],
+      ] as const) {
+        new KafkaConsumerFunction(onDemandStack, id, {
+          entry: ENTRY,
+          source: msk,
+          topic,
+          consumerGroupId: `${topic}-consumer`,
+          onFailure: onFailure ?? destination,
+          mappingProps: ON_DEMAND_MAPPING,
+        });
+      }
       return Annotations.fromStack(onDemandStack).findWarning(
         '*',
         Match.stringLikeRegexp('provisioned pollers are off'),
@@ -1555,27 +1484,10 @@ describe('configurations refused at synth time', () => {
     expect(String(off[0]!.entry.data)).toMatch(
       /AWS offers FunctionResponseTypes, MaximumRetryAttempts, MaximumRecordAgeInSeconds, BisectBatchOnFunctionError, MetricsConfig only in provisioned mode/,
     );
-    expect(
-      warningOf({
-        provisionedPollerConfig: undefined,
-        reportBatchItemFailures: undefined,
-        retryAttempts: undefined,
-        maxRecordAge: undefined,
-        bisectBatchOnError: undefined,
-        metricsConfig: undefined,
-      }),
-    ).toEqual([]);
+    expect(warningOf(ON_DEMAND_MAPPING)).toEqual([]);
     // Event source mapping logging is for Kafka mappings in provisioned mode only:
     // https://docs.aws.amazon.com/lambda/latest/dg/esm-logging.html
-    const logging = warningOf({
-      provisionedPollerConfig: undefined,
-      reportBatchItemFailures: undefined,
-      retryAttempts: undefined,
-      maxRecordAge: undefined,
-      bisectBatchOnError: undefined,
-      metricsConfig: undefined,
-      logLevel: lambda.EventSourceMappingLogLevel.WARN,
-    });
+    const logging = warningOf({ ...ON_DEMAND_MAPPING, logLevel: lambda.EventSourceMappingLogLevel.WARN });
     expect(logging).toHaveLength(1);
     expect(String(logging[0]!.entry.data)).toMatch(/AWS offers LoggingConfig only in provisioned mode/);
   });
@@ -1709,7 +1621,7 @@ describe('configurations refused at synth time', () => {
     ],
   ])('MSK cluster in %s', (_label, env, clusterArn, message) => {
     const build = (consumer: boolean) => {
-      const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'S', { env });
+      const stack = unbundledStack('S', env);
       const source: KafkaSource = { ...msk, clusterArn, network: importedNetwork(stack) };
       return consumer
         ? new KafkaConsumerFunction(stack, 'C', { ...base, source })
@@ -1728,7 +1640,7 @@ describe('configurations refused at synth time', () => {
     ['the account and Region', { account: '111122223333', region: 'eu-west-1' }],
     ['another account, as a Token', { account: Aws.ACCOUNT_ID, region: 'eu-west-1' }],
   ])('accepts an MSK cluster where the stack names %s as the cluster', (_label, env) => {
-    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'S', { env });
+    const stack = unbundledStack('S', env);
     const source: KafkaSource = { ...msk, network: importedNetwork(stack) };
     expect(() => new KafkaConsumerFunction(stack, 'C', { ...base, source })).not.toThrow();
     expect(() => new KafkaReplayFunction(stack, 'R', { entry: ENTRY, source, target })).not.toThrow();

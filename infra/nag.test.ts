@@ -1,14 +1,10 @@
-import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { networkInterfaceStatements } from './iam.ts';
-import { KafkaConsumerFunction } from './kafka-consumer-function.ts';
-import { importKafkaNetwork, type KafkaSource } from './kafka-source.ts';
+import { mskConsumerStack, TEST_ENV, TEST_KEY_ARN } from './msk-test-stacks.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
-import { KafkaReplayFunction } from './replay-function.ts';
 
 function roleWithNetworkInterfaces(acknowledged: boolean): Stack {
   const stack = new Stack(new App(), 'S');
@@ -30,43 +26,42 @@ describe('acknowledgeNetworkInterfaceWildcards', () => {
 });
 
 describe('cdk-nag on the constructs in every kind of environment', () => {
-  const ENTRY = join(import.meta.dirname, '../functions/orders/handler.ts');
-  const CLUSTER_ARN = 'arn:aws:kafka:eu-west-1:111122223333:cluster/shop/0f3c-uuid-1';
-  const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:AmazonMSK_shop-AbCdEf';
+  const SCRAM_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:AmazonMSK_shop-AbCdEf';
+  const CERT_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:orders-client-cert-AbCdEf';
+  const ENVIRONMENTS = [
+    ['neither account nor Region', undefined],
+    ['a Region only', { region: 'eu-west-1' }],
+    ['an account and a Region', TEST_ENV],
+  ] as const;
+  const SECRETS = [
+    // Imported by ARN, without its key: the role gets the key wildcard of secretKeyStatement.
+    ['a SCRAM secret without its key', { auth: 'sasl-scram-512', secretArn: SCRAM_ARN }],
+    // Under a key imported by ARN: the role's own policy names the key.
+    [
+      'an mTLS certificate under an imported key',
+      { auth: 'mtls', secretArn: CERT_ARN, keyArn: TEST_KEY_ARN },
+    ],
+  ] as const;
 
   // The wildcard ARNs name the account and Region as tokens where the stack has none, literally where it
   // has them: each acknowledgement must spell the finding the way cdk-nag does in each case.
-  it.each([
-    ['neither account nor Region', undefined],
-    ['a Region only', { region: 'eu-west-1' }],
-    ['an account and a Region', { account: '111122223333', region: 'eu-west-1' }],
-  ])('passes AwsSolutions for a stack with %s', (_label, env) => {
-    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Nag', { env });
-    const network = importKafkaNetwork(stack, {
-      vpcId: 'vpc-0a1b2c3d4e5f60000',
-      subnetIds: ['subnet-0a1b2c3d4e5f60001'],
-      securityGroupIds: ['sg-0a1b2c3d4e5f60003'],
-    });
-    // Imported by ARN, without its key: the role gets the key wildcard of secretKeyStatement.
-    const secret = secretsmanager.Secret.fromSecretCompleteArn(stack, 'Secret', SECRET_ARN);
-    const source: KafkaSource = {
-      kind: 'msk',
-      clusterArn: CLUSTER_ARN,
-      auth: { type: 'sasl-scram-512', secret },
-      network,
-    };
-    const consumer = new KafkaConsumerFunction(stack, 'Orders', {
-      entry: ENTRY,
-      source,
-      topic: 'orders',
-      consumerGroupId: 'orders-consumer',
-      schemaRegistry: {
-        kind: 'glue',
-        registryArn: 'arn:aws:glue:eu-west-1:111122223333:registry/shop',
-        eventRecordFormat: 'JSON',
+  it.each(
+    ENVIRONMENTS.flatMap(([label, env]) =>
+      SECRETS.map(([secret, auth]) => [label, secret, env, auth] as const),
+    ),
+  )('passes AwsSolutions for a stack with %s and %s', (_label, _secret, env, auth) => {
+    const { stack } = mskConsumerStack({
+      id: 'Nag',
+      env,
+      ...auth,
+      consumerProps: {
+        schemaRegistry: {
+          kind: 'glue',
+          registryArn: 'arn:aws:glue:eu-west-1:111122223333:registry/shop',
+          eventRecordFormat: 'JSON',
+        },
       },
     });
-    new KafkaReplayFunction(stack, 'Replay', { entry: ENTRY, source, target: consumer });
     expect(new AwsSolutionsChecks().validateScope(stack).violations.map((v) => v.ruleName)).toEqual([]);
   });
 });
