@@ -37,6 +37,15 @@ export interface ImportedNetworkConfig {
 export type SelfManagedAuthType = 'sasl-scram-512' | 'sasl-scram-256' | 'basic' | 'mtls' | 'tls' | 'none';
 
 /**
+ * `-c auth=…` of an existing MSK cluster: IAM, SASL/SCRAM-SHA-512 (secret with `username`/`password`,
+ * named `AmazonMSK_…`), or mutual TLS (secret with the client certificate chain and its private key).
+ *
+ * @example
+ * const auth: MskAuthType = 'mtls';
+ */
+export type MskAuthType = 'iam' | 'sasl-scram-512' | 'mtls';
+
+/**
  * Which Kafka cluster the app uses; see {@link appConfigFromContext}.
  *
  * @example
@@ -53,8 +62,10 @@ export type ClusterConfig =
   | {
       readonly kind: 'existing';
       readonly clusterArn: string;
-      readonly auth: 'iam' | 'sasl-scram-512';
+      readonly auth: MskAuthType;
       readonly secretArn?: string;
+      /** The KMS key the secret is under, so that the roles' `kms:Decrypt` names it. */
+      readonly secretKmsKeyArn?: string;
       readonly network: ImportedNetworkConfig;
     }
   | {
@@ -62,6 +73,8 @@ export type ClusterConfig =
       readonly bootstrapServers: readonly string[];
       readonly auth: SelfManagedAuthType;
       readonly secretArn?: string;
+      /** The KMS key the secret is under, so that the roles' `kms:Decrypt` names it. */
+      readonly secretKmsKeyArn?: string;
       readonly rootCaSecretArn?: string;
       readonly network?: ImportedNetworkConfig;
     };
@@ -181,6 +194,142 @@ function resourceIds(key: string, ids: readonly string[], prefix: string, what: 
   }
 }
 
+// A secret's complete ARN ends in "-" and the six characters Secrets Manager adds; names take letters,
+// digits and /_+=.@- (https://docs.aws.amazon.com/secretsmanager/latest/apireference/API_CreateSecret.html).
+const SECRET_ARN = /^arn:[a-z-]+:secretsmanager:[a-z0-9-]+:\d{12}:secret:([\w/+=.@-]+)-[A-Za-z0-9]{6}$/;
+// A KMS key ARN names the key by id: a UUID, or mrk- and 32 hexadecimal digits for a multi-Region key.
+const KMS_KEY_ARN =
+  /^arn:[a-z-]+:kms:[a-z0-9-]+:\d{12}:key\/(mrk-[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+const KMS_ALIAS = /^(arn:[a-z-]+:kms:[a-z0-9-]+:\d{12}:)?alias\//;
+
+/**
+ * A secret the app imports by ARN (`secretArn`, `rootCaSecretArn`). It must be the complete ARN: the app
+ * grants it and writes it into the trigger as given, and a partial ARN would name no secret. A value that
+ * is no ARN is not quoted: it may be the secret itself, pasted by mistake.
+ */
+function secretArn(lookup: Lookup, key: string, why?: string): string | undefined {
+  const value = why === undefined ? text(lookup, key) : required(lookup, key, why);
+  if (value !== undefined && !SECRET_ARN.test(value)) {
+    throw new InvalidContextError(
+      key,
+      'expected the complete ARN of a Secrets Manager secret ' +
+        '(arn:<partition>:secretsmanager:<region>:<account>:secret:<name>-<6 characters>, as the console shows it); ' +
+        'the value given is not one (not repeated here: it may be a secret)',
+    );
+  }
+  return value;
+}
+
+/**
+ * `secretKmsKeyArn`: the customer managed key of an imported secret, by key ARN. The roles' own policies
+ * then grant `kms:Decrypt` on that key alone (otherwise on any key of the account and Region, through
+ * Secrets Manager and for that secret only: see infra/iam.ts). An alias is refused: IAM authorises a
+ * Decrypt request on the key's ARN, never on an alias's.
+ */
+function secretKmsKeyArn(lookup: Lookup, secret: string | undefined): string | undefined {
+  const value = text(lookup, 'secretKmsKeyArn');
+  if (value === undefined) return undefined;
+  if (secret === undefined) {
+    throw new InvalidContextError(
+      'secretKmsKeyArn',
+      'is the key of the secret given by secretArn: give secretArn too, or leave it out',
+    );
+  }
+  if (KMS_ALIAS.test(value)) {
+    throw new InvalidContextError(
+      'secretKmsKeyArn',
+      `"${value}" is an alias: give the ARN of the key it points to (arn:<partition>:kms:<region>:<account>:key/<key id>), ` +
+        'which IAM matches for kms:Decrypt (an alias ARN never matches)',
+    );
+  }
+  if (!KMS_KEY_ARN.test(value)) {
+    throw new InvalidContextError(
+      'secretKmsKeyArn',
+      `"${value}" is not a KMS key ARN (arn:<partition>:kms:<region>:<account>:key/<key id>)`,
+    );
+  }
+  return value;
+}
+
+/** Refuses a secret given to an authentication that takes none: it would be ignored without a word. */
+function noSecret(lookup: Lookup, auth: string, alternatives: string): void {
+  for (const key of ['secretArn', 'secretKmsKeyArn']) {
+    if (text(lookup, key) !== undefined) {
+      throw new InvalidContextError(
+        key,
+        `auth=${auth} takes no secret: leave out ${key}, or choose an authentication with a secret (${alternatives})`,
+      );
+    }
+  }
+}
+
+/**
+ * The app's own cluster has IAM authentication only: MSK Serverless takes nothing else
+ * (https://docs.aws.amazon.com/msk/latest/developerguide/serverless.html), and the provisioned cluster
+ * infra/cluster-stack.ts makes turns on IAM alone. mTLS would need the cluster's client authentication
+ * configured with an AWS Private CA that signed the client certificate
+ * (https://docs.aws.amazon.com/msk/latest/developerguide/msk-authentication.html), which the app does not
+ * create; SCRAM, SASL/SCRAM turned on and a secret associated with the cluster. Both are refused, naming
+ * cluster=existing.
+ */
+function newClusterAuth(lookup: Lookup, kind: 'serverless' | 'provisioned'): void {
+  const auth = text(lookup, 'auth') ?? 'iam';
+  const cluster =
+    kind === 'serverless'
+      ? 'MSK Serverless takes IAM authentication only'
+      : "the app's provisioned cluster has IAM authentication only";
+  const existing = '-c cluster=existing -c clusterArn=… -c vpcId=… -c subnetIds=… -c securityGroupIds=…';
+  switch (auth) {
+    case 'iam':
+      noSecret(
+        lookup,
+        `iam with cluster=${kind}`,
+        '-c cluster=existing with auth=sasl-scram-512 or auth=mtls',
+      );
+      return;
+    case 'mtls':
+      throw new InvalidContextError(
+        'auth',
+        `auth=mtls cannot be used with cluster=${kind}: ${cluster}, and mTLS needs a provisioned cluster whose ` +
+          'client authentication uses the AWS Private CA that signed the client certificate, which the app does not ' +
+          `create. Create such a cluster, then deploy with ${existing} -c auth=mtls -c secretArn=…`,
+      );
+    case 'sasl-scram-512':
+      throw new InvalidContextError(
+        'auth',
+        `auth=sasl-scram-512 cannot be used with cluster=${kind}: ${cluster}. For SCRAM, give a cluster with ` +
+          `SASL/SCRAM turned on and the secret associated: ${existing} -c auth=sasl-scram-512 -c secretArn=…`,
+      );
+    default:
+      throw new InvalidContextError(
+        'auth',
+        `expected iam with cluster=${kind} (${cluster}), got "${auth}"; sasl-scram-512 and mtls need cluster=existing`,
+      );
+  }
+}
+
+/**
+ * The secret of an existing MSK cluster's authentication. SCRAM: MSK associates only a secret whose name
+ * begins with `AmazonMSK_` (https://docs.aws.amazon.com/msk/latest/developerguide/msk-password.html).
+ * mTLS: Lambda's `CLIENT_CERTIFICATE_TLS_AUTH` secret, with `certificate` (the client certificate, then
+ * any intermediates, then the root, PEM) and `privateKey` (PKCS #8 PEM), plus `privateKeyPassword` for an
+ * encrypted key; the certificate must be signed by the cluster's AWS Private CA
+ * (https://docs.aws.amazon.com/lambda/latest/dg/msk-cluster-auth.html, "Mutual TLS authentication").
+ * The secret's contents are not read at synth.
+ */
+function mskSecretArn(lookup: Lookup, auth: 'sasl-scram-512' | 'mtls'): string {
+  const arn = secretArn(lookup, 'secretArn', `with auth=${auth}`)!;
+  const name = SECRET_ARN.exec(arn)![1]!;
+  if (auth === 'sasl-scram-512' && !name.startsWith('AmazonMSK_')) {
+    throw new InvalidContextError(
+      'secretArn',
+      `the secret of auth=sasl-scram-512 is named "${name}", but MSK associates only secrets whose name begins with AmazonMSK_: ` +
+        'store the credentials under such a name',
+    );
+  }
+  return arn;
+}
+
 function cluster(lookup: Lookup): ClusterConfig {
   const kind = oneOf(
     lookup,
@@ -190,8 +339,10 @@ function cluster(lookup: Lookup): ClusterConfig {
   );
   switch (kind) {
     case 'serverless':
+      newClusterAuth(lookup, kind);
       return { kind, natGateways: integer(lookup, 'natGateways', 1, 1) };
     case 'provisioned':
+      newClusterAuth(lookup, kind);
       return {
         kind,
         natGateways: integer(lookup, 'natGateways', 1, 1),
@@ -199,12 +350,16 @@ function cluster(lookup: Lookup): ClusterConfig {
         brokerInstanceType: text(lookup, 'brokerInstanceType') ?? 'kafka.t3.small',
       };
     case 'existing': {
-      const auth = oneOf(lookup, 'auth', ['iam', 'sasl-scram-512'], 'iam');
+      const auth = oneOf<MskAuthType>(lookup, 'auth', ['iam', 'sasl-scram-512', 'mtls'], 'iam');
+      const clusterArn = required(lookup, 'clusterArn', 'with cluster=existing');
+      if (auth === 'iam') noSecret(lookup, auth, 'auth=sasl-scram-512 or auth=mtls');
+      const secret = auth === 'iam' ? undefined : mskSecretArn(lookup, auth);
       return {
         kind,
-        clusterArn: required(lookup, 'clusterArn', 'with cluster=existing'),
+        clusterArn,
         auth,
-        secretArn: auth === 'iam' ? undefined : required(lookup, 'secretArn', 'with auth=sasl-scram-512'),
+        secretArn: secret,
+        secretKmsKeyArn: secretKmsKeyArn(lookup, secret),
         network: network(lookup, 'required')!,
       };
     }
@@ -230,12 +385,15 @@ function cluster(lookup: Lookup): ClusterConfig {
           `auth=${auth} needs vpcId/subnetIds/securityGroupIds: Lambda refuses unauthenticated public brokers`,
         );
       }
+      if (!withSecret) noSecret(lookup, auth, 'sasl-scram-512, sasl-scram-256, basic or mtls');
+      const secret = withSecret ? secretArn(lookup, 'secretArn', `with auth=${auth}`) : undefined;
       return {
         kind,
         bootstrapServers,
         auth,
-        secretArn: withSecret ? required(lookup, 'secretArn', `with auth=${auth}`) : undefined,
-        rootCaSecretArn: text(lookup, 'rootCaSecretArn'),
+        secretArn: secret,
+        secretKmsKeyArn: secretKmsKeyArn(lookup, secret),
+        rootCaSecretArn: secretArn(lookup, 'rootCaSecretArn'),
         network: vpc,
       };
     }
@@ -245,9 +403,10 @@ function cluster(lookup: Lookup): ClusterConfig {
 /**
  * Reads the app's configuration from CDK context. Keys: `cluster` (serverless | provisioned | existing |
  * self-managed), `prefix`, `topic`, `consumerGroupId`, `failureTopic`, `offsetLagThreshold`, `alarmTopicArn`, `failureRate`, `region`, `pollerGroupName`;
- * new clusters: `natGateways`, `kafkaVersion`, `brokerInstanceType`; existing: `clusterArn`, `auth`,
- * `secretArn`, `vpcId`, `subnetIds`, `securityGroupIds`; self-managed: `bootstrapServers`, `auth`,
- * `secretArn`, `rootCaSecretArn` and optionally the VPC keys.
+ * new clusters: `natGateways`, `kafkaVersion`, `brokerInstanceType`; existing: `clusterArn`, `auth` (iam |
+ * sasl-scram-512 | mtls), `secretArn`, `secretKmsKeyArn`, `vpcId`, `subnetIds`, `securityGroupIds`;
+ * self-managed: `bootstrapServers`, `auth`, `secretArn`, `secretKmsKeyArn`, `rootCaSecretArn` and
+ * optionally the VPC keys. New clusters take `auth=iam` only.
  *
  * @example
  * const config = appConfigFromContext((key) => app.node.tryGetContext(key));

@@ -1,4 +1,5 @@
 import { type App, Validations } from 'aws-cdk-lib';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
@@ -18,8 +19,17 @@ export interface BuiltApp {
   readonly application: KafkaLambdaAppStack;
 }
 
-function secret(scope: Construct, id: string, arn: string): secretsmanager.ISecret {
-  return secretsmanager.Secret.fromSecretCompleteArn(scope, id, arn);
+/**
+ * A secret imported by its complete ARN, with the KMS key it is under when the app is told it
+ * (`-c secretKmsKeyArn=…`): the roles' `kms:Decrypt` then names that key instead of any key of the account
+ * and Region (infra/iam.ts, secretKeyStatement).
+ */
+function secret(scope: Construct, id: string, arn: string, kmsKeyArn?: string): secretsmanager.ISecret {
+  if (kmsKeyArn === undefined) return secretsmanager.Secret.fromSecretCompleteArn(scope, id, arn);
+  return secretsmanager.Secret.fromSecretAttributes(scope, id, {
+    secretCompleteArn: arn,
+    encryptionKey: kms.Key.fromKeyArn(scope, `${id}Key`, kmsKeyArn),
+  });
 }
 
 /**
@@ -54,17 +64,21 @@ export function buildApp(app: App, config: AppConfig): BuiltApp {
       sourceFor = () => stack.source;
       break;
     }
-    case 'existing':
+    case 'existing': {
+      // SCRAM or mutual TLS (Lambda's CLIENT_CERTIFICATE_TLS_AUTH): the secret's ARN is the trigger's
+      // source access configuration, https://docs.aws.amazon.com/lambda/latest/dg/msk-cluster-auth.html
+      const { auth, secretArn } = cluster;
       sourceFor = (scope) => ({
         kind: 'msk',
         clusterArn: cluster.clusterArn,
         auth:
-          cluster.auth === 'iam' || cluster.secretArn === undefined
+          auth === 'iam' || secretArn === undefined
             ? { type: 'iam' }
-            : { type: 'sasl-scram-512', secret: secret(scope, 'KafkaSecret', cluster.secretArn) },
+            : { type: auth, secret: secret(scope, 'KafkaSecret', secretArn, cluster.secretKmsKeyArn) },
         network: importKafkaNetwork(scope, cluster.network),
       });
       break;
+    }
     case 'self-managed':
       sourceFor = (scope) => ({
         kind: 'self-managed',
@@ -72,7 +86,10 @@ export function buildApp(app: App, config: AppConfig): BuiltApp {
         auth:
           cluster.auth === 'tls' || cluster.auth === 'none' || cluster.secretArn === undefined
             ? { type: cluster.auth === 'tls' ? 'tls' : 'none' }
-            : { type: cluster.auth, secret: secret(scope, 'KafkaSecret', cluster.secretArn) },
+            : {
+                type: cluster.auth,
+                secret: secret(scope, 'KafkaSecret', cluster.secretArn, cluster.secretKmsKeyArn),
+              },
         rootCaCertificate:
           cluster.rootCaSecretArn === undefined
             ? undefined

@@ -2,8 +2,9 @@ import { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { appConfigFromContext } from './app-config.ts';
+import { appConfigFromContext, InvalidContextError } from './app-config.ts';
 import { type BuiltApp, buildApp } from './build-app.ts';
+import { secretDecryptStatement, secretReadStatement, TEST_KEY_ARN } from './msk-test-stacks.ts';
 import { UnsupportedRegionError } from './regions.ts';
 import { allStatements, roleStatements } from './template-queries.ts';
 
@@ -11,6 +12,7 @@ import { allStatements, roleStatements } from './template-queries.ts';
 // covered by app.test.ts; these synths skip it (`aws:cdk:bundling-stacks: []`) to stay fast.
 const CLUSTER_ARN = 'arn:aws:kafka:eu-west-1:111122223333:cluster/shop/0f3c-uuid-1';
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:AmazonMSK_shop-AbCdEf';
+const CERT_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:orders-client-cert-AbCdEf';
 const VPC = {
   vpcId: 'vpc-0a1b2c3d4e5f60000',
   subnetIds: 'subnet-0a1b2c3d4e5f60001,subnet-0a1b2c3d4e5f60002',
@@ -77,23 +79,35 @@ describe('cluster variants', { timeout: 60_000 }, () => {
     expect(warnings(built)).toEqual([]);
   });
 
-  it('cluster=existing auth=sasl-scram-512: the secret instead of kafka-cluster actions', () => {
-    const { application } = synth({
+  // Lambda's MSK authentications with a secret: https://docs.aws.amazon.com/lambda/latest/dg/msk-cluster-auth.html
+  it.each([
+    ['sasl-scram-512', SECRET_ARN, 'SASL_SCRAM_512_AUTH'],
+    ['mtls', CERT_ARN, 'CLIENT_CERTIFICATE_TLS_AUTH'],
+  ])('cluster=existing auth=%s: the secret instead of kafka-cluster actions', (auth, secretArn, type) => {
+    const { built, application } = synth({
       cluster: 'existing',
       clusterArn: CLUSTER_ARN,
-      auth: 'sasl-scram-512',
-      secretArn: SECRET_ARN,
+      auth,
+      secretArn,
       ...VPC,
     });
     application.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      SourceAccessConfigurations: [{ Type: 'SASL_SCRAM_512_AUTH', URI: SECRET_ARN }],
+      EventSourceArn: CLUSTER_ARN,
+      SourceAccessConfigurations: [{ Type: type, URI: secretArn }],
+    });
+    application.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ KAFKA_AUTH: auth, KAFKA_SECRET_ARN: secretArn }) },
     });
     const actions = allStatements(application).flatMap((statement) => statement.Action);
     expect(actions.filter((action) => action.startsWith('kafka-cluster:'))).toEqual([]);
-    expect(actions).toContain('kafka:ListScramSecrets');
-    expect(actions).toContain('secretsmanager:GetSecretValue');
-    // An MSK SCRAM secret is under a customer managed key the app is not told: both roles (trigger and
-    // replay) may decrypt it, but only through Secrets Manager and only for this secret.
+    // Only SCRAM lists the cluster's secrets; Kafka ACLs authorise an mTLS client by its certificate.
+    expect(actions.includes('kafka:ListScramSecrets')).toBe(auth === 'sasl-scram-512');
+    for (const role of ['OrdersRole', 'ReplayRole']) {
+      expect(roleStatements(application, role)).toContainEqual(secretReadStatement(secretArn));
+    }
+    // The secret's key is one the app is not told (an MSK SCRAM secret is always under a customer managed
+    // key): both roles (trigger and replay) may decrypt it, but only through Secrets Manager and only for
+    // this secret.
     const decrypt = allStatements(application).filter((statement) => statement.Action === 'kms:Decrypt');
     expect(decrypt).toHaveLength(2);
     for (const statement of decrypt) {
@@ -105,10 +119,57 @@ describe('cluster variants', { timeout: 60_000 }, () => {
             'kms:ViaService': {
               'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
             },
-            'kms:EncryptionContext:SecretARN': SECRET_ARN,
+            'kms:EncryptionContext:SecretARN': secretArn,
           },
         },
       });
+    }
+    expect(warnings(built)).toEqual([]);
+  });
+
+  // -c secretKmsKeyArn: the key is imported by ARN, whose key policy CDK cannot change, so the grant must
+  // be in the roles' own policies, naming that key (infra/iam.ts, secretKeyStatement).
+  it.each([
+    ['existing auth=mtls', { cluster: 'existing', clusterArn: CLUSTER_ARN, auth: 'mtls', ...VPC }, CERT_ARN],
+    [
+      'existing auth=sasl-scram-512',
+      { cluster: 'existing', clusterArn: CLUSTER_ARN, auth: 'sasl-scram-512', ...VPC },
+      SECRET_ARN,
+    ],
+    [
+      'self-managed auth=mtls',
+      { cluster: 'self-managed', bootstrapServers: 'k.example.com:9094', auth: 'mtls' },
+      CERT_ARN,
+    ],
+  ])(
+    '%s with secretKmsKeyArn: both roles decrypt the secret with that key alone',
+    (_label, context, secretArn) => {
+      const { built, application } = synth({ ...context, secretArn, secretKmsKeyArn: TEST_KEY_ARN });
+      application.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        SourceAccessConfigurations: Match.arrayWith([
+          {
+            Type: context.auth === 'mtls' ? 'CLIENT_CERTIFICATE_TLS_AUTH' : 'SASL_SCRAM_512_AUTH',
+            URI: secretArn,
+          },
+        ]),
+      });
+      for (const role of ['OrdersRole', 'ReplayRole']) {
+        const statements = roleStatements(application, role);
+        expect(statements).toContainEqual(secretReadStatement(secretArn));
+        expect(
+          statements.filter((statement) => [statement.Action].flat().some((a) => a.startsWith('kms:'))),
+        ).toEqual([secretDecryptStatement(TEST_KEY_ARN, secretArn, { Ref: 'AWS::Region' })]);
+      }
+      expect(JSON.stringify(application.toJSON())).not.toContain(':key/*');
+      expect(warnings(built)).toEqual([]);
+    },
+  );
+
+  it("auth=mtls with the app's own cluster: refused at synth, naming cluster=existing", () => {
+    for (const cluster of ['serverless', 'provisioned']) {
+      const build = () => synth({ cluster, auth: 'mtls', secretArn: CERT_ARN });
+      expect(build).toThrow(InvalidContextError);
+      expect(build).toThrow(/AWS Private CA.*-c cluster=existing .* -c auth=mtls/);
     }
   });
 
