@@ -15,7 +15,12 @@ const summaryOf = (stderr: string) => stderr.trimEnd().split('\n').at(-1);
 function lambdaLines(stderr: string): string[] {
   return stderr
     .split('\n')
-    .map((line) => /^(ERROR\t(?:Invoke|Init) Error|END|REPORT|Task timed out)\b/.exec(line)?.[1])
+    .map(
+      (line) =>
+        /^(ERROR\t(?:Invoke Error|Uncaught Exception|Unhandled Promise Rejection)|Runtime\.ExitError|END|REPORT|Task timed out)\b/.exec(
+          line,
+        )?.[1],
+    )
     .filter((start): start is string => start !== undefined);
 }
 
@@ -148,7 +153,7 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
       expect(run.code).toBe(1);
       expect(run.stdout).toBe('');
       expect(run.stderr).toContain(
-        'ERROR\tInit Error\t{"errorType":"Error","errorMessage":"ORDERS_TABLE is not set","trace":["Error: ORDERS_TABLE is not set"',
+        'ERROR\tUncaught Exception \t{"errorType":"Error","errorMessage":"ORDERS_TABLE is not set","stack":["Error: ORDERS_TABLE is not set"',
       );
       expect(summaryOf(run.stderr)).toMatch(
         /^\[invoke\] error: 5 records in 3 partitions, the module's init failed: Error: ORDERS_TABLE is not set \(Lambda retries the whole batch\)/,
@@ -194,11 +199,11 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
     const run = await runCli(['invoke', `${fixtures}#throws`, '--event', sample]);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    const line = run.stderr.split('\n').find((l) => l.startsWith('ERROR\tInvoke Error\t'));
+    const line = run.stderr.split('\n').find((l) => l.startsWith('ERROR\tInvoke Error \t'));
     expect(JSON.parse(line!.split('\t')[2]!)).toEqual({
       errorType: 'OrderRejectedError',
       errorMessage: 'order o-7 rejected',
-      trace: expect.arrayContaining([expect.stringMatching(/^OrderRejectedError: order o-7 rejected/)]),
+      stack: expect.arrayContaining([expect.stringMatching(/^OrderRejectedError: order o-7 rejected/)]),
     });
     expect(summaryOf(run.stderr)).toMatch(
       /^\[invoke\] error: 5 records in 3 partitions, OrderRejectedError: order o-7 rejected/,
@@ -218,11 +223,11 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
         const run = await runCli(['invoke', handler, '--event', sample, ...flags]);
         expect(run.code).toBe(1);
         expect(run.stdout).toBe('');
-        const line = run.stderr.split('\n').find((l) => l.startsWith('ERROR\tInvoke Error\t'));
+        const line = run.stderr.split('\n').find((l) => l.startsWith('ERROR\tInvoke Error \t'));
         expect(JSON.parse(line!.split('\t')[2]!)).toEqual({
           errorType: 'Function.ResponseSizeTooLarge',
           errorMessage: 'Response payload size exceeded maximum allowed payload size (6291556 bytes).',
-          trace: [],
+          stack: [],
         });
       } finally {
         await rm(dir, { recursive: true, force: true });
@@ -243,13 +248,13 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
         const run = await runCli(['invoke', handler, '--event', sample, ...flags]);
         expect(run.code).toBe(1);
         expect(run.stdout).toBe('');
-        const line = run.stderr.split('\n').find((l) => l.startsWith('ERROR\tInvoke Error\t'));
+        const line = run.stderr.split('\n').find((l) => l.startsWith('ERROR\tInvoke Error \t'));
         expect(JSON.parse(line!.split('\t')[2]!)).toEqual({
           errorType: 'Runtime.MarshalError',
           errorMessage: expect.stringMatching(
             /^Unable to marshal response: Converting circular structure to JSON/,
           ),
-          trace: [],
+          stack: [],
         });
       } finally {
         await rm(dir, { recursive: true, force: true });
@@ -381,7 +386,7 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
       JSON.parse(
         stderr
           .split('\n')
-          .find((l) => l.startsWith('ERROR\tInvoke Error\t'))!
+          .find((l) => /^ERROR\t(Invoke Error|Unhandled Promise Rejection) \t/.test(l))!
           .split('\t')[2]!,
       );
 
@@ -389,13 +394,11 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
       const run = await invoke(`${sandboxFixtures}#exits`);
       expect(run.code).toBe(1);
       expect(run.stdout).toBe('');
-      expect(invokeError(run.stderr)).toEqual({
-        errorType: 'Runtime.ExitError',
-        errorMessage: expect.stringMatching(
-          /^RequestId: [0-9a-f-]{36} Error: Runtime exited with error: exit status 0$/,
-        ),
-        trace: [],
-      });
+      // The runtime is gone and logs nothing: Lambda's own line, then the error type, then END.
+      expect(run.stderr).toMatch(
+        /^RequestId: ([0-9a-f-]{36}) Error: Runtime exited with error: exit status 0\nRuntime\.ExitError\nEND RequestId: \1$/m,
+      );
+      expect(run.stderr).not.toMatch(/^ERROR\t/m);
       expect(summaryOf(run.stderr)).toMatch(
         /^\[invoke\] error: 5 records in 3 partitions, Runtime\.ExitError: /,
       );
@@ -415,7 +418,7 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
         errorType: 'handled',
         errorMessage:
           'callback called with Error argument, but there was a problem while retrieving one or more of its message, name, and stack',
-        trace: [],
+        stack: [],
       });
     });
 
@@ -429,10 +432,11 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
     it("reports an unhandled rejection with Lambda's fields, no stack trace from the CLI itself", async () => {
       const run = await invoke(`${fixtures}#forgetsRejection`);
       expect(run.code).toBe(1);
+      expect(lambdaLines(run.stderr)).toEqual(['ERROR\tUnhandled Promise Rejection', 'END', 'REPORT']);
       expect(invokeError(run.stderr)).toEqual({
         errorType: 'Runtime.UnhandledPromiseRejection',
         errorMessage: 'TypeError: nobody awaited me',
-        trace: ['Runtime.UnhandledPromiseRejection: TypeError: nobody awaited me'],
+        stack: ['Runtime.UnhandledPromiseRejection: TypeError: nobody awaited me'],
       });
       expect(run.stderr).not.toMatch(/commands\/invoke\.ts/);
     });

@@ -75,6 +75,28 @@ interface Timing {
   initDurationMs?: number;
 }
 
+/**
+ * What the function's log shows for a failure, as Lambda's Node.js runtime writes it in its text log
+ * format (aws-lambda-nodejs-runtime-interface-client: `structuredConsole.logError` in LogPatch, called by
+ * CallbackContext for a failed invocation and by the bootstrap's `uncaughtException` and
+ * `unhandledRejection` listeners): `ERROR`, what failed, then the error as JSON whose stack lines are
+ * `stack` (the error response the trigger reads calls the same lines `trace`). A module that fails as it
+ * loads reaches the bootstrap's `uncaughtException` listener. A runtime that exited logs nothing
+ * itself: Lambda's line says so, then the error type.
+ */
+function failureLog(phase: 'init' | 'invoke', error: RuntimeErrorResponse): string {
+  const { errorType, errorMessage, trace } = error;
+  if (errorType === 'Runtime.ExitError') return `${errorMessage}\n${errorType}`;
+  const failed =
+    phase === 'init'
+      ? 'Uncaught Exception'
+      : errorType === 'Runtime.UnhandledPromiseRejection'
+        ? 'Unhandled Promise Rejection'
+        : 'Invoke Error';
+  // The runtime's own separator: console.error(failed, '\t' + json) puts a space before the tab.
+  return `ERROR\t${failed} \t${JSON.stringify({ errorType, errorMessage, stack: trace })}`;
+}
+
 type Outcome =
   | ({ kind: 'response'; json: string } & Timing)
   /** The function failed: in its init phase (its module's loading) or in the invocation. */
@@ -193,10 +215,7 @@ async function invoke(reference: string, options: InvokeOptions): Promise<number
   // As Lambda logs the end of an invocation: the error or timeout line, then END, then REPORT (a cold
   // start shows as an Init Duration).
   if (outcome.kind === 'timeout') console.error(outcome.message);
-  if (outcome.kind === 'error')
-    console.error(
-      `ERROR\t${outcome.phase === 'init' ? 'Init Error' : 'Invoke Error'}\t${JSON.stringify(outcome.error)}`,
-    );
+  if (outcome.kind === 'error') console.error(failureLog(outcome.phase, outcome.error));
   console.error(`END RequestId: ${requestId}`);
   console.error(
     `REPORT RequestId: ${requestId}\tDuration: ${outcome.durationMs.toFixed(2)} ms\tMemory Size: ${options.memory} MB${
@@ -344,7 +363,7 @@ async function runInProcess(
       errorMessage: `RequestId: ${requestId} Error: Runtime exited with error: exit status ${code}`,
       trace: [],
     };
-    writeSync(2, `ERROR\tInvoke Error\t${JSON.stringify(error)}\nEND RequestId: ${requestId}\n`);
+    writeSync(2, `${failureLog('invoke', error)}\nEND RequestId: ${requestId}\n`);
     writeSync(
       2,
       `[invoke] error: ${batch}, ${error.errorType}: ${error.errorMessage} (Lambda retries the whole batch)\n`,
