@@ -235,7 +235,7 @@ export function registerDevCommand(program: Command): void {
   // --brokers and the auth flags; without a broker given or running, dev starts an embedded one for the run.
   addClusterOptions(program.command('dev'))
     .description(
-      "run a handler (in-process, or a function through the Lambda Invoke API) against a topic exactly as Lambda's Kafka trigger would; Ctrl-C stops cleanly",
+      "run a handler (in a Lambda-like sandbox, or --in-process), or a function through the Lambda Invoke API, against a topic exactly as Lambda's Kafka trigger would; Ctrl-C stops cleanly",
     )
     .argument(
       '[handler]',
@@ -318,7 +318,7 @@ export function registerDevCommand(program: Command): void {
     )
     .option(
       '--in-process',
-      'run the handler in this process (for debuggers) instead of Lambda-like sandbox environments; a handler past its timeout cannot be stopped there',
+      'run the handler in this process (for debuggers) instead of in Lambda-like sandbox environments; a handler past its timeout cannot be stopped there',
       false,
     )
     .addOption(DOTENV_OPTION)
