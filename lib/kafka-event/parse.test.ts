@@ -188,3 +188,84 @@ describe('parseKafkaEvent', () => {
     expect(parseKafkaEvent({ eventSource: 'aws:kafka', records: {} }).oldestTimestamp).toBeNaN();
   });
 });
+
+describe('parseKafkaEvent: an event something transformed before it', () => {
+  // What a parser middleware with Powertools' KafkaMskEventSchema leaves in place of the event: the
+  // brokers split into an array, keys and values decoded to text, header values to strings.
+  const lambdaEvent = {
+    eventSource: 'aws:kafka',
+    eventSourceArn: 'arn:aws:kafka:eu-west-1:111122223333:cluster/orders/uuid',
+    bootstrapServers: 'b-1.orders:9098,b-2.orders:9098',
+    records: {
+      'orders-0': [
+        {
+          ...record('orders', 0, 7),
+          value: Buffer.from('{"card":"SECRET-PAN"}').toString('base64'),
+          headers: [{ trace: [97, 98] }],
+        },
+      ],
+    },
+  };
+  const parsedByPowertools = {
+    ...lambdaEvent,
+    bootstrapServers: lambdaEvent.bootstrapServers.split(','),
+    records: {
+      'orders-0': lambdaEvent.records['orders-0'].map((r) => ({
+        ...r,
+        value: Buffer.from(r.value, 'base64').toString(),
+        headers: [{ trace: 'ab' }],
+      })),
+    },
+  };
+
+  it('refuses it as a whole, naming a parser middleware before kafkaBatch and never the payload', () => {
+    expect(parseKafkaEvent(lambdaEvent).recordCount).toBe(1);
+    let thrown: unknown;
+    try {
+      parseKafkaEvent(parsedByPowertools);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(KafkaEventError);
+    expect((thrown as KafkaEventError).field).toBe('bootstrapServers');
+    expect((thrown as KafkaEventError).message).toMatch(
+      /^Invalid Kafka event: bootstrapServers is an array, but Lambda sends one comma-separated string: .*a parser middleware placed before kafkaBatch.*`value` option/,
+    );
+    expect((thrown as KafkaEventError).message).not.toMatch(/SECRET|b-1\.orders/);
+  });
+
+  it('hands it to onError once, as any problem of the event', () => {
+    const issues: EventIssue[] = [];
+    const parsed = parseKafkaEvent(parsedByPowertools, (issue) => issues.push(issue));
+    expect(issues.map((issue) => issue.path)).toEqual(['bootstrapServers']);
+    expect(parsed.recordCount).toBe(1);
+  });
+
+  it("names a parser's other outputs: the records' values alone (an envelope), a safeParse result", () => {
+    expect(() => parseKafkaEvent([{ card: 'SECRET-PAN' }])).toThrow(
+      /^Invalid Kafka event: event is an array, not a Kafka event: if a parser middleware with an envelope .* runs before kafkaBatch.*`value` option/,
+    );
+    for (const result of [
+      { success: true, data: parsedByPowertools },
+      { success: false, error: new Error('Failed to parse'), originalEvent: lambdaEvent },
+    ]) {
+      let thrown: unknown;
+      try {
+        parseKafkaEvent(result);
+      } catch (error) {
+        thrown = error;
+      }
+      expect((thrown as KafkaEventError).field).toBe('event');
+      expect((thrown as KafkaEventError).message).toMatch(
+        /^Invalid Kafka event: event is a parse result .*safeParse runs before kafkaBatch.*`value` option/,
+      );
+      expect((thrown as KafkaEventError).message).not.toMatch(/SECRET/);
+    }
+  });
+
+  it('still accepts an event without bootstrapServers, or with it as a string', () => {
+    const { bootstrapServers: _b, ...without } = lambdaEvent;
+    expect(parseKafkaEvent(without).recordCount).toBe(1);
+    expect(parseKafkaEvent({ ...lambdaEvent, bootstrapServers: '' }).recordCount).toBe(1);
+  });
+});

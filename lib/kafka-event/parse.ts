@@ -83,16 +83,38 @@ export function parseKafkaEvent(event: unknown, onError?: (issue: EventIssue) =>
     oldestTimestamp: Number.NaN,
     warnings: [],
   };
-  if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+  if (Array.isArray(event)) {
+    fail('event', `is an array, not a Kafka event: ${ENVELOPE_HINT}`);
+    return empty;
+  }
+  if (typeof event !== 'object' || event === null) {
     fail('event', 'is not an object');
     return empty;
   }
-  const { eventSource, records } = event as { eventSource?: unknown; records?: unknown };
+  const { eventSource, records, bootstrapServers } = event as {
+    eventSource?: unknown;
+    records?: unknown;
+    bootstrapServers?: unknown;
+  };
+  if (
+    eventSource === undefined &&
+    records === undefined &&
+    typeof (event as { success?: unknown }).success === 'boolean'
+  ) {
+    fail('event', `is a parse result ({ success, … }), not a Kafka event: ${SAFE_PARSE_HINT}`);
+    return empty;
+  }
   if (typeof eventSource !== 'string' || !KAFKA_EVENT_SOURCES.has(eventSource))
     fail(
       'eventSource',
       `is ${describeValue(eventSource)}, expected "aws:kafka", "SelfManagedKafka" or "aws:SelfManagedKafka"`,
     );
+  // Lambda always sends one comma-separated string. An array is what a parser middleware placed
+  // before kafkaBatch leaves (Powertools' KafkaMskEventSchema and KafkaSelfManagedEventSchema split
+  // it), and that parser has also decoded every key and value to text and every header value to a
+  // string: each record would fail as not base64, the partition never advancing. Refused as a whole.
+  if (Array.isArray(bootstrapServers))
+    fail('bootstrapServers', `is an array, but Lambda sends one comma-separated string: ${PARSER_HINT}`);
   if (typeof records !== 'object' || records === null || Array.isArray(records)) {
     fail('records', 'is not an object keyed by "<topic>-<partition>"');
     return empty;
@@ -207,6 +229,12 @@ export function parseKafkaEvent(event: unknown, onError?: (issue: EventIssue) =>
   }
   return { partitions, recordCount, oldestTimestamp, warnings };
 }
+
+// What a parser middleware before kafkaBatch leaves in place of the event, named without quoting it.
+const USE_VALUE_OPTION = 'remove it and give kafkaBatch your schema as its `value` option instead';
+const PARSER_HINT = `most likely a parser middleware placed before kafkaBatch (such as Powertools' parser with KafkaMskEventSchema or KafkaSelfManagedEventSchema) replaced the event, its keys and values decoded to text; ${USE_VALUE_OPTION}`;
+const ENVELOPE_HINT = `if a parser middleware with an envelope (such as Powertools' KafkaEnvelope) runs before kafkaBatch, it replaced the event with the records' values; ${USE_VALUE_OPTION}`;
+const SAFE_PARSE_HINT = `if a parser middleware with safeParse runs before kafkaBatch, it replaced the event with its result; ${USE_VALUE_OPTION}`;
 
 /** Appends the records `start` to `end` (exclusive) of `list` to `batch`: a whole list at once when it is all the batch has. */
 function addRun(batch: PartitionBatch, list: unknown[], offsets: number[], start: number, end: number): void {
