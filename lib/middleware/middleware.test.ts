@@ -333,6 +333,66 @@ describe('kafkaBatch: whole-batch outcomes', () => {
     ]);
   });
 
+  it('refuses an event a parser middleware replaced before it (Powertools parser), running no record', async () => {
+    // As @aws-lambda-powertools/parser's KafkaMskEventSchema leaves the event: brokers split into an
+    // array, keys and values decoded to text, header values to strings.
+    const text = z.string().transform((base64) => Buffer.from(base64, 'base64').toString());
+    const parsedMsk = z.object({
+      eventSource: z.literal('aws:kafka'),
+      eventSourceArn: z.string(),
+      bootstrapServers: z.string().transform((servers) => servers.split(',')),
+      records: z.record(
+        z.string(),
+        z.array(
+          z.looseObject({
+            key: text.optional(),
+            value: text,
+            headers: z.array(
+              z.record(
+                z.string(),
+                z.array(z.number()).transform((bytes) => String.fromCharCode(...bytes)),
+              ),
+            ),
+          }),
+        ),
+      ),
+    });
+    const parser = {
+      before: (request: { event: unknown }) => {
+        request.event = parsedMsk.parse(request.event);
+      },
+    };
+    const { logger, lines } = captureLogger();
+    const ran: number[] = [];
+    const handler = middy()
+      .use(parser)
+      .use(
+        kafkaBatch({
+          logger,
+          value: z.object({ card: z.string() }),
+          onRecord: (record) => void ran.push(record.offset),
+        }),
+      );
+    const event = kafkaEvent({
+      topic: 'orders',
+      records: [
+        { key: 'customer-1', value: { card: 'SECRET-PAN' }, headers: { trace: 'abc' } },
+        { key: 'customer-2', value: { card: 'SECRET-PAN' } },
+      ],
+    });
+    const failure = await invokeHandler(handler, event).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(KafkaEventError);
+    expect(failure).toMatchObject({ field: 'bootstrapServers' });
+    expect((failure as Error).message).toMatch(
+      /bootstrapServers is an array, .*a parser middleware placed before kafkaBatch \(such as Powertools' parser/,
+    );
+    expect(ran).toEqual([]);
+    expect(lines.map((l) => [l.level, l.message, l.errorName])).toEqual([
+      ['error', 'Invalid Kafka event', 'KafkaEventError'],
+    ]);
+    expect(JSON.stringify([lines, (failure as Error).message])).not.toMatch(/SECRET|customer-/);
+  });
+
   it('builds identifiers from the records’ own fields when the map key disagrees', async () => {
     const { logger } = captureLogger();
     const event = kafkaEvent({ topic: 'mytopic', records: [{ partition: 12, offset: 3, value: 'x' }] });
@@ -1284,6 +1344,54 @@ describe('kafkaBatch: Middy composition and options', () => {
     await expect(handler(numbered(1, 1) as never, createLambdaContext())).rejects.toBeInstanceOf(
       KafkaBatchOptionsError,
     );
+  });
+
+  it('refuses to be used twice in one chain before any record runs, in any chain and invocation', async () => {
+    const ran: string[] = [];
+    const event = numbered(2, 2);
+    // A shared base chain, extended by a function with a kafkaBatch of its own.
+    const base = () => middy().use(kafkaBatch({ onRecord: () => void ran.push('base') }));
+    const extended = base().use(kafkaBatch({ onRecord: () => void ran.push('function') }));
+    const once = kafkaBatch({ onRecord: () => void ran.push('same') });
+    const sameTwice = middy().use(once).use(once);
+    const outerCalls: string[] = [];
+    const apart = middy()
+      .use(kafkaBatch({ onRecord: () => void ran.push('outer') }))
+      .use({ before: () => void outerCalls.push('between') })
+      .use(kafkaBatch({ onRecord: () => void ran.push('inner') }));
+    for (const handler of [extended, sameTwice, apart]) {
+      for (let invocation = 0; invocation < 2; invocation++) {
+        await expect(handler(event, createLambdaContext())).rejects.toThrow(
+          new KafkaBatchOptionsError(
+            'kafkaBatch is used twice in one Middy chain (a shared chain extended with another .use(kafkaBatch(…))?): each would run every record, so give the chain one kafkaBatch',
+          ),
+        );
+      }
+    }
+    expect(ran).toEqual([]);
+    // One kafkaBatch per chain: its invocations go on as before.
+    const single = base();
+    expect(await single(event, createLambdaContext())).toEqual({ batchItemFailures: [] });
+    expect(await single(event, createLambdaContext())).toEqual({ batchItemFailures: [] });
+    expect(ran).toEqual(Array(8).fill('base'));
+  });
+
+  it('marks each invocation, not what Middy may share between them (older versions share middy({ internal }))', async () => {
+    const middleware = kafkaBatch({ onRecord: () => {} });
+    const internal = {};
+    const request = () => ({
+      event: numbered(1, 1),
+      context: createLambdaContext(),
+      response: undefined,
+      error: undefined,
+      internal,
+    });
+    for (let invocation = 0; invocation < 2; invocation++) {
+      const sameInternal = request();
+      await middleware.before!(sameInternal);
+      await middleware.after!(sameInternal);
+      expect(sameInternal.response).toEqual({ batchItemFailures: [] });
+    }
   });
 
   it("names its after hook, which Middy's plugin hooks report middlewares by", async () => {

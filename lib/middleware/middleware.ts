@@ -47,7 +47,19 @@ export function kafkaBatch<TValue = unknown, TKey = string | null>(
   options: KafkaBatchOptions<TValue, TKey>,
 ): MiddlewareObj<KafkaEvent, KafkaBatchResponse, Error, Context> {
   const config = configure(options as KafkaBatchOptions<unknown, unknown>);
-  // A named function: Middy's plugin hooks (a profiler, a tracer) identify middlewares by it.
+  // Named functions: Middy's plugin hooks (a profiler, a tracer) identify middlewares by them.
+  // Two kafkaBatch in one chain (a shared chain extended with another) would each run every record,
+  // the outer one then finding the inner one's response and failing the invocation: Lambda would
+  // retry the batch and repeat every side effect, forever. Every `before` runs before any `after`,
+  // so the second one is found before a record starts.
+  function kafkaBatchBefore(request: Request<KafkaEvent, KafkaBatchResponse, Error, Context>): void {
+    const marked = request as { [IN_CHAIN]?: true };
+    if (marked[IN_CHAIN] === true)
+      throw new KafkaBatchOptionsError(
+        'kafkaBatch is used twice in one Middy chain (a shared chain extended with another .use(kafkaBatch(…))?): each would run every record, so give the chain one kafkaBatch',
+      );
+    marked[IN_CHAIN] = true;
+  }
   async function kafkaBatchAfter(request: Request<KafkaEvent, KafkaBatchResponse, Error, Context>) {
     if (request.response != null)
       throw new KafkaBatchOptionsError(
@@ -71,8 +83,17 @@ export function kafkaBatch<TValue = unknown, TKey = string | null>(
     await processing.execute();
     request.response = processing.finish();
   }
-  return { name: 'kafkaBatch', after: kafkaBatchAfter };
+  return { name: 'kafkaBatch', before: kafkaBatchBefore, after: kafkaBatchAfter };
 }
+
+/**
+ * Marks an invocation's Middy request once a kafkaBatch of its chain has run `before`. On the request
+ * itself, which every Middy version makes afresh per invocation, rather than on `request.internal`:
+ * older Middy versions give every invocation the same `internal` object when the chain was made with
+ * `middy({ internal })`. A registered symbol, so that another copy of this package (bundled twice)
+ * finds the same one.
+ */
+const IN_CHAIN: unique symbol = Symbol.for('kafka-lambda.kafkaBatch');
 
 /** The event's trigger fields, read after `parseKafkaEvent` accepted its `eventSource`. */
 function batchSource(event: KafkaEvent): KafkaBatchSource {
