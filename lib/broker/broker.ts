@@ -59,7 +59,10 @@ export interface EmbeddedBroker {
   readonly bootstrapServers: string;
   /** The broker JVM's process id. */
   readonly pid: number;
-  /** Temporary folder with the broker's data and logs; removed by {@link EmbeddedBroker.stop}. */
+  /**
+   * Temporary folder with the broker's data and logs; removed by {@link EmbeddedBroker.stop}, or once this
+   * process is gone and the JVM with it (unless detached). A JVM that dies by itself leaves it in place.
+   */
   readonly runDir: string;
   /** The Apache Kafka version running. */
   readonly version: string;
@@ -68,7 +71,7 @@ export interface EmbeddedBroker {
   /**
    * Lets the broker outlive this process (what `kafka-lambda broker start` does once it has recorded the
    * broker). Until then the broker is tied to this process: if it exits, crashes or is killed, even during
-   * start-up, the broker is stopped.
+   * start-up, the broker is stopped and then its folder deleted.
    */
   detach(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
