@@ -407,7 +407,8 @@ export function registerDevCommand(program: Command): void {
         onFailure = checked.destination;
       }
       // Until the run is under way, a signal (Ctrl-C while the broker starts, say) ends dev at once; its
-      // exit ends what it started (an embedded broker's watchdog stops the JVM and removes its folder).
+      // exit ends what it started (an embedded broker's watchdog stops the JVM; its cleanup process then
+      // removes the folder).
       const quitDuringStart = (signal: NodeJS.Signals) => {
         process.stderr.write(`\nkafka-lambda dev: ${signal} during start-up: quitting\n`);
         process.exit(128 + constants.signals[signal]);
