@@ -220,15 +220,25 @@ export class KafkaSchemaError extends KafkaPoisonRecordError {
    * @param position - Where the record is.
    * @param field - The part of the record the schema rejected.
    * @param paths - Dotted paths of the rejected fields, as {@link KafkaSchemaError.paths} holds them.
+   * @param absent - The record has no such field (a tombstone's value, a missing key): the schema was
+   *   given `null`, and the message says so and how to accept it.
    */
-  constructor(position: RecordPosition, field: 'key' | 'value', paths: readonly string[]) {
-    super(position, field, `failed schema validation at ${paths.map((p) => p || '(root)').join(', ')}`);
+  constructor(position: RecordPosition, field: 'key' | 'value', paths: readonly string[], absent = false) {
+    const where = `failed schema validation at ${paths.map((p) => p || '(root)').join(', ')}`;
+    super(
+      position,
+      field,
+      absent
+        ? `is null (${field === 'value' ? 'a tombstone: the record has no value' : 'the record has no key'}), which its schema refuses (${where}); make it accept null (v.nullable(…), z.nullable(…)) or skip such records with onPoison: 'skip'`
+        : where,
+    );
     this.paths = paths;
   }
 
   /**
    * The error for a Standard Schema's issues: their paths only (at most 10, data keys as `*`), never
-   * their messages.
+   * their messages. `absent`: the schema was given `null` because the record has no such field (see
+   * the constructor).
    *
    * @example
    * ```ts
@@ -240,8 +250,9 @@ export class KafkaSchemaError extends KafkaPoisonRecordError {
     position: RecordPosition,
     field: 'key' | 'value',
     issues: readonly StandardSchemaV1.Issue[],
+    absent = false,
   ): KafkaSchemaError {
-    return new KafkaSchemaError(position, field, issuePaths(issues));
+    return new KafkaSchemaError(position, field, issuePaths(issues), absent);
   }
 }
 

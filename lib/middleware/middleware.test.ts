@@ -656,6 +656,48 @@ describe('kafkaBatch: schemas and poison records', () => {
     expect(JSON.stringify(lines)).not.toContain('SECRET');
   });
 
+  it('says a tombstone or a missing key is null when its schema refuses null, and a nullable schema takes it', async () => {
+    const { logger, lines } = captureLogger();
+    const event = kafkaEvent({
+      topic: 'order-events',
+      records: [
+        { partition: 0, key: 'customer-1', value: null },
+        { partition: 0, key: 'customer-1', value: undefined },
+        { partition: 0, value: { id: 'c', total: 3 } },
+        { partition: 0, key: 'customer-1', value: 'null' },
+      ],
+    });
+    const poison: unknown[] = [];
+    await run(
+      {
+        logger,
+        key: v.string(),
+        value: Order,
+        onPoison: (_record, error) => void poison.push(error),
+        onRecord: () => {},
+      },
+      event,
+    );
+    expect(poison.map((error) => (error as Error).message)).toEqual([
+      "order-events-0@0: value is null (a tombstone: the record has no value), which its schema refuses (failed schema validation at (root)); make it accept null (v.nullable(…), z.nullable(…)) or skip such records with onPoison: 'skip'",
+      "order-events-0@1: value is null (a tombstone: the record has no value), which its schema refuses (failed schema validation at (root)); make it accept null (v.nullable(…), z.nullable(…)) or skip such records with onPoison: 'skip'",
+      "order-events-0@2: key is null (the record has no key), which its schema refuses (failed schema validation at (root)); make it accept null (v.nullable(…), z.nullable(…)) or skip such records with onPoison: 'skip'",
+      // The JSON text null is a value like any other: its schema's paths only.
+      'order-events-0@3: value failed schema validation at (root)',
+    ]);
+    expect(poison.every((error) => error instanceof KafkaSchemaError)).toBe(true);
+    expect((poison[0] as KafkaSchemaError).paths).toEqual(['']);
+    expect(JSON.stringify(lines)).not.toContain('customer-1');
+
+    const seen: unknown[] = [];
+    const response = await run(
+      { logger, value: v.nullable(Order), onRecord: (record) => void seen.push(record.data) },
+      kafkaEvent({ topic: 'order-events', records: [{ value: null }, { value: { id: 'a', total: 1 } }] }),
+    );
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(seen).toEqual([null, { id: 'a', total: 1 }]);
+  });
+
   it("logs a handler's JSON.parse or schema-library error by where it failed, never by its message quoting the data", async () => {
     const { logger, lines } = captureLogger();
     const event = orders([{ id: 'a', total: 'SECRET-TOTAL' }]);

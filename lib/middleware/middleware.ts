@@ -23,11 +23,16 @@ import { type BatchConfig, BatchProcessing } from './processing.ts';
  * before the Lambda deadline, and returns Lambda's partial batch response by offset: for each
  * partition, the failed record and every later record that did not complete.
  *
- * It produces the response in its `after` phase: `.use()` it last (innermost), and give `middy()` no
- * handler. Enable `ReportBatchItemFailures` on the trigger, or Lambda ignores the response.
+ * It produces the response in its `after` phase: `.use()` it last (innermost), once per chain, and
+ * give `middy()` no handler. Enable `ReportBatchItemFailures` on the trigger, or Lambda ignores the
+ * response. A middleware that replaces the event before it (a parser middleware: give kafkaBatch the
+ * schema as its `value` option instead) makes the event one kafkaBatch refuses.
  *
- * @throws {KafkaEventError} (when invoked) if the payload is not a Kafka event or a record lacks
- * topic, partition or offset: Lambda then retries the batch.
+ * @throws {KafkaEventError} (when invoked) if the payload is not a Kafka event (or was replaced by a
+ * parser middleware before kafkaBatch) or a record lacks topic, partition or offset: Lambda then
+ * retries the batch.
+ * @throws {KafkaBatchOptionsError} (when invoked) if the chain has two kafkaBatch, before any record
+ * runs.
  * @example
  * ```ts
  * import middy from '@middy/core';

@@ -188,11 +188,32 @@ export interface KafkaBatchCommonOptions<TValue, TKey> {
   /**
    * Standard Schema (zod, valibot, arktype…) for the value, given `record.json()`; or a
    * {@link KafkaDecoder} given the value's bytes (Avro, Protobuf…). Typed as `record.data`.
+   *
+   * A tombstone (a record whose value is `null` or absent, as a compacted topic's deletes are) reaches
+   * the schema as `null`. A schema that refuses `null` makes every tombstone a poison record
+   * (`KafkaSchemaError`: "value is null (a tombstone…)"), and with the default `onPoison: 'report'`
+   * its partition stops there on every retry. Accept `null` in the schema (`v.nullable(Order)`,
+   * `z.nullable(Order)`: `record.data` is then `null` for a tombstone), or drop tombstones with
+   * `onPoison: 'skip'` (which drops every other poison record too). The decoders of
+   * `kafka-lambda/avro`, `/protobuf` and `/json-schema` give `null` for a tombstone without
+   * validating it.
+   *
+   * @example
+   * ```ts
+   * kafkaBatch({
+   *   value: v.nullable(OrderSchema),
+   *   onRecord: (record) => (record.data === null ? orders.delete(record.keyData) : orders.put(record.data)),
+   * });
+   * ```
    */
   value?: StandardSchemaV1<unknown, TValue> | KafkaDecoder<TValue>;
   /**
    * Standard Schema for the key, given the key as UTF-8 text (`null` if none); or a
    * {@link KafkaDecoder} given the key's bytes. Typed as `record.keyData`.
+   *
+   * A record without a key reaches the schema as `null`: a schema that refuses `null` makes it a
+   * poison record (`KafkaSchemaError`: "key is null…"), as for a tombstone's value. Use
+   * `v.nullable(v.string())` (`z.string().nullable()`) when some producers send no key.
    */
   key?: StandardSchemaV1<unknown, TKey> | KafkaDecoder<TKey>;
   /** At most this many records (or partition runs) in flight at once. Default 16. */

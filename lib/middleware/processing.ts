@@ -562,8 +562,16 @@ export class BatchProcessing {
     const schema = (isKey ? config.keySchema : config.valueSchema)!;
     const input = isKey ? keyText(record) : record.json();
     return (
-      validateField(schema, input, record, field, (output) => fillRecordData(record, field, output)) ??
-      undefined
+      validateField(
+        schema,
+        input,
+        record,
+        field,
+        (output) => fillRecordData(record, field, output),
+        // A null input is a record without the field, or (a value only) the JSON text `null`; the
+        // value's bytes are decoded already (json() read them).
+        input === null && (isKey || record.value == null),
+      ) ?? undefined
     );
   }
 

@@ -7,7 +7,8 @@ import { isThenable } from './thenable.ts';
  * once an asynchronous schema has answered (then the result is a promise). Issues are a
  * {@link KafkaSchemaError} (a poison record, named by its paths only); a schema that throws or rejects
  * is a {@link KafkaSchemaThrewError} (retried, its message withheld). The middleware's `key`/`value`
- * schemas and the decoders' `validate` both go through it.
+ * schemas and the decoders' `validate` both go through it. `absent`: the record has no such field
+ * (the input is `null` for a tombstone's value or a missing key), for the error to say so.
  *
  * @example
  * ```ts
@@ -20,6 +21,7 @@ export function validateField<TOutput, TKept>(
   position: RecordPosition,
   field: 'key' | 'value',
   keep: (output: TOutput) => TKept,
+  absent = false,
 ): TKept | Promise<TKept> {
   let result: StandardSchemaV1.Result<TOutput> | PromiseLike<StandardSchemaV1.Result<TOutput>>;
   try {
@@ -29,19 +31,20 @@ export function validateField<TOutput, TKept>(
   }
   if (isThenable(result))
     return Promise.resolve(result).then(
-      (settled) => keep(accepted(settled, position, field)),
+      (settled) => keep(accepted(settled, position, field, absent)),
       (error: unknown) => {
         throw new KafkaSchemaThrewError(position, field, error);
       },
     );
-  return keep(accepted(result, position, field));
+  return keep(accepted(result, position, field, absent));
 }
 
 function accepted<TOutput>(
   result: StandardSchemaV1.Result<TOutput>,
   position: RecordPosition,
   field: 'key' | 'value',
+  absent: boolean,
 ): TOutput {
-  if (result.issues) throw KafkaSchemaError.fromIssues(position, field, result.issues);
+  if (result.issues) throw KafkaSchemaError.fromIssues(position, field, result.issues, absent);
   return result.value;
 }
