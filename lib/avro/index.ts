@@ -34,7 +34,7 @@ export interface AvroDecoderOptions<TOutput> extends SchemaRegistryDecoderOption
    * is used as it is: its `long` is avsc's, which refuses a value beyond 2^53 − 1 unless you gave it a
    * long type of your own.
    */
-  schema?: avsc.Schema | avsc.Type | string | object;
+  schema?: avsc.Schema | avsc.Type | string | object | undefined;
 }
 
 /**

@@ -33,7 +33,7 @@ export interface JsonSchemaDecoderOptions<TOutput> extends SchemaRegistryDecoder
    * The JSON Schema every record must match, used instead of the registry's: draft-07, or 2019-09 and
    * 2020-12 by its `$schema` (another dialect, such as draft-04, does not compile).
    */
-  schema?: AnySchema;
+  schema?: AnySchema | undefined;
 }
 
 /**

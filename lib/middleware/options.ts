@@ -206,7 +206,7 @@ export interface KafkaBatchCommonOptions<TValue, TKey> {
    * });
    * ```
    */
-  value?: StandardSchemaV1<unknown, TValue> | KafkaDecoder<TValue>;
+  value?: StandardSchemaV1<unknown, TValue> | KafkaDecoder<TValue> | undefined;
   /**
    * Standard Schema for the key, given the key as UTF-8 text (`null` if none); or a
    * {@link KafkaDecoder} given the key's bytes. Typed as `record.keyData`.
@@ -215,11 +215,11 @@ export interface KafkaBatchCommonOptions<TValue, TKey> {
    * poison record (`KafkaSchemaError`: "key is null…"), as for a tombstone's value. Use
    * `v.nullable(v.string())` (`z.string().nullable()`) when some producers send no key.
    */
-  key?: StandardSchemaV1<unknown, TKey> | KafkaDecoder<TKey>;
+  key?: StandardSchemaV1<unknown, TKey> | KafkaDecoder<TKey> | undefined;
   /** At most this many records (or partition runs) in flight at once. Default 16. */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** Default `'report'`. */
-  onPoison?: KafkaPoisonPolicy;
+  onPoison?: KafkaPoisonPolicy | undefined;
   /**
    * Stop starting records, abort the signal and return when this much of the invocation's time is left
    * (from `context.getRemainingTimeInMillis()`); whatever did not complete is reported. Default 1000 ms.
@@ -230,13 +230,13 @@ export interface KafkaBatchCommonOptions<TValue, TKey> {
    * advance. It is not an error, because a slow outer middleware (a cold secret fetch) can cause it
    * once; set `throwOnBatchFailure` to fail such invocations instead.
    */
-  timeoutReserveMs?: number;
+  timeoutReserveMs?: number | undefined;
   /** Throw {@link KafkaBatchFailedError} instead of returning when no record succeeded. Default false. */
-  throwOnBatchFailure?: boolean;
+  throwOnBatchFailure?: boolean | undefined;
   /** Default: {@link jsonLogger}. */
-  logger?: KafkaBatchLogger;
+  logger?: KafkaBatchLogger | undefined;
   /** A Powertools `Metrics` instance (or anything with `addMetric`). */
-  metrics?: KafkaBatchMetrics;
+  metrics?: KafkaBatchMetrics | undefined;
 }
 
 /**
@@ -249,9 +249,9 @@ export interface KafkaBatchCommonOptions<TValue, TKey> {
  */
 export interface KafkaRecordOptions<TValue, TKey> extends KafkaBatchCommonOptions<TValue, TKey> {
   /** Default `'partition'`; see {@link KafkaOrdering}. */
-  ordering?: KafkaOrdering;
+  ordering?: KafkaOrdering | undefined;
   onRecord: KafkaRecordHandler<TValue, TKey>;
-  onPartition?: never;
+  onPartition?: undefined;
 }
 
 /**
@@ -263,9 +263,9 @@ export interface KafkaRecordOptions<TValue, TKey> extends KafkaBatchCommonOption
  * ```
  */
 export interface KafkaPartitionOptions<TValue, TKey> extends KafkaBatchCommonOptions<TValue, TKey> {
-  ordering?: 'partition';
+  ordering?: 'partition' | undefined;
   onPartition: KafkaPartitionHandler<TValue, TKey>;
-  onRecord?: never;
+  onRecord?: undefined;
 }
 
 /**

@@ -74,7 +74,7 @@ export interface ProtobufCommonOptions<TOutput>
    * or set to its deprecated format (its deserializer's `UseDeprecatedFormat`). Read as told, never
    * guessed: a record that does not fit is poison, and its error names this option.
    */
-  confluentMessageIndexes?: ConfluentMessageIndexEncoding;
+  confluentMessageIndexes?: ConfluentMessageIndexEncoding | undefined;
   /**
    * What an `EventRecordFormat` `SOURCE` record holds before the message: AWS documents that Lambda
    * removes the registry framing (the magic byte and schema id), not whether it also removes
@@ -82,7 +82,7 @@ export interface ProtobufCommonOptions<TOutput>
    * (https://docs.aws.amazon.com/lambda/latest/dg/services-consume-kafka-events.html). Events captured
    * from Lambda keep it. See {@link ProtobufSourceMessageIndex}; default `'detect'`.
    */
-  sourceMessageIndex?: ProtobufSourceMessageIndex;
+  sourceMessageIndex?: ProtobufSourceMessageIndex | undefined;
 }
 
 /**
@@ -146,7 +146,7 @@ export function protobufDecoder<TMessage, TOutput = TMessage>(
 export function protobufDecoder<TMessage, TOutput = TMessage>(
   options: ProtobufCommonOptions<TOutput> & {
     type: ProtobufjsMessageType<TMessage>;
-    eventRecordFormat?: 'SOURCE';
+    eventRecordFormat?: 'SOURCE' | undefined;
   },
 ): KafkaDecoder<TOutput | null>;
 /**
@@ -191,14 +191,16 @@ export function protobufDecoder<Desc extends DescMessage, TOutput = MessageShape
   options: ProtobufCommonOptions<TOutput> & {
     type: Desc;
     fromBinary: (schema: Desc, bytes: Uint8Array) => MessageShape<Desc>;
-    eventRecordFormat?: 'SOURCE';
+    eventRecordFormat?: 'SOURCE' | undefined;
   },
 ): KafkaDecoder<TOutput | null>;
 export function protobufDecoder(
   options: ProtobufCommonOptions<unknown> & {
     type: ProtobufjsMessageType<unknown> | DescMessage;
-    fromBinary?: (schema: DescMessage, bytes: Uint8Array) => unknown;
-    fromJson?: (schema: DescMessage, json: JsonValue, options?: Partial<JsonReadOptions>) => unknown;
+    fromBinary?: ((schema: DescMessage, bytes: Uint8Array) => unknown) | undefined;
+    fromJson?:
+      | ((schema: DescMessage, json: JsonValue, options?: Partial<JsonReadOptions>) => unknown)
+      | undefined;
   },
 ): KafkaDecoder<unknown> {
   const { type, fromBinary } = options;

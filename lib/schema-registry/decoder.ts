@@ -31,23 +31,23 @@ import { confluentSchemaIdHeaderProblem, type RegistryFraming, readFrame } from 
  */
 export interface SchemaRegistryDecoderOptions<TOutput> {
   /** Resolves writer schemas by id (Confluent-compatible or Glue), cached; create it at module scope. */
-  registry?: SchemaRegistryClient;
+  registry?: SchemaRegistryClient | undefined;
   /**
    * How the bytes are framed when the record has no schema metadata (no registry on the trigger):
    * `'registry'` (default) reads Confluent's or Glue's framing by its first byte; `'confluent'` or
    * `'glue'` accept only that one; `'none'`: plain encoded bytes, decoded with the schema in code.
    */
-  framing?: RegistryFraming | 'none';
+  framing?: RegistryFraming | 'none' | undefined;
   /**
    * The trigger's `EventRecordFormat`, needed when it has a schema registry (records then carry
    * schema metadata): `'JSON'` (the bytes are JSON text) or `'SOURCE'` (encoded bytes, framing
    * removed). A record with metadata fails (and is retried, not dropped) until this is set.
    */
-  eventRecordFormat?: 'JSON' | 'SOURCE';
+  eventRecordFormat?: 'JSON' | 'SOURCE' | undefined;
   /** A Standard Schema (zod, valibot…) the decoded data must pass; its output becomes the data. */
-  validate?: StandardSchemaV1<unknown, TOutput>;
+  validate?: StandardSchemaV1<unknown, TOutput> | undefined;
   /** Compiled writer schemas kept (least recently used goes). Default 1000. */
-  cacheSize?: number;
+  cacheSize?: number | undefined;
 }
 
 /** Decodes an encoded payload; throws (any error) when the bytes do not fit. */

@@ -68,17 +68,17 @@ export interface KafkaRecordInput {
    */
   value: RecordPayload | undefined;
   /** Left out: the event has no `key` field; `null`: `"key": null` (Lambda sends both). */
-  key?: RecordPayload;
-  headers?: HeadersInput;
+  key?: RecordPayload | undefined;
+  headers?: HeadersInput | undefined;
   /** Default: by key as Kafka's default partitioner would, round-robin for records without a key. */
-  partition?: number;
+  partition?: number | undefined;
   /** Default: one after the previous record of the partition (the first gets `startOffset`). */
-  offset?: number;
+  offset?: number | undefined;
   /** Default: the event's `timestamp` plus the record's index in milliseconds. */
-  timestamp?: number | Date;
-  timestampType?: 'CREATE_TIME' | 'LOG_APPEND_TIME';
-  keySchemaMetadata?: KafkaSchemaMetadata;
-  valueSchemaMetadata?: KafkaSchemaMetadata;
+  timestamp?: number | Date | undefined;
+  timestampType?: 'CREATE_TIME' | 'LOG_APPEND_TIME' | undefined;
+  keySchemaMetadata?: KafkaSchemaMetadata | undefined;
+  valueSchemaMetadata?: KafkaSchemaMetadata | undefined;
 }
 
 /**
@@ -93,16 +93,16 @@ export interface KafkaEventOptions {
   topic: string;
   records: readonly KafkaRecordInput[];
   /** The topic's partition count, used to place records without an explicit `partition` (default 1). */
-  partitions?: number;
+  partitions?: number | undefined;
   /** Offset of each partition's first record when the record does not set one (default 0). */
-  startOffset?: number;
+  startOffset?: number | undefined;
   /** Timestamp of the first record (default: now). */
-  timestamp?: number | Date;
+  timestamp?: number | Date | undefined;
   /** `'aws:kafka'` (MSK, the default), `'SelfManagedKafka'` or `'aws:SelfManagedKafka'`. */
-  eventSource?: MskEventSource | SelfManagedEventSource;
+  eventSource?: MskEventSource | SelfManagedEventSource | undefined;
   /** MSK only (default: a sample cluster ARN). */
-  eventSourceArn?: string;
-  bootstrapServers?: string;
+  eventSourceArn?: string | undefined;
+  bootstrapServers?: string | undefined;
 }
 
 /**
@@ -192,7 +192,9 @@ const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
  * ```
  * @throws InvalidEventInputError for an invalid topic, partition, offset or payload.
  */
-export function kafkaEvent(options: KafkaEventOptions & { eventSource?: MskEventSource }): MskKafkaEvent;
+export function kafkaEvent(
+  options: KafkaEventOptions & { eventSource?: MskEventSource | undefined },
+): MskKafkaEvent;
 /**
  * Builds a self-managed Kafka trigger's event (`eventSource` `'SelfManagedKafka'` or
  * `'aws:SelfManagedKafka'`) exactly as Lambda sends it: as an MSK event, but without `eventSourceArn`.

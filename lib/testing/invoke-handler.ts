@@ -80,13 +80,17 @@ export class InvalidInvokeOptionsError extends KafkaTestingError {
 /**
  * Options of {@link invokeHandler}: the Lambda context's (`timeoutMs` defaults to 30 s; above 0 and at
  * most 840,000, as a Kafka trigger accepts; `memoryLimitInMB` a whole number from 128 to 10,240).
+ * Each may be given as `undefined`, meaning its default (for projects with
+ * `exactOptionalPropertyTypes`).
  *
  * @example
  * ```ts
  * const options: InvokeOptions = { timeoutMs: 5_000, functionName: 'orders', memoryLimitInMB: 512 };
  * ```
  */
-export type InvokeOptions = LambdaContextOptions;
+export type InvokeOptions = {
+  [Option in keyof LambdaContextOptions]?: LambdaContextOptions[Option] | undefined;
+};
 
 /** A function's memory size as Lambda's function configuration accepts it (`MemorySize`), in MB. */
 const MAX_TIMEOUT_MS = LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds.max * 1000;

@@ -43,7 +43,7 @@ export interface ValidateEventOptions {
    * Accept a `records` key that differs from its records' `<topic>-<partition>` (public fixtures show
    * such events; Lambda is not known to send them, yet handlers must build identifiers from the record).
    */
-  allowKeyMismatch?: boolean;
+  allowKeyMismatch?: boolean | undefined;
   /**
    * What passes:
    * - `'lambda'` (default): an event exactly as Lambda sends it; anything else is an issue, but for
@@ -54,13 +54,13 @@ export interface ValidateEventOptions {
    *   not base64 (reported for retry by `kafkaBatch`) or a digit-string offset, becomes a warning.
    *   `kafka-lambda invoke` checks its event this way.
    */
-  accept?: 'lambda' | 'middleware';
+  accept?: 'lambda' | 'middleware' | undefined;
   /**
    * Receives each warning: what any event may do though Lambda never does it (a partition repeating an
    * offset, as public sample events do; a payload above Lambda's 6 MB limit), and under
    * `accept: 'middleware'` what Lambda would not send. Default: `console.warn`.
    */
-  onWarning?: (warning: EventIssue) => void;
+  onWarning?: ((warning: EventIssue) => void) | undefined;
 }
 
 const TOPIC = /^(?!\.{1,2}$)[a-zA-Z0-9._-]{1,249}$/;
