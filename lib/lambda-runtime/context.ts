@@ -18,14 +18,14 @@ export const DEFAULT_MEMORY_MB = 1024;
  * ```
  */
 export interface LambdaContextOptions {
-  functionName?: string;
+  functionName?: string | undefined;
   /** The function's timeout; `getRemainingTimeInMillis()` counts down from it (default 30 s). */
-  timeoutMs?: number;
-  memoryLimitInMB?: number;
-  awsRequestId?: string;
-  region?: string;
+  timeoutMs?: number | undefined;
+  memoryLimitInMB?: number | undefined;
+  awsRequestId?: string | undefined;
+  region?: string | undefined;
   /** The execution environment's log stream (default: a new one, named as Lambda names them). */
-  logStreamName?: string;
+  logStreamName?: string | undefined;
 }
 
 /**

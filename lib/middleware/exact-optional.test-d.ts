@@ -8,8 +8,9 @@ import { describe, expectTypeOf, it } from 'vitest';
 import { avroDecoder } from '../avro/index.ts';
 import { jsonSchemaDecoder } from '../json-schema/index.ts';
 import { protobufDecoder } from '../protobuf/index.ts';
-import type { SchemaRegistryClient } from '../schema-registry/registry.ts';
-import { invokeHandler, kafkaEvent, validateKafkaEvent } from '../testing/index.ts';
+import { glueSchemaRegistry } from '../schema-registry/glue.ts';
+import { confluentSchemaRegistry, type SchemaRegistryClient } from '../schema-registry/registry.ts';
+import { createLambdaContext, invokeHandler, kafkaEvent, validateKafkaEvent } from '../testing/index.ts';
 import {
   type KafkaBatchLogger,
   type KafkaBatchMetrics,
@@ -109,6 +110,24 @@ describe('options given as undefined (exactOptionalPropertyTypes)', () => {
       validate: undefined,
       confluentMessageIndexes: undefined,
       sourceMessageIndex: undefined,
+    });
+  });
+
+  it('the registry clients and the Lambda context take undefined for their optional options', () => {
+    confluentSchemaRegistry({
+      url: 'http://127.0.0.1:8080',
+      auth: undefined,
+      cacheSize: maybeNumber,
+      timeoutMs: undefined,
+    });
+    glueSchemaRegistry({ client: undefined, cacheSize: undefined, timeoutMs: maybeNumber });
+    createLambdaContext({
+      functionName: maybeString,
+      timeoutMs: maybeNumber,
+      memoryLimitInMB: undefined,
+      awsRequestId: undefined,
+      region: maybeString,
+      logStreamName: undefined,
     });
   });
 });

@@ -31,7 +31,7 @@ export type {
  */
 export interface GlueSchemaRegistryOptions extends SchemaRegistryCacheOptions {
   /** Default: a `GlueClient` for the function's region. */
-  client?: GlueClient;
+  client?: GlueClient | undefined;
 }
 
 /**

@@ -79,12 +79,12 @@ export interface SchemaRegistryClient {
  */
 export interface SchemaRegistryCacheOptions {
   /** Schemas kept; the least recently used goes when full. Default 1000. */
-  cacheSize?: number;
+  cacheSize?: number | undefined;
   /**
    * Longest wait for one request, in ms; the decoder's signal (the invocation's deadline) also ends
    * it. Default 5000.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 /** Caching, request sharing and timeouts; subclasses only fetch. */
@@ -175,7 +175,7 @@ export type ConfluentRegistryAuth =
 export interface ConfluentSchemaRegistryOptions extends SchemaRegistryCacheOptions {
   /** Base URL of the registry's REST API (Confluent, or a compatible one such as Apicurio's `/apis/ccompat/v7`). */
   url: string;
-  auth?: ConfluentRegistryAuth;
+  auth?: ConfluentRegistryAuth | undefined;
 }
 
 /**

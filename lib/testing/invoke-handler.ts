@@ -147,7 +147,9 @@ export type InvokableHandler<TEvent, TResult> = {
  * Lambda reads it, through JSON: a class instance comes back as the plain object its JSON is (a getter
  * on its prototype, absent), a `toJSON()` as what it returns. A handler error is rethrown as is. (A
  * timed-out handler cannot be stopped in-process: it keeps running in the background, where Lambda
- * would freeze it.)
+ * would freeze it. A promise it leaves rejected with nobody handling it is reported by the test runner,
+ * not as this invocation's failure: `kafka-lambda invoke` and the emulator's sandbox fail the invocation
+ * with `Runtime.UnhandledPromiseRejection`, as Lambda does.)
  *
  * @example
  * ```ts
