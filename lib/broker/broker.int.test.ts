@@ -5,6 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../test/support/run-cli.ts';
+import {
+  jvmStartingIn,
+  leftOf,
+  ownRemovers,
+  removersOf,
+  spawnOwner,
+  waitFor,
+} from '../../test/support/run-dir-processes.ts';
 import { cacheBase, isAlive, packageRoot, waitForExit } from '../maven-server/index.ts';
 import { startBroker } from './broker.ts';
 import { BrokerStartError } from './errors.ts';
@@ -26,69 +34,6 @@ async function brokerJvmsUnder(folder: string): Promise<number[]> {
     if (main >= 0 && args[main + 1]?.startsWith(`${folder}/`)) pids.push(Number(entry));
   }
   return pids;
-}
-
-/** The command lines of /proc, by pid (arguments joined by single spaces). */
-async function commandLines(): Promise<{ pid: number; args: string[] }[]> {
-  const found: { pid: number; args: string[] }[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    const args = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).split('\0');
-    found.push({ pid: Number(entry), args });
-  }
-  return found;
-}
-
-/** The processes told of the run folder `runDir` in their environment: what removes it when its owner is gone. */
-async function removersOf(runDir: string): Promise<number[]> {
-  const found: number[] = [];
-  for (const { pid } of await commandLines()) {
-    const environment = await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
-    if (environment.split('\0').some((variable) => variable.endsWith(`=${runDir}`))) found.push(pid);
-  }
-  return found;
-}
-
-/** The processes this one started that remove a run folder when this one is gone. */
-async function ownRemovers(): Promise<number[]> {
-  const found: number[] = [];
-  for (const { pid } of await commandLines()) {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    const environment = await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
-    if (parent === process.pid && environment.split('\0').some((v) => v.startsWith('KAFKA_LAMBDA_RUN_DIR=')))
-      found.push(pid);
-  }
-  return found;
-}
-
-/**
- * The processes still about the run folder `runDir`: those whose command line names it (a JVM, its
- * watchdog, the storage formatter) and what removes it.
- */
-async function processesNaming(runDir: string): Promise<string[]> {
-  const removers = await removersOf(runDir);
-  return (await commandLines())
-    .filter(({ pid, args }) => removers.includes(pid) || args.some((arg) => arg.includes(`${runDir}/`)))
-    .map(({ pid, args }) => `${pid}: ${args.join(' ').slice(0, 200)}`);
-}
-
-/** The `java` processes whose command line names the run folder `runDir`. */
-async function javaProcessesNaming(runDir: string): Promise<{ pid: number; args: string }[]> {
-  return (await commandLines())
-    .filter(({ args }) => /(^|\/)java$/.test(args[0] ?? '') && args.some((a) => a.includes(`${runDir}/`)))
-    .map(({ pid, args }) => ({ pid, args: args.join(' ') }));
-}
-
-/** Polls `check` every 200 ms until it returns a value other than undefined, or fails after `timeoutMs`. */
-async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /** The pid of a process that has exited. */
@@ -136,39 +81,14 @@ describe('the embedded broker process', () => {
    * once it serves, and then waits.
    */
   function owner(own: string) {
-    const script = `
-      const { startBroker } = await import(${JSON.stringify(join(packageRoot, 'lib/broker/broker.ts'))});
-      const broker = await startBroker();
-      console.log('pid ' + broker.pid + ' in ' + broker.runDir);
-      setInterval(() => {}, 1000);
-    `;
-    return spawn(process.execPath, ['--input-type=module', '-e', script], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env, TMPDIR: own },
-    });
-  }
-
-  /** Waits until the folder is gone and no process names it: what a killed owner leaves once all is done. */
-  async function leftOf(runDir: string): Promise<{ folder: boolean; processes: string[] }> {
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      const left = { folder: existsSync(runDir), processes: await processesNaming(runDir) };
-      if ((!left.folder && left.processes.length === 0) || Date.now() > deadline) return left;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    return spawnOwner(join(packageRoot, 'lib/broker/broker.ts'), 'startBroker', { ...env, TMPDIR: own });
   }
 
   it('a broker JVM that dies by itself keeps its folder while its owner lives; once the owner is killed, the folder goes', async () => {
     const own = await mkdtemp(join(tmp, 'owner-'));
-    const child = owner(own);
-    const [jvmPid, runDir] = await new Promise<[number, string]>((resolve, reject) => {
-      child.stdout.on('data', (c: Buffer) => {
-        const match = /pid (\d+) in (\S+)/.exec(c.toString());
-        if (match) resolve([Number(match[1]), match[2] ?? '']);
-      });
-      child.on('exit', (code) => reject(new Error(`owner exited early (${code})`)));
-    });
+    const { child, served } = owner(own);
     try {
+      const { pid: jvmPid, runDir } = await served;
       // The JVM dies on its own (a crash): its data stays, for a broker relaunched on it and for its log.
       process.kill(jvmPid, 'SIGKILL');
       expect(await waitForExit(jvmPid, 30_000)).toBe(true);
@@ -192,23 +112,11 @@ describe('the embedded broker process', () => {
     'an owner killed %s leaves neither a JVM nor the broker folder once the watchdog has acted',
     async (_phase, mainClass) => {
       const own = await mkdtemp(join(tmp, 'owner-'));
-      const child = owner(own);
-      let output = '';
-      for (const stream of [child.stdout, child.stderr])
-        stream.on('data', (c: Buffer) => {
-          output += c.toString();
-        });
+      const started = owner(own);
+      const { child } = started;
       try {
         // The first moment a JVM of that class runs on the folder (the broker takes seconds more to serve).
-        const [runDir, jvmPid] = await waitFor(`a ${mainClass} JVM`, 90_000, async () => {
-          if (child.exitCode !== null) throw new Error(`the owner exited (${child.exitCode}): ${output}`);
-          for (const name of await readdir(own)) {
-            const runDir = join(own, name);
-            const jvm = (await javaProcessesNaming(runDir)).find((p) => p.args.includes(mainClass));
-            if (jvm) return [runDir, jvm.pid] as const;
-          }
-          return undefined;
-        });
+        const { runDir, pid: jvmPid } = await jvmStartingIn(own, started, mainClass, 90_000);
         const log = await readFile(join(runDir, 'logs', 'server.log'), 'utf8').catch(() => '');
         expect(log).not.toContain('Kafka Server started');
         child.kill('SIGKILL');

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import {
@@ -112,10 +112,9 @@ async function startOnce(
   options: StartBrokerOptions,
 ): Promise<EmbeddedBroker> {
   const [port, controllerPort] = [await freePort(), await freePort()];
+  // Until this process stops the broker or lets it go, its folder goes with this process (see RunDir).
   const run = await createRunDir(BROKER_RUN_DIRS);
   const runDir = run.path;
-  // From here until this process stops the broker or lets it go, its folder goes with this process.
-  const reaper = removeWhenOwnerGone(runDir);
   const logsDir = join(runDir, 'logs');
   await mkdir(logsDir);
   const propertiesFile = propertiesFileOf(runDir);
@@ -129,8 +128,7 @@ async function startOnce(
     propertiesFile,
   ]);
   if (tool.code !== 0) {
-    await rm(runDir, { recursive: true, force: true });
-    await reaper.dismiss();
+    await run.remove();
     const output = `${tool.stdout}${tool.stderr}`.slice(-4000);
     throw new BrokerStartError(
       withDamagedJarsHint('Formatting the broker storage failed', output, libs),
@@ -160,14 +158,8 @@ async function startOnce(
     pid: jvm.pid,
     runDir,
     version,
-    async stop(timeoutMs = 20_000) {
-      await jvm.stop(timeoutMs); // deletes the folder
-      await reaper.dismiss();
-    },
-    async detach() {
-      await jvm.detach();
-      await reaper.dismiss();
-    },
+    stop: (timeoutMs = 20_000) => jvm.stop(timeoutMs),
+    detach: () => jvm.detach(),
     [Symbol.asyncDispose]() {
       return this.stop();
     },
@@ -186,66 +178,6 @@ async function startOnce(
     throw new BrokerStartError(withDamagedJarsHint(message, tail, libs), tail, { cause: error });
   }
   return broker;
-}
-
-/**
- * Deletes the broker's run folder `runDir` once this process (its owner) is gone and nothing runs in the
- * folder any more, until dismissed. The JVM's watchdog stops the JVM when its owner is gone, but cannot
- * tell that from an ordinary stop or from the JVM dying by itself (its pipe closes in all three), where
- * the folder must stay: the owner deletes it on stop after reading the log tail a failed start quotes,
- * and a broker relaunched after a crash runs on its data. So a second small process holds a pipe of its
- * own, which closes without a line only when this process exits or is killed (even with SIGKILL, even
- * while the broker formats its storage). It then waits while any process's command line names the
- * folder (the JVM, its watchdog, the storage formatter; at most 2 min) and deletes it. A line on the pipe
- * (`dismiss`) ends it: this process stopped the broker or let it outlive it.
- */
-function removeWhenOwnerGone(runDir: string): { dismiss(): Promise<void> } {
-  // Linux: /proc (grep's own command line, the only one holding the pattern, is not among the files the
-  // glob listed before it started); elsewhere ps, whose output is searched by the shell itself.
-  const script = `
-read -r _ && exit 0
-dir=$KAFKA_LAMBDA_RUN_DIR
-in_use() {
-  if [ -r /proc/self/cmdline ]; then
-    grep -qsaF -e "$dir/" /proc/[0-9]*/cmdline
-  else
-    local args
-    args=$(ps -A -ww -o args=) || return 0
-    [[ $args == *"$dir/"* ]]
-  fi
-}
-deadline=$((SECONDS + 120))
-while (( SECONDS < deadline )); do
-  if ! in_use; then
-    if [ -d "$dir" ] && [ ! -L "$dir" ] && [ -O "$dir" ]; then rm -rf -- "$dir"; fi
-    exit 0
-  fi
-  sleep 0.5
-done
-`;
-  const reaper = spawn('bash', ['-c', script, 'kafka-lambda-run-dir-reaper'], {
-    // A session of its own: the terminal's Ctrl-C, which ends its owner, must not end it too.
-    detached: true,
-    stdio: ['pipe', 'ignore', 'ignore'],
-    env: { ...process.env, KAFKA_LAMBDA_RUN_DIR: runDir },
-  });
-  // Without bash the broker cannot start either (its watchdog is a bash script): that error is reported.
-  reaper.on('error', () => {});
-  reaper.stdin.on('error', () => {});
-  // It must not keep this process alive; its pipe still closes when this process exits.
-  reaper.unref();
-  (reaper.stdin as unknown as { unref?: () => void }).unref?.();
-  let dismissed: Promise<void> | undefined;
-  return {
-    dismiss() {
-      // Resolves once the line is in the pipe (or the reaper is gone already).
-      dismissed ??= new Promise<void>((resolve) => {
-        if (reaper.stdin.writable) reaper.stdin.end('dismiss\n', () => resolve());
-        else resolve();
-      });
-      return dismissed;
-    },
-  };
 }
 
 /** `message`, and when the log says a cached jar is damaged, which folder to delete (the one holding `libs`). */

@@ -50,7 +50,10 @@ export interface ElasticMq {
   readonly credentials: { accessKeyId: string; secretAccessKey: string };
   /** The server JVM's process id. */
   readonly pid: number;
-  /** Temporary folder with the server's configuration and log; removed by {@link ElasticMq.stop}. */
+  /**
+   * Temporary folder with the server's configuration and log; removed by {@link ElasticMq.stop}, or once
+   * this process is gone and the JVM with it (unless detached). A JVM that dies by itself leaves it in place.
+   */
   readonly runDir: string;
   readonly version: string;
   /** The ARN of a queue on this server, as Lambda's `DestinationConfig.OnFailure` names it. */
@@ -59,7 +62,8 @@ export interface ElasticMq {
   stop(timeoutMs?: number): Promise<void>;
   /**
    * Lets the server outlive this process (what `kafka-lambda sqs start` does once it has recorded it).
-   * Until then it is tied to this process: if it exits or crashes, the server is stopped.
+   * Until then it is tied to this process: if it exits, crashes or is killed, even during start-up, the
+   * server is stopped and then its folder deleted.
    */
   detach(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;

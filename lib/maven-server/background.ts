@@ -25,14 +25,17 @@ export interface RunDirJvm {
    * signalled while the run folder's marker still names it (its pid may have been reused since).
    */
   stop(timeoutMs: number): Promise<void>;
-  /** Lets the JVM outlive this process. Until then, if this process exits or is killed, the JVM is stopped. */
+  /**
+   * Lets the JVM, and its run folder, outlive this process. Until then, if this process exits or is
+   * killed, the JVM is stopped and then its folder deleted (see {@link RunDir}).
+   */
   detach(): Promise<void>;
 }
 
 /**
  * Starts `java javaArgs` under the watchdog (see `spawnWatched`) and records it in the run folder's
  * marker, so that only this JVM is ever signalled for that folder. The arguments must hold
- * `run.kind.jvmArgument(run.path)`.
+ * `run.kind.jvmArgument(run.path)`. Stopping the JVM removes the folder, detaching it releases it.
  *
  * @example
  * ```ts
@@ -49,10 +52,11 @@ export async function startJvmInRunDir(run: RunDir, javaArgs: string[], logFile:
     exited: jvm.exited,
     async stop(timeoutMs) {
       if (!detached || (await runJvmPid(run.kind, run.path)) === jvm.pid) await jvm.stop(timeoutMs);
-      await rm(run.path, { recursive: true, force: true });
+      await run.remove();
     },
     async detach() {
       await jvm.detach();
+      await run.release();
       detached = true;
     },
   };

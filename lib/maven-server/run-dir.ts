@@ -2,6 +2,7 @@ import { lstat, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { MavenServerError } from './errors.ts';
+import { type OwnerGoneCleanup, removeWhenOwnerGone } from './owner-gone.ts';
 import { isAlive, processIdentity } from './process.ts';
 
 /**
@@ -47,7 +48,10 @@ interface RunMarker {
 }
 
 /**
- * A run folder created by {@link createRunDir}.
+ * A run folder created by {@link createRunDir}: it goes with this process (its owner) until removed or
+ * released. If this process is gone first (exit, Ctrl-C, SIGKILL, even before its server runs), the folder
+ * is deleted once no process names it any more (the server's JVM, its watchdog, a tool run on it); a JVM
+ * that dies by itself while this process lives leaves it in place (its log, its data for a relaunch).
  *
  * @example
  * ```ts
@@ -58,6 +62,10 @@ interface RunMarker {
 export interface RunDir {
   readonly path: string;
   readonly kind: RunDirKind;
+  /** Deletes the folder now (its server stopped, or never started). */
+  remove(): Promise<void>;
+  /** Lets the folder outlive this process: its server was detached, and a later stop deletes the folder. */
+  release(): Promise<void>;
 }
 
 async function processRef(pid: number): Promise<ProcessRef> {
@@ -72,7 +80,8 @@ async function writeMarker(path: string, marker: RunMarker): Promise<void> {
 }
 
 /**
- * Creates a fresh run folder of `kind` owned by this process.
+ * Creates a fresh run folder of `kind` owned by this process, deleted once this process is gone unless
+ * removed or released before (see {@link RunDir}).
  *
  * @example
  * ```ts
@@ -81,8 +90,34 @@ async function writeMarker(path: string, marker: RunMarker): Promise<void> {
  */
 export async function createRunDir(kind: RunDirKind): Promise<RunDir> {
   const path = await mkdtemp(join(tmpdir(), kind.prefix));
-  await writeMarker(path, { tool: 'kafka-lambda', creator: await processRef(process.pid) });
-  return { path, kind };
+  let cleanup: OwnerGoneCleanup;
+  try {
+    await writeMarker(path, { tool: 'kafka-lambda', creator: await processRef(process.pid) });
+    cleanup = removeWhenOwnerGone(path, { namedBy: namingArgument(kind, path), requiredFile: MARKER_FILE });
+  } catch (error) {
+    await rm(path, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    path,
+    kind,
+    async remove() {
+      await rm(path, { recursive: true, force: true });
+      await cleanup.dismiss();
+    },
+    release: () => cleanup.dismiss(),
+  };
+}
+
+/**
+ * The argument of `kind`'s JVM command line that names the folder `path` itself rather than a file in it
+ * (`-Dsome.dir=<path>`), if any: the folder's cleanup must know that this JVM uses the folder too.
+ */
+function namingArgument(kind: RunDirKind, path: string): string | undefined {
+  return kind
+    .jvmArgument(path)
+    .split(' ')
+    .find((argument) => argument.endsWith(path));
 }
 
 /**

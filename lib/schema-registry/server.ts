@@ -171,14 +171,17 @@ export interface LocalSchemaRegistry {
   /** Base URL of the Confluent-compatible API (`http://127.0.0.1:<port>/apis/ccompat/v7`). */
   readonly url: string;
   readonly pid: number;
-  /** Temporary folder with the server's log; removed by {@link LocalSchemaRegistry.stop}. */
+  /**
+   * Temporary folder with the server's log; removed by {@link LocalSchemaRegistry.stop}, or once this
+   * process is gone and the JVM with it (unless detached). A JVM that dies by itself leaves it in place.
+   */
   readonly runDir: string;
   /** SIGTERM, SIGKILL after `timeoutMs` (default 10 s), then removes the run folder. */
   stop(timeoutMs?: number): Promise<void>;
   /**
    * Lets the registry outlive this process (what `kafka-lambda registry start` does once it has recorded
    * it). Until then it is tied to this process: if it exits or is killed, even during start-up, the
-   * registry is stopped.
+   * registry is stopped and then its folder deleted.
    */
   detach(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -186,7 +189,8 @@ export interface LocalSchemaRegistry {
 
 /**
  * Starts the registry (building it first if needed) on a free loopback port and resolves once it is
- * ready. A watchdog stops the JVM when this process exits, even on SIGKILL, unless it is detached.
+ * ready. A watchdog stops the JVM when this process exits, even on SIGKILL, unless it is detached; its
+ * run folder is then deleted too.
  *
  * @example
  * ```ts
