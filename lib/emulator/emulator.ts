@@ -1,5 +1,12 @@
 import { type Admin, type Consumer, type EachBatchPayload, Kafka, type KafkaConfig, logLevel } from 'kafkajs';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
+import {
+  HandlerInitError,
+  HandlerNotFoundError,
+  loadErrorResponse,
+  loadHandler,
+} from '../lambda-runtime/load-handler.ts';
+import { createSandbox } from '../lambda-runtime/sandbox.ts';
 import { unthrowing } from '../lambda-runtime/unthrowing.ts';
 import {
   type BatchPart,
@@ -25,7 +32,13 @@ import {
   type DestinationSender,
   type DestinationTargets,
 } from './destination-sender.ts';
-import { EmulatorStateError, InvokeRequestError, RecordTooLargeError } from './errors.ts';
+import {
+  EmulatorStateError,
+  FunctionLoadError,
+  InvalidMappingSettingError,
+  InvokeRequestError,
+  RecordTooLargeError,
+} from './errors.ts';
 import { createInvoker, type Invoker, type MappingFunction, newRequestId } from './invoke.ts';
 import { type BatchOutcome, interpretResult } from './response.ts';
 import {
@@ -45,7 +58,14 @@ import {
   resolveMappingSettings,
 } from './settings.ts';
 import { ChangeSignal } from './signal.ts';
-import { countInvocation, newCounters, partitionStats, recordsCommittedPast } from './stats.ts';
+import {
+  countInvocation,
+  newCounters,
+  partitionStats,
+  recordsCommittedPast,
+  type StartPosition,
+  startPositions,
+} from './stats.ts';
 
 /**
  * Options of {@link createLocalEventSourceMapping}: the settings of the emulated event source mapping
@@ -67,7 +87,24 @@ export interface LocalEventSourceMappingOptions extends EventSourceMappingSettin
   brokers: string[];
   /** Extra kafkajs client settings (ssl, sasl, …). */
   kafka?: Omit<KafkaConfig, 'brokers'>;
+  /**
+   * The function: a local handler (a function, or a module reference such as `src/handler.ts#handler`,
+   * whose relative path is resolved from `process.cwd()`: the directory the tests run from, not the
+   * folder of the test file), or a function called through the Lambda Invoke API.
+   */
   function: MappingFunction;
+  /**
+   * Whether `start()` first checks that a module reference in `function.handler` loads (default `true`):
+   * it loads the module once, in a throwaway sandbox environment whose output is discarded (or in this
+   * process with `inProcess`, where the module stays loaded for the invocations), and rejects with
+   * {@link FunctionLoadError} when the reference names no module or no function in it, or the module
+   * fails in its init phase; before that check passes, the mapping neither connects nor joins its group.
+   * Lambda itself would run such a function and fail every invocation (`Runtime.ImportModuleError`, …),
+   * then drop or commit past the records once the retries ran out: `false` emulates that (the first
+   * invocation loads the module), and spares a module's init code its extra run in the sandbox. A handler
+   * given as a function, or a function called through the Invoke API, is never checked.
+   */
+  checkModule?: boolean;
   redelivery?: Redelivery;
   /**
    * How a tombstone's value is written in events: `"value": null` (`'null'`, the default) or no `value`
@@ -160,10 +197,19 @@ export type MappingEvent =
  */
 export interface PartitionStats {
   partition: number;
-  /** Committed offset (the next record to read), `undefined` before the first commit. */
+  /** Offset this mapping committed last (the next record to read), `undefined` before its first commit. */
   committed: number | undefined;
+  /**
+   * The partition's high watermark (one past its last record), as `start()` found it, then as the latest
+   * fetch reported it (no request of its own). Known for every assigned partition, an empty one too.
+   */
   highWatermark: number | undefined;
-  /** Records not yet committed, when known. */
+  /**
+   * Records up to the high watermark not committed yet: from the last commit, else from where the group
+   * stood when the partition was assigned, so 0 on a partition holding nothing to do (an empty or idle
+   * one). `undefined` only for a moment after a rebalance hands this mapping a partition, while it looks
+   * up where the group stands on it.
+   */
   lag: number | undefined;
 }
 
@@ -229,7 +275,17 @@ export interface LocalEventSourceMapping {
   /** The consumer group (generated when not given). */
   readonly consumerGroupId: string;
   readonly topic: string;
-  /** Connects, applies the starting position, joins the group; resolves once partitions are assigned. */
+  /**
+   * Checks that the function loads (a module reference, see
+   * {@link LocalEventSourceMappingOptions.checkModule}), connects, checks that a `kafka://` on-failure
+   * destination exists, applies the starting position, joins the group; resolves once partitions are
+   * assigned. A failed check rejects before anything is read or committed.
+   *
+   * @throws FunctionLoadError when the module reference names no module or no function, or the module
+   *   fails in its init phase.
+   * @throws InvalidMappingSettingError naming `onFailure` when its `kafka://` topic does not exist.
+   * @throws EmulatorStateError when the emulator was started before.
+   */
   start(): Promise<void>;
   /** Stops polling; see {@link StopOptions}. Idempotent: a call while a stop is under way waits for that stop (abandoning it first with `abandon`). */
   stop(options?: StopOptions): Promise<void>;
@@ -273,6 +329,13 @@ interface PartitionState {
   lastQueued: number | undefined;
   /** One past the last record that matched no filter, since the (re)join. */
   filteredEnd: number | undefined;
+  /**
+   * Where the group stood when the partition was assigned (looked up by `start()`, or after a rejoin):
+   * the lag of a partition nothing has been fetched from (an idle one). `undefined` while a lookup after a
+   * rejoin is under way.
+   */
+  start: number | undefined;
+  /** From `start()`'s lookup (or a rejoin's), then from every fetch: no request of its own. */
   highWatermark: number | undefined;
 }
 
@@ -372,6 +435,14 @@ class TriggerEmulator implements LocalEventSourceMapping {
   /** Wakes idle() when progress may have been made: a settled commit, a released partition, a stop. */
   readonly #progress = new ChangeSignal();
   readonly #stats = newCounters();
+  /** The directory a module reference is resolved from: the sandbox's (see createSandbox), when created. */
+  readonly #cwd = process.cwd();
+  /** The partitions assigned at the last join. */
+  #assigned = new Set<number>();
+  /** Where the group stood on each partition as `start()` found it, for the first join's partitions. */
+  #startPositions: Map<number, StartPosition> | undefined;
+  /** Lookups of where the group stands on partitions assigned at a rejoin (for stats): awaited by stop(). */
+  readonly #lookups = new Set<Promise<void>>();
 
   constructor(options: LocalEventSourceMappingOptions, settings: ResolvedMappingSettings, invoker: Invoker) {
     this.#options = options;
@@ -422,7 +493,8 @@ class TriggerEmulator implements LocalEventSourceMapping {
     this.#state = 'running';
     const settings = this.#settings;
     try {
-      await this.#applyStartingPosition();
+      await this.#checkModule();
+      await this.#prepareGroup();
       await this.#destination?.open();
       const consumer = this.#kafka.consumer({
         groupId: settings.consumerGroupId,
@@ -473,6 +545,110 @@ class TriggerEmulator implements LocalEventSourceMapping {
   }
 
   /**
+   * Checks a module reference loads (see {@link LocalEventSourceMappingOptions.checkModule}): in a
+   * throwaway sandbox environment, as the sandbox would load it (same directory, environment and
+   * settings), or in this process with `inProcess` (Node keeps the module: the invocations reuse it).
+   *
+   * @throws FunctionLoadError naming the reference and the runtime's error type and message.
+   */
+  async #checkModule(): Promise<void> {
+    const fn = this.#options.function;
+    if (this.#options.checkModule === false || !('handler' in fn) || typeof fn.handler !== 'string') return;
+    const reference = fn.handler;
+    let failure: HandlerNotFoundError | HandlerInitError | undefined;
+    if (fn.inProcess) {
+      // Bounded as the sandbox bounds an init phase: a top-level await that never settles would hold start().
+      const limitSeconds = LAMBDA_LIMITS.initTimeoutSeconds;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<HandlerInitError>((resolve) => {
+        timer = setTimeout(
+          () =>
+            resolve(
+              new HandlerInitError({
+                errorType: 'Sandbox.Timedout',
+                errorMessage: `the init phase outlived its ${limitSeconds} s limit`,
+                trace: [],
+              }),
+            ),
+          limitSeconds * 1000,
+        );
+      });
+      try {
+        failure = await Promise.race([loadHandler(reference).then(() => undefined), timedOut]);
+      } catch (error) {
+        if (!(error instanceof HandlerNotFoundError || error instanceof HandlerInitError)) throw error;
+        failure = error;
+      } finally {
+        clearTimeout(timer);
+      }
+    } else {
+      const probe = createSandbox({
+        handler: reference,
+        cwd: this.#cwd,
+        timeoutSeconds: fn.timeoutSeconds ?? LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds.default,
+        ...(fn.functionName === undefined ? {} : { functionName: fn.functionName }),
+        ...(fn.memoryLimitInMB === undefined ? {} : { memoryLimitInMB: fn.memoryLimitInMB }),
+        ...(fn.environment ? { env: fn.environment } : {}),
+        // Its init's output would show twice: the first invocation's cold start prints it again.
+        onOutput: () => {},
+      });
+      const initError = await probe.prewarm().finally(() => probe.close());
+      if (initError)
+        failure =
+          initError.errorType === 'Runtime.ImportModuleError' ||
+          initError.errorType === 'Runtime.HandlerNotFound' ||
+          initError.errorType === 'Runtime.MalformedHandlerName'
+            ? new HandlerNotFoundError(initError.errorMessage, initError.errorType)
+            : new HandlerInitError(initError);
+    }
+    if (!failure) return;
+    const { errorType, errorMessage } = loadErrorResponse(failure);
+    const where =
+      failure instanceof HandlerNotFoundError && failure.lambdaErrorType === 'Runtime.ImportModuleError'
+        ? ` (a relative path is resolved from the working directory, ${fn.inProcess ? process.cwd() : this.#cwd})`
+        : '';
+    throw new FunctionLoadError(reference, errorType, `${errorMessage}${where}`, { cause: failure });
+  }
+
+  /**
+   * Before joining: checks that a `kafka://` destination exists, commits the starting position where it
+   * applies, and notes where the group stands on every partition (for {@link MappingStats.partitions}).
+   */
+  async #prepareGroup(): Promise<void> {
+    const admin: Admin = this.#kafka.admin();
+    await admin.connect();
+    try {
+      await this.#checkDestinationTopic(admin);
+      this.#startPositions = await this.#applyStartingPosition(admin);
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  /**
+   * A `kafka://` destination must exist: the emulator does not create it (its producer creates no
+   * topic, even on a broker that would: `allowAutoTopicCreation: false`), and every delivery to a missing
+   * topic would fail, each failed record dropped after {@link DESTINATION_DELIVERY_ATTEMPTS} attempts.
+   * Checked once: a topic deleted while the mapping runs is found by the deliveries (see `onFailure`).
+   *
+   * @throws InvalidMappingSettingError naming `onFailure` and the topic.
+   */
+  async #checkDestinationTopic(admin: Admin): Promise<void> {
+    const destination = this.#settings.destination;
+    if (destination?.kind !== 'kafka') return;
+    try {
+      await admin.fetchTopicMetadata({ topics: [destination.topic] });
+    } catch (error) {
+      if ((error as { type?: unknown }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw error;
+      throw new InvalidMappingSettingError(
+        'onFailure',
+        `the destination topic ${destination.topic} does not exist on ${this.#options.brokers.join(',')}: create it first (for example with ensureTopics from kafka-lambda/broker); the emulator does not create it`,
+        { cause: error },
+      );
+    }
+  }
+
+  /**
    * Commits the starting position for the partitions whose committed offset is not valid: Lambda ignores
    * `StartingPosition` only "if Kafka finds a valid existing consumer group"
    * (https://docs.aws.amazon.com/lambda/latest/dg/kafka-consumer-group-id.html), so it applies to a
@@ -483,41 +659,65 @@ class TriggerEmulator implements LocalEventSourceMapping {
    * consumer for TRIM_HORIZON and LATEST (kafkajs's `fromBeginning` reset, which resolves the same
    * offsets). Committed here, before joining, the position is the group's own: kafkajs's reset of an
    * out-of-range offset would go to the earliest record whatever the starting position.
+   * Returns where the group then stands on each partition.
    *
    * @throws when a position must be committed while other members of the group are running (kafkajs
    * `setOffsets` needs an empty group).
    */
-  async #applyStartingPosition(): Promise<void> {
+  async #applyStartingPosition(admin: Admin): Promise<Map<number, StartPosition>> {
     const { topic, consumerGroupId, startingPosition, startingPositionTimestamp } = this.#settings;
-    const admin: Admin = this.#kafka.admin();
-    await admin.connect();
-    try {
-      // The topic's offsets first: they load the cluster's metadata. A fresh admin asked for a group's
-      // offsets first finds no broker to ask for the coordinator and waits out a retry (about 300 ms, a
-      // third of a 100,000-record run: emulator.bench.ts).
-      const logs = await admin.fetchTopicOffsets(topic);
-      const [group] = await admin.fetchOffsets({ groupId: consumerGroupId, topics: [topic] });
-      const committed = new Map(group?.partitions.map((p) => [p.partition, Number(p.offset)]));
-      const invalid = logs.filter((log) => {
-        const offset = committed.get(log.partition) ?? -1;
-        if (offset < 0) return startingPosition === 'AT_TIMESTAMP';
-        return offset < Number(log.low) || offset > Number(log.high);
-      });
-      if (invalid.length === 0) return;
-      const wanted = new Set(invalid.map((log) => log.partition));
-      const partitions =
-        startingPosition === 'AT_TIMESTAMP'
-          ? (await admin.fetchTopicOffsetsByTimestamp(topic, (startingPositionTimestamp ?? 0) * 1000))
-              .filter((p) => wanted.has(p.partition))
-              .map(({ partition, offset }) => ({ partition, offset }))
-          : invalid.map((log) => ({
-              partition: log.partition,
-              offset: startingPosition === 'LATEST' ? log.high : log.low,
-            }));
-      await admin.setOffsets({ groupId: consumerGroupId, topic, partitions });
-    } finally {
-      await admin.disconnect();
-    }
+    // The topic's offsets first: they load the cluster's metadata. A fresh admin asked for a group's
+    // offsets first finds no broker to ask for the coordinator and waits out a retry (about 300 ms, a
+    // third of a 100,000-record run: emulator.bench.ts).
+    const logs = await admin.fetchTopicOffsets(topic);
+    const [group] = await admin.fetchOffsets({ groupId: consumerGroupId, topics: [topic] });
+    const committed = new Map(group?.partitions.map((p) => [p.partition, Number(p.offset)]));
+    const fromEnd = startingPosition === 'LATEST';
+    const invalid = logs.filter((log) => {
+      const offset = committed.get(log.partition) ?? -1;
+      if (offset < 0) return startingPosition === 'AT_TIMESTAMP';
+      return offset < Number(log.low) || offset > Number(log.high);
+    });
+    if (invalid.length === 0) return startPositions(logs, committed, fromEnd);
+    const wanted = new Set(invalid.map((log) => log.partition));
+    const partitions =
+      startingPosition === 'AT_TIMESTAMP'
+        ? (await admin.fetchTopicOffsetsByTimestamp(topic, (startingPositionTimestamp ?? 0) * 1000))
+            .filter((p) => wanted.has(p.partition))
+            .map(({ partition, offset }) => ({ partition, offset }))
+        : invalid.map((log) => ({ partition: log.partition, offset: fromEnd ? log.high : log.low }));
+    await admin.setOffsets({ groupId: consumerGroupId, topic, partitions });
+    for (const { partition, offset } of partitions) committed.set(partition, Number(offset));
+    return startPositions(logs, committed, fromEnd);
+  }
+
+  /**
+   * Looks up where the group stands on partitions assigned at a rejoin, for their lag before anything
+   * is fetched from them: one admin request pair per rejoin, none on the fetch path. Best effort: a
+   * failed lookup leaves their lag unknown until a fetch or a commit.
+   */
+  #lookUpStart(partitions: number[]): void {
+    const lookup = (async () => {
+      const admin = this.#kafka.admin();
+      await admin.connect();
+      try {
+        const logs = await admin.fetchTopicOffsets(this.topic);
+        const [group] = await admin.fetchOffsets({ groupId: this.consumerGroupId, topics: [this.topic] });
+        const committed = new Map(group?.partitions.map((p) => [p.partition, Number(p.offset)]));
+        const positions = startPositions(logs, committed, this.#settings.startingPosition === 'LATEST');
+        for (const partition of partitions) {
+          const found = positions.get(partition);
+          const state = this.#partitions.get(partition);
+          if (!found || !state || !this.#assigned.has(partition)) continue;
+          state.start = found.position;
+          state.highWatermark = Math.max(state.highWatermark ?? 0, found.highWatermark);
+        }
+      } finally {
+        await admin.disconnect();
+      }
+    })().catch(() => {});
+    this.#lookups.add(lookup);
+    void lookup.finally(() => this.#lookups.delete(lookup));
   }
 
   #partition(partition: number): PartitionState {
@@ -535,6 +735,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
         revoked: false,
         lastQueued: undefined,
         filteredEnd: undefined,
+        start: undefined,
         highWatermark: undefined,
       };
       this.#partitions.set(partition, state);
@@ -565,7 +766,23 @@ class TriggerEmulator implements LocalEventSourceMapping {
       state.filteredEnd = undefined;
     }
     if (paused.length > 0) this.#consumer?.resume([{ topic: this.topic, partitions: paused }]);
-    for (const partition of assigned) this.#partition(partition);
+    // Where the group stands on each partition: as start() found it at the first join; a partition that is
+    // new to this member at a rejoin may have been moved on by another member, so it is looked up again.
+    const known = this.#startPositions;
+    this.#startPositions = undefined;
+    const added = assigned.filter((partition) => !this.#assigned.has(partition));
+    this.#assigned = kept;
+    for (const partition of assigned) {
+      const state = this.#partition(partition);
+      if (!known || !added.includes(partition)) continue;
+      const found = known.get(partition);
+      state.start = found?.position;
+      state.highWatermark = found?.highWatermark;
+    }
+    if (!known && added.length > 0) {
+      for (const partition of added) this.#partition(partition).start = undefined;
+      this.#lookUpStart(added);
+    }
     // At most one batch per partition is in flight, and no more than the pollers run: the function may
     // run that many times at once.
     this.#invoker.prepare(Math.min(assigned.length, this.#settings.maxConcurrentInvocations));
@@ -1151,6 +1368,8 @@ class TriggerEmulator implements LocalEventSourceMapping {
       await this.#destination?.close();
     } finally {
       await closingInvoker;
+      // A rejoin's lookup (stats only) ends with its admin client: none is left connected.
+      await Promise.allSettled([...this.#lookups]);
       this.#state = 'stopped';
     }
   }

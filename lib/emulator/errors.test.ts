@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   EmulatorError,
   EmulatorStateError,
+  FunctionLoadError,
   InvalidMappingSettingError,
   InvokeRequestError,
   RecordTooLargeError,
@@ -17,6 +18,14 @@ describe('emulator errors', () => {
       new RecordTooLargeError('orders-0', 7, 7_000_000, 6_291_456, { cause }),
       new InvokeRequestError('Invoke orders failed', { cause }),
       new EmulatorStateError('cannot start a trigger emulator that is running', { cause }),
+      new FunctionLoadError(
+        'src/handlr.ts',
+        'Runtime.ImportModuleError',
+        'Cannot find module src/handlr.ts',
+        {
+          cause,
+        },
+      ),
     ];
     for (const error of errors) {
       expect(error).toBeInstanceOf(EmulatorError);
@@ -25,6 +34,12 @@ describe('emulator errors', () => {
       expect(error.name).toBe(error.constructor.name);
     }
     expect(errors[1]!.message).toBe('batchSize: must be at least 1');
+    expect(errors[5]).toMatchObject({
+      handler: 'src/handlr.ts',
+      errorType: 'Runtime.ImportModuleError',
+      message:
+        'function.handler src/handlr.ts does not load: Runtime.ImportModuleError: Cannot find module src/handlr.ts',
+    });
   });
 
   it('a malformed filter pattern is reported as a setting error that keeps what was wrong as its cause', () => {

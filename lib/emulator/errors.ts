@@ -125,3 +125,39 @@ export class EmulatorStateError extends EmulatorError {
   /** Always `'EmulatorStateError'`. */
   override readonly name: string = 'EmulatorStateError';
 }
+
+/**
+ * The function's module does not load, found by `start()` before it reads any record: the reference
+ * names no module (`Runtime.ImportModuleError`) or no function in it (`Runtime.HandlerNotFound`), is
+ * malformed (`Runtime.MalformedHandlerName`), or the module fails in its init phase (a syntax error, an
+ * exception at its top level, a callback handler, an init phase past Lambda's 10 s). Lambda would fail
+ * every invocation with it, and drop or commit past the records once the retries ran out. `cause` is the
+ * runtime's error: a `HandlerNotFoundError` for a wrong reference, a `HandlerInitError` for an init failure.
+ *
+ * @example
+ * ```ts
+ * await mapping.start().catch((error) => {
+ *   if (error instanceof FunctionLoadError) console.error(error.handler, error.errorType); // 'src/handlr.ts' 'Runtime.ImportModuleError'
+ * });
+ * ```
+ */
+export class FunctionLoadError extends EmulatorError {
+  /** Always `'FunctionLoadError'`. */
+  override readonly name: string = 'FunctionLoadError';
+  /** The module reference as given in `function.handler` (`src/handler.ts#handler`). */
+  readonly handler: string;
+  /** The error type Lambda's runtime reports for it (`Runtime.ImportModuleError`, `Runtime.HandlerNotFound`, `Error`…). */
+  readonly errorType: string;
+
+  /**
+   * @param handler - The module reference as given.
+   * @param errorType - The error type Lambda's runtime reports.
+   * @param message - What the runtime said (the module's own error message for an init failure).
+   * @param options - `cause`: the runtime's error.
+   */
+  constructor(handler: string, errorType: string, message: string, options?: ErrorOptions) {
+    super(`function.handler ${handler} does not load: ${errorType}: ${message}`, options);
+    this.handler = handler;
+    this.errorType = errorType;
+  }
+}

@@ -59,6 +59,7 @@ export {
 export {
   EmulatorError,
   EmulatorStateError,
+  FunctionLoadError,
   InvalidMappingSettingError,
   InvokeRequestError,
   RecordTooLargeError,

@@ -72,6 +72,14 @@ export interface EventSourceMappingSettings {
   /**
    * `kafka://<topic>` in the same cluster (one envelope message per failed record), an SQS queue, SNS
    * topic or S3 bucket ARN (one envelope per failed batch; see `destinations`), or a callback.
+   *
+   * A `kafka://` topic must exist before `start()`, which checks it and rejects with an
+   * `InvalidMappingSettingError` naming `onFailure` otherwise: the emulator never creates it (create it
+   * with `ensureTopics` from `kafka-lambda/broker`, as `kafka-lambda dev` does on a local broker). A topic
+   * deleted while the mapping runs is not created again either: each delivery to it fails (an `error`
+   * event per attempt), and after three attempts the failed records are dropped, as Lambda drops records
+   * it could not deliver (a `destination` event with `dropped: 'delivery-failed'`, counted in
+   * `droppedRecords`), and committed past.
    */
   onFailure?: string | FailureCallback;
   /** Event flavour: Amazon MSK (`aws:kafka`, with `eventSourceArn`) or self-managed (default `msk`). */
@@ -233,6 +241,7 @@ const TRIGGER_OPTIONS = defineOptions<LocalEventSourceMappingOptions>({
   brokers: unchecked,
   kafka: unchecked,
   function: unchecked,
+  checkModule: optionalBoolean,
   redelivery: unchecked,
   destinations: unchecked,
   retryBackoff: unchecked,

@@ -65,21 +65,63 @@ export function recordsCommittedPast(
 }
 
 /**
- * A partition's progress: lag from the committed offset, or from where the group stood before the first
- * commit (`base`); unknown until both that and the high watermark are.
+ * Where the group stood on a partition when this member was assigned it, and the partition's high
+ * watermark then: the progress of a partition nothing has been fetched from yet.
+ */
+export interface StartPosition {
+  /** The offset the group reads from next: its committed offset, or where its consumer starts. */
+  position: number;
+  highWatermark: number;
+}
+
+/**
+ * Where the group stands on each partition, from the partitions' log offsets and the group's committed
+ * offsets: a committed offset inside the log, else where the consumer starts reading (the log end with
+ * `fromEnd`, LATEST; the log start otherwise, as kafkajs resets a partition with no valid offset).
  *
  * @example
  * ```ts
- * partitionStats({ partition: 0, committed: 90, base: 50, highWatermark: 100 }).lag; // 10
+ * startPositions([{ partition: 0, low: '0', high: '12' }], new Map([[0, 10]]), false).get(0); // { position: 10, highWatermark: 12 }
+ * ```
+ */
+export function startPositions(
+  logs: ReadonlyArray<{ partition: number; low: string; high: string }>,
+  committed: ReadonlyMap<number, number>,
+  fromEnd: boolean,
+): Map<number, StartPosition> {
+  const positions = new Map<number, StartPosition>();
+  for (const log of logs) {
+    const low = Number(log.low);
+    const high = Number(log.high);
+    const offset = committed.get(log.partition) ?? -1;
+    const valid = offset >= low && offset <= high;
+    positions.set(log.partition, {
+      position: valid ? offset : fromEnd ? high : low,
+      highWatermark: high,
+    });
+  }
+  return positions;
+}
+
+/**
+ * A partition's progress: lag from the committed offset, or from where the group stood before the first
+ * commit (`base`, the first offset fetched; else `start`, where it stood when the partition was
+ * assigned); unknown until both that and the high watermark are.
+ *
+ * @example
+ * ```ts
+ * partitionStats({ partition: 0, committed: 90, base: 50, start: 50, highWatermark: 100 }).lag; // 10
+ * partitionStats({ partition: 1, committed: undefined, base: undefined, start: 7, highWatermark: 7 }).lag; // 0: idle
  * ```
  */
 export function partitionStats(state: {
   partition: number;
   committed: number | undefined;
   base: number | undefined;
+  start: number | undefined;
   highWatermark: number | undefined;
 }): PartitionStats {
-  const position = state.committed ?? state.base;
+  const position = state.committed ?? state.base ?? state.start;
   return {
     partition: state.partition,
     committed: state.committed,

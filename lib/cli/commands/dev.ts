@@ -547,6 +547,8 @@ export function registerDevCommand(program: Command): void {
                 }
               : {}),
             function: fn,
+            // prepareLocalFunction checked that the module loads, before any server started: not again.
+            checkModule: false,
             onEvent: (event) => display.event(event),
           };
           trigger = createLocalEventSourceMapping(mapping);
