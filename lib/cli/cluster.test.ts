@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../test/support/run-cli.ts';
 import {
   addClusterOptions,
   ClusterConnectError,
@@ -129,12 +130,18 @@ describe('resolveCluster', () => {
   });
 
   it.each([
-    [{ brokers: 'localhost' }, /--brokers: "localhost" is not host:port/],
     [
-      { brokers: 'a:1,127.0.0.1:99999' },
-      /--brokers: "127\.0\.0\.1:99999" is not host:port \(a port from 1 to 65535\)/,
+      { brokers: 'localhost' },
+      /^--brokers: entry 1 of 1 has no port: give host:port, e\.g\. localhost:9092$/,
     ],
-    [{ brokers: '[::1]:0' }, /--brokers: "\[::1\]:0" is not host:port/],
+    [{ brokers: 'a:1,127.0.0.1:99999' }, /^--brokers: entry 2 of 2 has port 99999, not from 1 to 65535$/],
+    [{ brokers: '[::1]:0' }, /^--brokers: entry 1 of 1 has port 0, not from 1 to 65535$/],
+    [{ brokers: 'a:1,b:c:1' }, /^--brokers: entry 2 of 2 is not host:port \(/],
+    [
+      { brokers: 'kafka://b-1:9092' },
+      /^--brokers: entry 1 of 1 starts with kafka:\/\/: give host:port alone/,
+    ],
+    [{ brokers: 'a:1 b:2' }, /^--brokers: entry 1 of 1 has a space in it/],
     [{ brokers: ' , ' }, /--brokers names no bootstrap server/],
     [{ brokers: 'a:1', auth: 'sasl-scram-512' as const }, /needs --sasl-username and KAFKA_SASL_PASSWORD/],
     [{ brokers: 'a:1', auth: 'iam' as const }, /--auth iam needs --region or AWS_REGION/],
@@ -156,6 +163,42 @@ describe('resolveCluster', () => {
       if (saved !== undefined) process.env.AWS_REGION = saved;
     }
   });
+
+  it.each([
+    ['usr7:pw9secret@127.0.0.1:1', '--brokers', 'entry 1 of 1'],
+    ['a:1,sasl://alice7:pw9secret@b:9096', '--brokers', 'entry 2 of 2'],
+    ['alice7@b:9096', 'KAFKA_BROKERS', 'entry 1 of 1'],
+  ])(
+    'never echoes an entry with a user part (%s in %s), naming its position and where credentials go',
+    async (entry, origin, position) => {
+      const saved = process.env.KAFKA_BROKERS;
+      if (origin === 'KAFKA_BROKERS') process.env.KAFKA_BROKERS = entry;
+      try {
+        const error = await resolveCluster(options(origin === '--brokers' ? { brokers: entry } : {}), {
+          command: 'consume',
+        }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ClusterOptionsError);
+        const { message } = error as Error;
+        expect(message).toBe(
+          `${origin}: ${position} has a user part (…@host:port): credentials never go in ${origin}; give --auth sasl-scram-512, sasl-scram-256 or basic with --sasl-username, and the password in KAFKA_SASL_PASSWORD`,
+        );
+        expect(message).not.toMatch(/pw9secret|usr7|alice7|sasl:/);
+      } finally {
+        if (saved === undefined) delete process.env.KAFKA_BROKERS;
+        else process.env.KAFKA_BROKERS = saved;
+      }
+    },
+  );
+
+  it.each([[['consume', '--topic', 'x']], [['replay', '--group', 'g', '--topic', 'x', '--to-earliest']]])(
+    '%j refuses a --brokers entry with a password without printing it (exit 2)',
+    async (args) => {
+      const run = await runCli([...args, '--brokers', 'user:secretpw@127.0.0.1:1']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('--brokers: entry 1 of 1 has a user part');
+      expect(run.stderr + run.stdout).not.toMatch(/secretpw|user:/);
+    },
+  );
 
   it('says how to get a broker when none is given and no background broker runs', async () => {
     const cache = await mkdtemp(join(tmpdir(), 'kafka-lambda-cluster-'));
