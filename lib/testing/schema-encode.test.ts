@@ -130,3 +130,41 @@ describe("schemaEncoder's Glue message index", () => {
     expect(['p.B', 'p.B.A', 'p.B.A.D', 'p.B.C', 'p.E'].map(glueIndex)).toEqual([0, 1, 2, 4, 5]);
   });
 });
+
+describe('schemaEncoder refusing a schema file that is not JSON', () => {
+  const source = 'export const SECRET_TOKEN = "x";\n';
+
+  it.each([
+    ['avro', 'not a valid Avro schema'],
+    ['json-schema', 'not a valid JSON Schema'],
+  ] as const)('%s: says where parsing stopped, never quoting the file', (format, what) => {
+    const error = (() => {
+      try {
+        schemaEncoder({ format, schema: source, wire: 'confluent' });
+      } catch (caught) {
+        return caught as Error;
+      }
+      throw new Error('compiled');
+    })();
+    expect(error).toBeInstanceOf(SchemaEncodeError);
+    expect(error.message).toBe(
+      `${what}: not JSON: JSON.parse failed at position 0 (line 1 column 1) (its message is withheld: it quotes the file)`,
+    );
+    expect(String(error.cause)).not.toMatch(/export|SECRET/);
+  });
+
+  it.each([
+    ['{"type": "record",\n "name": x}', 'position 28 (line 2 column 10)'],
+    ['{"type": "record"', 'position 17 (line 1 column 18)'],
+  ])('names the position and line of the first thing no JSON has there (%j)', (schema, where) => {
+    expect(() => schemaEncoder({ format: 'avro', schema, wire: 'confluent' })).toThrow(
+      `not a valid Avro schema: not JSON: JSON.parse failed at ${where} (its message is withheld: it quotes the file)`,
+    );
+  });
+
+  it('says an empty file is empty', () => {
+    expect(() => schemaEncoder({ format: 'json-schema', schema: ' \n', wire: 'confluent' })).toThrow(
+      /^not a valid JSON Schema: the file is empty$/,
+    );
+  });
+});

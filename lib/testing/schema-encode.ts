@@ -12,8 +12,9 @@ import { createRequire } from 'node:module';
 import type { Ajv, AnySchema } from 'ajv';
 import type * as Avsc from 'avsc';
 import type * as Protobuf from 'protobufjs';
+import { jsonPosition } from '../cli/json-position.ts';
 import type { KafkaSchemaMetadata } from '../kafka-event/types.ts';
-import { shownPath } from '../middleware/errors.ts';
+import { jsonSyntaxCause, shownPath } from '../middleware/errors.ts';
 import { ProtoJsonMismatch, protoJsonReader } from '../protobuf/json.ts';
 import { KafkaTestingError } from './errors.ts';
 
@@ -157,9 +158,10 @@ type Codec = (value: unknown) => { encoded: Buffer; json: string; indexes?: numb
 function compile(options: SchemaEncoderOptions): Codec {
   if (options.format === 'avro') {
     const avsc = peer<typeof Avsc>('avsc', 'Avro');
+    const schema = parseSchemaJson(options.schema, 'a valid Avro schema') as Avsc.Schema;
     let type: Avsc.Type;
     try {
-      type = avsc.Type.forSchema(JSON.parse(options.schema) as Avsc.Schema);
+      type = avsc.Type.forSchema(schema);
     } catch (error) {
       throw new SchemaEncodeError(`not a valid Avro schema: ${(error as Error).message}`, { cause: error });
     }
@@ -211,9 +213,10 @@ function compile(options: SchemaEncoderOptions): Codec {
     };
   }
   const { Ajv: AjvClass } = peer<{ Ajv: typeof Ajv }>('ajv', 'JSON Schema');
+  const schema = parseSchemaJson(options.schema, 'a valid JSON Schema') as AnySchema;
   let validate: ReturnType<Ajv['compile']>;
   try {
-    validate = new AjvClass({ strict: false }).compile(JSON.parse(options.schema) as AnySchema);
+    validate = new AjvClass({ strict: false }).compile(schema);
   } catch (error) {
     throw new SchemaEncodeError(`not a valid JSON Schema: ${(error as Error).message}`, { cause: error });
   }
@@ -228,6 +231,22 @@ function compile(options: SchemaEncoderOptions): Codec {
     const json = JSON.stringify(value);
     return { encoded: Buffer.from(json), json };
   };
+}
+
+/**
+ * A schema file's JSON (Avro's .avsc, a JSON Schema document). A file that is not JSON (the wrong file
+ * given) is refused saying where parsing stopped, never quoting it as V8's message would.
+ */
+function parseSchemaJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const cause = jsonSyntaxCause(error, 'the file', jsonPosition(text));
+    throw new SchemaEncodeError(
+      `not ${what}: ${text.trim() === '' ? 'the file is empty' : `not JSON: ${cause.message}`}`,
+      { cause },
+    );
+  }
 }
 
 /**

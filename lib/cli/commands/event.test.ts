@@ -206,6 +206,30 @@ describe('kafka-lambda event', () => {
     }
   });
 
+  it('refuses a schema file that is not JSON, saying where parsing stopped without quoting it (exit 2)', async () => {
+    const notSchema = join(dir, 'echo.ts');
+    await writeFile(notSchema, 'export const SECRET_TOKEN = "x";\n');
+    for (const flag of ['--value-avro', '--value-json-schema']) {
+      const run = await runCli(['event', '--topic', 'av', flag, notSchema, '--value', '{"a":"x"}']);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        `error: not a valid ${flag === '--value-avro' ? 'Avro schema' : 'JSON Schema'}: not JSON: JSON.parse failed at position 0 (line 1 column 1) (its message is withheld: it quotes the file)\n`,
+      );
+    }
+  });
+
+  it('lists its exit codes in --help: 0 printed, 2 invalid flags or input', async () => {
+    const help = await runCli(['event', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(
+      /\nExit codes:\n {2}0 {2}the event is printed .*\n {2}2 {2}invalid flags or input: /,
+    );
+    // The codes it names are the ones it exits with.
+    expect((await runCli(['event', '--topic', 't', '--count', '0'])).code).toBe(2);
+    expect((await runCli(['event', '--topic', 't'])).code).toBe(0);
+  });
+
   it('feeds kafka-lambda invoke', async () => {
     const printed = await runCli([
       'event',

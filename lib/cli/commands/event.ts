@@ -278,7 +278,12 @@ export function registerEventCommand(program: Command): void {
       `
 Example:
   $ kafka-lambda event --topic order-events --partitions 3 --count 6 \\
-      --key 'customer-{i%4}' --value '{"orderId":"o-{i}","items":[{"sku":"tea","quantity":1}]}' > event.json`,
+      --key 'customer-{i%4}' --value '{"orderId":"o-{i}","items":[{"sku":"tea","quantity":1}]}' > event.json
+
+Exit codes:
+  0  the event is printed (above Lambda's 6 MB payload limit: with a warning on stderr)
+  2  invalid flags or input: an unreadable file, a schema that does not compile (or whose library,
+     avsc, protobufjs or ajv, is not installed), a value that does not fit the schema`,
     )
     .exitOverride(exitWithUsageCode)
     .action(async (options: EventOptions, command: Command) => {
