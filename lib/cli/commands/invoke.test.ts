@@ -462,6 +462,30 @@ describe('kafka-lambda invoke', { timeout: 60_000 }, () => {
     }
   });
 
+  it('says an empty event is empty, from stdin or a file (exit 2)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-invoke-empty-'));
+    try {
+      const file = join(dir, 'event.json');
+      await writeFile(file, ' \n');
+      for (const [source, input, name] of [
+        ['-', '', 'stdin'],
+        ['-', '\n\n', 'stdin'],
+        [file, undefined, file],
+      ] as const) {
+        const run = await runCli(
+          ['invoke', fixtures, '--event', source],
+          input === undefined ? {} : { input },
+        );
+        expect(run.code).toBe(2);
+        expect(run.stderr).toBe(
+          `error: the event in ${name} is empty: give a Kafka event as JSON (\`kafka-lambda event\` prints one)\n`,
+        );
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('names the wrong field of an invalid event', async () => {
     const event = kafkaEvent({ topic: 'orders', records: [{ value: 'x' }] });
     event.records['orders-0']![0]!.offset = 2 ** 53 + 2;

@@ -269,6 +269,11 @@ async function readEvent(source: string): Promise<KafkaEvent> {
       cause: error,
     });
   }
+  // JSON.parse would say it failed "at position 0": the event is missing, not malformed.
+  if (content.trim() === '')
+    throw new EventFileError(
+      `the event in ${name} is empty: give a Kafka event as JSON (\`kafka-lambda event\` prints one)`,
+    );
   let json: unknown;
   try {
     json = JSON.parse(content);
