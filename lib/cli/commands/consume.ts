@@ -113,7 +113,7 @@ export function consumedRecord(topic: string, partition: number, message: KafkaM
   const headers: ConsumedRecord['headers'] = [];
   for (const [name, value] of Object.entries(message.headers ?? {})) {
     for (const one of Array.isArray(value) ? value : [value]) {
-      headers.push([name, showBytes(one === undefined ? null : Buffer.from(one))]);
+      headers.push([name, showBytes(one == null ? null : Buffer.from(one))]);
     }
   }
   const shown = showValue(message.value);
@@ -137,24 +137,37 @@ export function consumedRecord(topic: string, partition: number, message: KafkaM
   };
 }
 
+/**
+ * What the text form prints for what has no text: a null value (a tombstone), an empty one, and a
+ * null header value. A key, header or value whose text is one of them is printed quoted.
+ */
+const TOMBSTONE = '(tombstone)';
+const EMPTY = '(empty)';
+const NULL_HEADER = '(null)';
+const MARKERS = new Set([TOMBSTONE, EMPTY, NULL_HEADER]);
+
 /** Text on one line, readable and unambiguous: quoted (JSON) when it holds spaces, `=`, `]` or control characters. */
 function word(shown: ShownBytes | null): string {
-  if (shown === null) return 'null';
+  if (shown === null) return NULL_HEADER;
   if (typeof shown !== 'string') return `base64:${shown.base64}`;
-  return shown === '' || /[\s=\]"\p{Cc}]/u.test(shown) ? JSON.stringify(shown) : shown;
+  return shown === '' || MARKERS.has(shown) || /[\s=\]"\p{Cc}]/u.test(shown) ? JSON.stringify(shown) : shown;
 }
 
-/** A value at the end of a line: as it is (one line), quoted only when it holds a line break or control character. */
+/**
+ * A value at the end of a line: as it is (one line), quoted only when it holds a line break or control
+ * character or reads as a marker; a tombstone is `(tombstone)`, an empty value `(empty)`.
+ */
 function rest(value: unknown, format: ConsumedRecord['valueFormat'], text: ShownBytes | null): string {
-  if (format === 'null') return 'null';
+  if (format === 'null') return TOMBSTONE;
   if (format === 'binary') return `base64:${(value as { base64: string }).base64}`;
   const raw = text as string;
-  return /\p{Cc}/u.test(raw.replace(/\t/g, '')) ? JSON.stringify(raw) : raw;
+  if (raw === '') return EMPTY;
+  return MARKERS.has(raw) || /\p{Cc}/u.test(raw.replace(/\t/g, '')) ? JSON.stringify(raw) : raw;
 }
 
 /**
  * The lines `consume` prints for a record: `<topic>-<partition>@<offset> key=<key> [<name>=<value> …] <value>`
- * with the value as it is; for a dead-letter record, one line per failed source partition (where it came
+ * with the value as it is (a tombstone `(tombstone)`, an empty value `(empty)`, no key: no `key=`); for a dead-letter record, one line per failed source partition (where it came
  * from, the condition and the invocations) and, with `verbose`, the failed record decoded below it.
  *
  * @example
@@ -206,6 +219,8 @@ Without --follow, consume prints the records on the topic now (from the beginnin
 committed offsets with --group) and exits; with --follow it keeps printing new ones until Ctrl-C (from now
 on, unless --from-beginning). Without --group nothing is committed. Lambda's on-failure messages (a
 dead-letter topic) are shown as the failed record's origin, condition and invocations; -v adds the record.
+A tombstone (null value) prints as (tombstone), an empty value as (empty), a null header value as (null);
+a value whose text is one of these is quoted. --json prints every record exactly.
 
 Examples:
   $ kafka-lambda consume --topic orders --max 10
