@@ -32,6 +32,16 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+async function topicExists(topic: string): Promise<boolean> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    return (await admin.listTopics()).includes(topic);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /** Every record of a topic, read by a plain kafkajs consumer (an independent check of what produce wrote). */
 async function readAll(topic: string, count: number): Promise<Array<KafkaMessage & { partition: number }>> {
   const consumer = kafka.consumer({ groupId: uniqueName('check') });
@@ -88,6 +98,7 @@ describe('kafka-lambda produce → consume', () => {
     expect(produced.code).toBe(0);
     const summary = JSON.parse(produced.stdout) as ProduceSummary;
     expect(summary).toEqual({
+      ok: true,
       topic,
       created: true,
       records: 4,
@@ -398,6 +409,64 @@ describe('kafka-lambda produce → consume', () => {
   });
 });
 
+describe('kafka-lambda produce --tombstone → consume', () => {
+  it('sends tombstones, which consume tells from the text null and from an empty value', async () => {
+    const topic = uniqueName('tombstones');
+    const produce = (args: string[]) => cli(['produce', '--topic', topic, '--partitions', '1', ...args]);
+    expect((await produce(['--key', 'k1', '--value', 'null'])).code).toBe(0);
+    const tombstones = await produce([
+      '--tombstone',
+      '--key',
+      'k{i}',
+      '--count',
+      '2',
+      '--header',
+      'op=delete',
+      '--json',
+    ]);
+    expect(tombstones.code).toBe(0);
+    expect(JSON.parse(tombstones.stdout)).toEqual({
+      ok: true,
+      topic,
+      created: false,
+      records: 2,
+      batches: [{ partition: 0, firstOffset: 1, lastOffset: 2, records: 2 }],
+      partitions: [{ partition: 0, firstOffset: 1, lastOffset: 2, records: 2 }],
+    });
+    expect((await produce(['--key', 'k3', '--value', ''])).code).toBe(0);
+
+    const messages = await readAll(topic, 4);
+    expect(
+      messages.map((m) => [m.key?.toString(), m.value === null ? null : m.value.toString('hex')]),
+    ).toEqual([
+      ['k1', Buffer.from('null').toString('hex')],
+      ['k0', null],
+      ['k1', null],
+      ['k3', ''],
+    ]);
+    const consumed = await cli(['consume', '--topic', topic]);
+    expect(consumed.stdout).toBe(
+      [
+        `${topic}-0@0 key=k1 null`,
+        `${topic}-0@1 key=k0 [op=delete] (tombstone)`,
+        `${topic}-0@2 key=k1 [op=delete] (tombstone)`,
+        `${topic}-0@3 key=k3 (empty)`,
+        '',
+      ].join('\n'),
+    );
+    const json = (await cli(['consume', '--topic', topic, '--json'])).stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as ConsumedRecord);
+    expect(json.map((r) => [r.value, r.valueFormat])).toEqual([
+      [null, 'json'],
+      [null, 'null'],
+      [null, 'null'],
+      ['', 'text'],
+    ]);
+  });
+});
+
 describe('kafka-lambda produce / consume errors', () => {
   it.each([['produce'], ['consume']])(
     '%s fails on connect when --brokers is not Kafka (exit 1)',
@@ -462,6 +531,85 @@ describe('kafka-lambda produce / consume errors', () => {
     expect(run.stderr).toMatch(message);
   });
 
+  it('checks --partition against the partitions it would create, before creating the topic (exit 2)', async () => {
+    const topic = uniqueName('no-partition');
+    const missing = await cli(['produce', '--topic', topic, '--partition', '5', '--value', 'x']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(
+      `kafka-lambda produce: --partition 5: topic ${topic} does not exist, and produce would create it with 3 partition(s) (--partitions), 0 to 2: give --partitions 6 or more; nothing was created\n`,
+    );
+    expect(await topicExists(topic)).toBe(false);
+    // An existing topic's own partitions; with --json, stdout still holds its one object.
+    await createTopic(kafka, topic, 2);
+    const existing = await cli(['produce', '--topic', topic, '--partition', '9', '--value', 'x', '--json']);
+    expect(existing.code).toBe(2);
+    expect(JSON.parse(existing.stdout)).toEqual({
+      ok: false,
+      error: { message: `--partition 9: ${topic} has partitions 0 to 1` },
+      topic,
+      created: false,
+      records: 0,
+      batches: [],
+      partitions: [],
+    });
+  });
+
+  it('refuses input without a record before creating the topic (exit 2)', async () => {
+    for (const input of ['', '\n \r\n']) {
+      const topic = uniqueName('empty-input');
+      const run = await cli(['produce', '--topic', topic], input);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe(
+        'kafka-lambda produce: no records on stdin (blank lines are skipped): nothing was sent\n',
+      );
+      expect(run.stdout).toBe('');
+      expect(await topicExists(topic)).toBe(false);
+    }
+    const topic = uniqueName('empty-file');
+    const file = join(dir, 'empty.jsonl');
+    await writeFile(file, '');
+    const fromFile = await cli(['produce', '--topic', topic, '--file', file, '--json']);
+    expect(fromFile.code).toBe(2);
+    expect(JSON.parse(fromFile.stdout)).toMatchObject({
+      ok: false,
+      error: { message: `no records in ${file} (blank lines are skipped): nothing was sent` },
+      created: false,
+      records: 0,
+    });
+    expect(await topicExists(topic)).toBe(false);
+  });
+
+  it('numbers generated records from 1, as it numbers input lines', async () => {
+    const topic = uniqueName('record-numbers');
+    const run = await cli([
+      'produce',
+      '--topic',
+      topic,
+      '--partitions',
+      '1',
+      '--count',
+      '3',
+      '--value',
+      '{i}',
+      '--key-field',
+      'id',
+      '--json',
+    ]);
+    expect(run.code).toBe(2);
+    const message =
+      'record 1: not a JSON object, so it has no "id" field for the key (--key-field); 0 record(s) before it were sent';
+    expect(run.stderr).toContain(`kafka-lambda produce: ${message}\n`);
+    expect(JSON.parse(run.stdout)).toEqual({
+      ok: false,
+      error: { message },
+      topic,
+      created: true,
+      records: 0,
+      batches: [],
+      partitions: [],
+    });
+  });
+
   it('stops at a line it cannot key, after sending the lines before it (exit 2)', async () => {
     const topic = uniqueName('bad-line');
     const run = await cli(
@@ -513,6 +661,8 @@ describe('kafka-lambda produce / consume errors', () => {
     );
     // Six 510-byte records do not fit in one 2,000-byte record batch: several requests, each taken.
     const summary = JSON.parse(run.stdout) as ProduceSummary;
+    expect(summary.ok).toBe(false);
+    expect(summary.error?.message).toMatch(/^line 7: 2,010 bytes .*; 6 record\(s\) before it were sent$/);
     expect(summary.records).toBe(6);
     expect(summary.batches.length).toBeGreaterThan(1);
     expect((await cli(['consume', '--topic', topic])).stdout).toBe(

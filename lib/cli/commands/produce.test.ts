@@ -46,3 +46,55 @@ describe('kafka-lambda produce --schema-registry', { timeout: 60_000 }, () => {
     expect(unreachable.stderr).not.toContain('SECRET');
   });
 });
+
+describe('kafka-lambda produce without a cluster', { timeout: 60_000 }, () => {
+  it('--tombstone needs --key, and takes no value or schema (exit 2)', async () => {
+    const keyless = await runCli(['produce', '--topic', 't', '--tombstone', '--brokers', '127.0.0.1:1']);
+    expect(keyless.code).toBe(2);
+    expect(keyless.stderr).toBe(
+      'kafka-lambda produce: --tombstone needs --key: a tombstone deletes the records of its key (a compacted topic refuses a record without one)\n',
+    );
+    for (const extra of [
+      ['--value', 'x'],
+      ['--key-field', 'id'],
+      ['--file', 'package.json'],
+      ['--value-avro', 'test/events/schemas/order.avsc'],
+    ]) {
+      const run = await runCli(['produce', '--topic', 't', '--tombstone', '--key', 'k', ...extra]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/cannot be used with/);
+    }
+  });
+
+  it('--json prints one object with ok false and the error when it fails before sending (exit as without)', async () => {
+    const unreachable = await runCli([
+      'produce',
+      '--topic',
+      't',
+      '--count',
+      '1',
+      '--json',
+      '--brokers',
+      '127.0.0.1:1',
+    ]);
+    expect(unreachable.code).toBe(1);
+    const message = '127.0.0.1:1: nothing listens there (connection refused)';
+    expect(unreachable.stderr).toBe(`kafka-lambda produce: ${message}\n`);
+    expect(JSON.parse(unreachable.stdout)).toEqual({
+      ok: false,
+      error: { message },
+      topic: 't',
+      created: false,
+      records: 0,
+      batches: [],
+      partitions: [],
+    });
+    expect(unreachable.stdout.trimEnd().split('\n')).toHaveLength(1);
+    const usage = await runCli(['produce', '--topic', 't', '--tombstone', '--json', '--brokers', 'a:1']);
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout)).toMatchObject({
+      ok: false,
+      error: { message: /^--tombstone needs --key/ },
+    });
+  });
+});

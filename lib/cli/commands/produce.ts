@@ -19,6 +19,7 @@ interface ProduceOptions extends ClusterOptions {
   count?: number;
   value?: string;
   valueFile?: Buffer;
+  tombstone?: boolean;
   rate?: number;
   partitions: number;
   json?: boolean;
@@ -86,14 +87,19 @@ export interface LandedRange {
 }
 
 /**
- * What `produce --json` prints: the topic, whether produce created it, and every batch's ranges.
+ * What `produce --json` prints, one object whatever happens: whether it went through (`ok`; else `error`
+ * says why, as stderr does), the topic, whether produce created it, and every batch's ranges (after a bad
+ * input line, those of the records before it).
  *
  * @example
  * ```ts
- * const summary = JSON.parse(stdout) as ProduceSummary; // summary.batches[0].firstOffset
+ * const summary = JSON.parse(stdout) as ProduceSummary; // summary.ok, summary.batches[0].firstOffset
  * ```
  */
 export interface ProduceSummary {
+  ok: boolean;
+  /** Why produce stopped (`ok: false`): the message it writes to stderr. */
+  error?: { message: string };
   topic: string;
   created: boolean;
   records: number;
@@ -147,10 +153,13 @@ export function registerProduceCommand(program: Command): void {
     .addOption(
       new Option('--file <path>', 'read one value per line from this file ("-": stdin, the default)')
         .argParser(readableFile)
-        .conflicts(['count', 'value', 'valueFile']),
+        .conflicts(['count', 'value', 'valueFile', 'tombstone']),
     )
     .addOption(
-      new Option('--key-field <name>', 'key each record with this field of its JSON value').conflicts('key'),
+      new Option('--key-field <name>', 'key each record with this field of its JSON value').conflicts([
+        'key',
+        'tombstone',
+      ]),
     )
     .option(
       '--key <template>',
@@ -179,9 +188,18 @@ export function registerProduceCommand(program: Command): void {
         .argParser(binaryFile)
         .conflicts('value'),
     )
+    .addOption(
+      new Option(
+        '--tombstone',
+        'generate tombstones: records of --key with a null value (a delete on a compacted topic)',
+      ).conflicts(['value', 'valueFile', 'valueAvro', 'valueProto', 'valueJsonSchema']),
+    )
     .option('--rate <records/s>', 'send at this steady rate instead of as fast as possible', positiveNumber)
     .option('--partitions <n>', 'partitions of the topic when produce creates it', integerOption(1, 1_000), 3)
-    .option('--json', 'print one JSON summary (every batch, every partition) instead of lines')
+    .option(
+      '--json',
+      'print one JSON object instead of lines: ok, error (when it failed), every batch, every partition',
+    )
     .addOption(
       new Option('--value-avro <file.avsc>', 'encode each value (JSON) with this Avro schema').conflicts([
         'valueProto',
@@ -214,17 +232,20 @@ export function registerProduceCommand(program: Command): void {
       `
 Records without a key are spread round-robin over the partitions; keyed records go where Kafka's default
 partitioner puts them. Blank input lines are skipped; a value that is not JSON is sent as its text (a line
-that is not UTF-8 text stops produce: send binary values with --value-file).
+that is not UTF-8 text stops produce: send binary values with --value-file). Input without a record is
+refused before the topic is created. Errors name input lines and generated records from 1.
 
 Examples:
   $ kafka-lambda produce --topic orders --count 100 --value '{"id":"o-{i}","amount":{i}}' --key 'c-{i%5}'
   $ kafka-lambda produce --topic orders --file orders.jsonl --key-field id --header source=cli
   $ kafka-lambda produce --topic orders --rate 50 --value '{"id":"o-{i}"}'      # until Ctrl-C
+  $ kafka-lambda produce --topic orders --tombstone --key o-7                   # delete o-7 (compaction)
   $ kafka-lambda produce --topic orders --file orders.jsonl --value-avro order.avsc --schema-registry "$SCHEMA_REGISTRY_URL"
 With --value-avro, --value-proto (and --type) or --value-json-schema, each value is JSON encoded with the
 schema and framed as Confluent's serializers frame it (magic byte, schema id, Protobuf message indexes); the
 schema is registered under --subject first (an existing identical schema keeps its id).
-Exit codes: 0 sent, 1 the cluster failed, 2 invalid flags or input (records before a bad line were sent)`,
+Exit codes: 0 sent, 1 the cluster failed, 2 invalid flags or input (records before a bad line were sent);
+with --json, stdout holds one object either way: {"ok":false,"error":{"message":…},…} on a failure`,
     )
     .exitOverride(exitWithUsageCode);
   addClusterOptions(command).action(async (options: ProduceOptions) => {
@@ -233,12 +254,64 @@ Exit codes: 0 sent, 1 the cluster failed, 2 invalid flags or input (records befo
 }
 
 async function produce(options: ProduceOptions): Promise<number> {
+  const summary: ProduceSummary = {
+    ok: true,
+    topic: options.topic,
+    created: false,
+    records: 0,
+    batches: [],
+    partitions: [],
+  };
   const fail = (code: number, message: string) => {
     process.stderr.write(`kafka-lambda produce: ${message}\n`);
+    summary.ok = false;
+    summary.error = { message };
     return code;
   };
+  let progress: { sends: number } | undefined;
+  let exitCode: number;
+  try {
+    exitCode = await produceRecords(options, summary, fail, (sends) => {
+      progress = sends;
+    });
+  } catch (error) {
+    // With --json, stdout still gets its one object; without, the error goes to the CLI's handler.
+    if (!options.json) throw error;
+    exitCode = fail(1, error instanceof Error ? error.message : String(error));
+  }
+  summary.partitions = perPartition(summary.batches);
+  if (options.json) {
+    const { ok, error, ...rest } = summary;
+    process.stdout.write(`${JSON.stringify({ ok, ...(error ? { error } : {}), ...rest })}\n`);
+  } else if (progress) {
+    process.stdout.write(
+      `produced ${summary.records} record(s) to ${options.topic} in ${progress.sends} batch(es)${summary.partitions.length > 0 ? `: ${summary.partitions.map((p) => `${options.topic}-${p.partition}@${p.firstOffset}..${p.lastOffset}`).join(' ')}` : ''}\n`,
+    );
+  }
+  return exitCode;
+}
+
+/**
+ * Checks what can be checked before touching the cluster, then reads the first record before creating
+ * the topic (no input: nothing created), and sends; `summary` collects where the batches landed.
+ * `started` is called once records may be sent, with the count of sends it keeps up to date.
+ */
+async function produceRecords(
+  options: ProduceOptions,
+  summary: ProduceSummary,
+  fail: (code: number, message: string) => number,
+  started: (progress: { sends: number }) => void,
+): Promise<number> {
   const generated =
-    options.count !== undefined || options.value !== undefined || options.valueFile !== undefined;
+    options.count !== undefined ||
+    options.value !== undefined ||
+    options.valueFile !== undefined ||
+    options.tombstone === true;
+  if (options.tombstone && options.key === undefined)
+    return fail(
+      USAGE_EXIT_CODE,
+      '--tombstone needs --key: a tombstone deletes the records of its key (a compacted topic refuses a record without one)',
+    );
   if (!generated && options.file === undefined && process.stdin.isTTY) {
     process.stderr.write('reading JSON lines from the terminal (Ctrl-D to end)…\n');
   }
@@ -253,83 +326,115 @@ async function produce(options: ProduceOptions): Promise<number> {
   }
   const cluster = await reachCluster(options, 'produce');
   if ('exitCode' in cluster) return fail(cluster.exitCode, cluster.message);
-  const kafka = new Kafka(cluster.kafkaConfig('kafka-lambda-produce'));
-  const { partitionCount, created, maxMessageBytes } = await ensureTopic(
-    kafka,
-    options.topic,
-    options.partitions,
-  );
-  if (created) {
-    process.stderr.write(
-      `created topic ${options.topic} (${partitionCount} partitions) on ${cluster.origin}\n`,
-    );
-  }
-  if (options.partition !== undefined && options.partition >= partitionCount) {
-    return fail(
-      USAGE_EXIT_CODE,
-      `--partition ${options.partition}: ${options.topic} has partitions 0 to ${partitionCount - 1}`,
-    );
-  }
 
-  const summary: ProduceSummary = { topic: options.topic, created, records: 0, batches: [], partitions: [] };
-  const producer = kafka.producer({ allowAutoTopicCreation: false });
-  await producer.connect();
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  let exitCode = 0;
-  let sends = 0;
   try {
-    const values = generated ? generatedValues(options) : inputLines(options.file, stop.signal);
-    const records = toRecords(
-      paced(values, options.rate, stop.signal),
-      options,
-      partitionCount,
-      encoder,
-      maxMessageBytes,
-    );
-    await inBatches(records, maxMessageBytes, async (batch) => {
-      const landed = await sendBatch(producer, options.topic, batch);
-      sends++;
-      summary.records += batch.length;
-      summary.batches.push(...landed);
-      if (!options.json) {
-        for (const range of landed) {
-          process.stdout.write(
-            `sent ${range.records} record(s) to ${options.topic}-${range.partition}@${range.firstOffset}..${range.lastOffset}\n`,
-          );
+    // The first record is read before the topic is created: input without one creates nothing.
+    const input = generated ? generatedValues(options) : inputLines(options.file, stop.signal);
+    let first: IteratorResult<SourceValue>;
+    try {
+      first = await input.next();
+    } catch (error) {
+      if (!(error instanceof ProduceInputError)) throw error;
+      return fail(USAGE_EXIT_CODE, `${error.message}; nothing was sent`);
+    }
+    if (first.done)
+      return fail(
+        USAGE_EXIT_CODE,
+        `no records ${options.file === undefined || options.file === '-' ? 'on stdin' : `in ${options.file}`} (blank lines are skipped): nothing was sent`,
+      );
+
+    const kafka = new Kafka(cluster.kafkaConfig('kafka-lambda-produce'));
+    let topic: Awaited<ReturnType<typeof ensureTopic>>;
+    try {
+      topic = await ensureTopic(kafka, options.topic, options.partitions, options.partition);
+    } catch (error) {
+      // Nothing more is read: the input is let go (a terminal or pipe would keep produce waiting).
+      await input.return(undefined);
+      if (!(error instanceof ProduceInputError)) throw error;
+      return fail(USAGE_EXIT_CODE, error.message);
+    }
+    const { partitionCount, created, maxMessageBytes } = topic;
+    summary.created = created;
+    if (created) {
+      process.stderr.write(
+        `created topic ${options.topic} (${partitionCount} partitions) on ${cluster.origin}\n`,
+      );
+    }
+
+    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    await producer.connect();
+    const progress = { sends: 0 };
+    started(progress);
+    try {
+      const records = toRecords(
+        paced(withFirst(first.value, input), options.rate, stop.signal),
+        options,
+        partitionCount,
+        encoder,
+        maxMessageBytes,
+      );
+      await inBatches(records, maxMessageBytes, async (batch) => {
+        const landed = await sendBatch(producer, options.topic, batch);
+        progress.sends++;
+        summary.records += batch.length;
+        summary.batches.push(...landed);
+        if (!options.json) {
+          for (const range of landed) {
+            process.stdout.write(
+              `sent ${range.records} record(s) to ${options.topic}-${range.partition}@${range.firstOffset}..${range.lastOffset}\n`,
+            );
+          }
         }
-      }
-    });
-  } catch (error) {
-    if (!(error instanceof ProduceInputError)) throw error;
-    exitCode = fail(USAGE_EXIT_CODE, `${error.message}; ${summary.records} record(s) before it were sent`);
+      });
+    } catch (error) {
+      if (!(error instanceof ProduceInputError)) throw error;
+      return fail(USAGE_EXIT_CODE, `${error.message}; ${summary.records} record(s) before it were sent`);
+    } finally {
+      await producer.disconnect();
+    }
+    return 0;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await producer.disconnect();
   }
-  summary.partitions = perPartition(summary.batches);
-  if (options.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
-  else {
-    process.stdout.write(
-      `produced ${summary.records} record(s) to ${options.topic} in ${sends} batch(es)${summary.partitions.length > 0 ? `: ${summary.partitions.map((p) => `${options.topic}-${p.partition}@${p.firstOffset}..${p.lastOffset}`).join(' ')}` : ''}\n`,
-    );
-  }
-  return exitCode;
 }
 
+/** `first`, then the rest of `iterator`; closing this closes the iterator (and the input it reads). */
+async function* withFirst<T>(first: T, iterator: AsyncIterator<T>): AsyncGenerator<T> {
+  let done = false;
+  try {
+    yield first;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+    done = true;
+  } finally {
+    if (!done) await iterator.return?.();
+  }
+}
+
+/**
+ * The topic's partition count and max.message.bytes, creating it with `partitions` when missing. A
+ * `partition` (`--partition`) it does not have is a {@link ProduceInputError}, checked against the
+ * partitions it would be created with before creating it.
+ */
 async function ensureTopic(
   kafka: Kafka,
   topic: string,
   partitions: number,
+  partition: number | undefined,
 ): Promise<{ partitionCount: number; created: boolean; maxMessageBytes: number }> {
   const admin = kafka.admin();
   await admin.connect();
   try {
     let created = false;
     if (!(await admin.listTopics()).includes(topic)) {
+      if (partition !== undefined && partition >= partitions)
+        throw new ProduceInputError(
+          `--partition ${partition}: topic ${topic} does not exist, and produce would create it with ${partitions} partition(s) (--partitions), 0 to ${partitions - 1}: give --partitions ${partition + 1} or more; nothing was created`,
+        );
       created = await admin.createTopics({
         topics: [{ topic, numPartitions: partitions }],
         waitForLeaders: true,
@@ -346,8 +451,13 @@ async function ensureTopic(
       })
       .catch(() => undefined);
     const maxMessageBytes = Number(configs?.resources[0]?.configEntries[0]?.configValue);
+    const partitionCount = metadata.topics[0]!.partitions.length;
+    if (partition !== undefined && partition >= partitionCount)
+      throw new ProduceInputError(
+        `--partition ${partition}: ${topic} has partitions 0 to ${partitionCount - 1}`,
+      );
     return {
-      partitionCount: metadata.topics[0]!.partitions.length,
+      partitionCount,
       created,
       maxMessageBytes: Number.isSafeInteger(maxMessageBytes)
         ? maxMessageBytes
@@ -360,8 +470,9 @@ async function ensureTopic(
 
 /** A value to send and where it came from (for error messages: a line number, never the content). */
 interface SourceValue {
-  value: Buffer;
-  /** `line 7` or `record 7`. */
+  /** `null`: a tombstone (`--tombstone`). */
+  value: Buffer | null;
+  /** `line 7` or `record 7`, both counted from 1. */
   position: string;
 }
 
@@ -412,8 +523,10 @@ async function* generatedValues(options: ProduceOptions): AsyncGenerator<SourceV
   const count = options.count ?? (options.rate === undefined ? 1 : Number.POSITIVE_INFINITY);
   for (let i = 0; i < count; i++) {
     yield {
-      value: options.valueFile ?? Buffer.from(expandTemplate(options.value ?? '{"index":{i}}', i)),
-      position: `record ${i}`,
+      value: options.tombstone
+        ? null
+        : (options.valueFile ?? Buffer.from(expandTemplate(options.value ?? '{"index":{i}}', i))),
+      position: `record ${i + 1}`,
     };
   }
 }
@@ -467,8 +580,8 @@ async function* toRecords(
     const partition =
       options.partition ?? (key === null ? next++ % partitionCount : partitionForKey(key, partitionCount));
     index++;
-    const encoded = encoder === undefined ? value : encodeValue(encoder, value, position);
-    const size = (key?.length ?? 0) + encoded.length + headerBytes;
+    const encoded = encoder === undefined || value === null ? value : encodeValue(encoder, value, position);
+    const size = (key?.length ?? 0) + (encoded?.length ?? 0) + headerBytes;
     const bytes = RECORD_OVERHEAD + size;
     // Refused here, before it is sent: the broker refuses the whole request of a batch holding it.
     if (RECORD_BATCH_OVERHEAD + bytes > maxMessageBytes)
@@ -605,7 +718,9 @@ async function registerSchema(
   return String(answer.id);
 }
 
-function keyFromField(value: Buffer, field: string, position: string): Buffer | null {
+function keyFromField(value: Buffer | null, field: string, position: string): Buffer | null {
+  if (value === null)
+    throw new ProduceInputError(`${position}: a tombstone has no "${field}" field for the key (--key-field)`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(value.toString());
