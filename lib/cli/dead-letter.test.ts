@@ -136,7 +136,7 @@ describe('formatRecord', () => {
       show(message(Buffer.from('{"id": 1}'), Buffer.from('c 7'), { 'x=y': Buffer.from('a]b') })),
     ).toEqual(['orders-0@5 key="c 7" ["x=y"="a]b"] {"id": 1}']);
     expect(show(message(Buffer.from('two\nlines'), null))).toEqual(['orders-0@5 "two\\nlines"']);
-    expect(show(message(null, Buffer.from([0xff])))).toEqual(['orders-0@5 key=base64:/w== null']);
+    expect(show(message(null, Buffer.from([0xff])))).toEqual(['orders-0@5 key=base64:/w== (tombstone)']);
   });
 
   it('prints a dead-letter record as its origin, and with -v the failed record decoded', () => {

@@ -3,7 +3,7 @@ import { parseEnv } from 'node:util';
 import { Option } from 'commander';
 import { jsonSyntaxCause } from '../middleware/errors.ts';
 import { CliError } from './errors.ts';
-import { jsonPosition } from './json-position.ts';
+import { jsonPosition } from '../text/json-position.ts';
 
 /** `--dotenv <file>` of `invoke` and `dev` (repeatable). */
 export const DOTENV_OPTION = new Option(

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import type { Ajv, AnySchema } from 'ajv';
 import type * as Avsc from 'avsc';
 import type * as Protobuf from 'protobufjs';
-import { jsonPosition } from '../cli/json-position.ts';
+import { jsonPosition } from '../text/json-position.ts';
 import type { KafkaSchemaMetadata } from '../kafka-event/types.ts';
 import { jsonSyntaxCause, shownPath } from '../middleware/errors.ts';
 import { ProtoJsonMismatch, protoJsonReader } from '../protobuf/json.ts';

@@ -38,7 +38,7 @@ import {
   FunctionEnvironmentError,
   readFunctionEnvironment,
 } from '../function-environment.ts';
-import { jsonPosition } from '../json-position.ts';
+import { jsonPosition } from '../../text/json-position.ts';
 import { useFunctionTimeZone } from '../local-function.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 

@@ -1,6 +1,7 @@
-// Where a JSON text the CLI read (an --event or --env-vars file) stops being valid, for error messages
-// that must not quote it: V8 names no position for an unexpected token. CLI only, so that the
-// middleware's bundle does not carry a JSON scanner.
+// Where a JSON text read from a file (the CLI's --event and --env-vars files, the testing helpers'
+// schema files) stops being valid, for error messages that must not quote it: V8 names no position for
+// an unexpected token. Never imported by the middleware, so that a consumer's bundle carries no JSON
+// scanner.
 
 /**
  * Where parsing `text` stops, as V8 writes it (`position 14 (line 2 column 7)`); undefined for valid JSON.
