@@ -1,12 +1,14 @@
-// How dev ends when nobody presses Ctrl-C: its parent gone (npx killed), or stopped while its embedded
-// broker starts. Real process trees, a real broker.
+// How dev ends when nobody presses Ctrl-C (its parent gone, npx killed), when stopped while its embedded
+// broker starts, or by a signal before --exit-when-idle saw it idle. Real process trees, a real broker.
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
 import { testProducer } from '../../../test/support/producer.ts';
+import { spawnCli } from '../../../test/support/run-cli.ts';
 import { cacheBase, isAlive, packageRoot, waitForExit } from '../../maven-server/index.ts';
 import { pollUntil } from '../../replay/wait.ts';
 
@@ -124,3 +126,58 @@ it('Ctrl-C while dev starts its embedded broker quits at once and leaves no JVM'
     await rm(work, { recursive: true, force: true });
   }
 }, 120_000);
+
+it.each([['SIGINT'], ['SIGTERM']] as const)(
+  'a %s before --exit-when-idle saw the run idle stops it as without the flag: no error after the summary, exit 0',
+  async (signal) => {
+    const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-dev-idle-signal-'));
+    const topic = uniqueName('dev-idle-signal');
+    await createTopic(kafka, topic, 1);
+    const producer = testProducer(kafka);
+    await producer.connect();
+    await producer.send({ topic, messages: [0, 1].map((i) => ({ value: `{"i":${i}}` })) });
+    await producer.disconnect();
+    // Slow enough that the signal comes while the first batch runs, long before the run is idle.
+    const handler = join(dir, 'slow.mjs');
+    await writeFile(
+      handler,
+      "export const handler = async () => {\n  console.log('handling');\n  await new Promise((resolve) => setTimeout(resolve, 2_000));\n};\n",
+    );
+    const dev = spawnCli([
+      'dev',
+      handler,
+      '--topic',
+      topic,
+      '--brokers',
+      testBrokers().join(','),
+      '--batch-size',
+      '1',
+      '--window',
+      '0',
+      '--exit-when-idle',
+    ]);
+    dev.stdin.end();
+    let output = '';
+    for (const stream of [dev.stdout, dev.stderr])
+      stream.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+    const exited = once(dev, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    try {
+      await pollUntil('the first invocation', { timeoutMs: 60_000, intervalMs: 50 }, async () => ({
+        done: output.includes('handling'),
+        seen: output.slice(-300),
+      }));
+      dev.kill(signal);
+      expect(await exited).toEqual([0, null]);
+      expect(output).toContain('stopping: finishing in-flight batches');
+      // The summary is the last line: the emulator's refusal to wait for idle once stopping is not an error.
+      expect(output.trimEnd().split('\n').at(-1)).toBe(`offsets committed by this run: ${topic}-0=1`);
+      expect(output).not.toContain('will not become idle');
+    } finally {
+      dev.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+  120_000,
+);

@@ -1,8 +1,11 @@
+import { once } from 'node:events';
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
 import { testProducer } from '../../../test/support/producer.ts';
-import { runCli } from '../../../test/support/run-cli.ts';
+import { runCli, spawnCli } from '../../../test/support/run-cli.ts';
+import { freePort, processOutput } from '../../maven-server/index.ts';
 
 const kafka = testKafka('dev-cli');
 const handler = 'functions/orders/handler.ts';
@@ -121,10 +124,145 @@ describe('kafka-lambda dev', () => {
     expect(run.stderr).not.toMatch(/onFailure|destinations\./);
   });
 
+  // Settings the emulator refuses (parsed values it cannot take): the message is led by the flag typed.
+  it.each([
+    [['--topic', 'a'], '--topic', 'topic: not a topic name a Kafka trigger accepts'],
+    [['--max-record-age', '30'], '--max-record-age', 'maximumRecordAgeInSeconds: must be an integer'],
+    [
+      ['--starting-position', 'AT_TIMESTAMP'],
+      '--starting-timestamp',
+      'startingPositionTimestamp: required (Unix seconds) with AT_TIMESTAMP',
+    ],
+    [['--starting-timestamp', '5'], '--starting-timestamp', 'only allowed with AT_TIMESTAMP'],
+    [
+      ['--starting-position', 'AT_TIMESTAMP', '--starting-timestamp', '99999999999'],
+      '--starting-timestamp',
+      'must not be in the future',
+    ],
+    [['--schema-registry', 'ftp://127.0.0.1:1'], '--schema-registry', 'must be an http(s) registry URL'],
+    [
+      ['--schema-registry', 'http://127.0.0.1:1', '--schema-validation', 'KEY,KEY'],
+      '--schema-validation',
+      'names an attribute twice',
+    ],
+    [['--filter', '{"Filters":[{"Pattern":"[1]"}]}'], '--filter', 'must be a JSON object'],
+  ])('%j is refused (exit 2) naming %s', async (args, flag, message) => {
+    const topic = uniqueName('dev-setting');
+    const run = await runCli([
+      'dev',
+      handler,
+      '--brokers',
+      testBrokers().join(','),
+      '--topic',
+      topic,
+      ...args,
+    ]);
+    expect(run.code).toBe(2);
+    // One line, the error: no progress line of a run that never started after it.
+    expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(new RegExp(`^kafka-lambda dev: ${flag}: \\w`));
+    expect(run.stderr).toContain(message);
+  });
+
+  it('--invoke with an --endpoint where nothing listens: refused before a record is read (exit 2), not retried forever', async () => {
+    const topic = uniqueName('dev-endpoint');
+    await createTopic(kafka, topic, 1);
+    const producer = testProducer(kafka);
+    await producer.connect();
+    await producer.send({ topic, messages: [{ value: '{}' }] });
+    await producer.disconnect();
+    const port = await freePort();
+    const dev = spawnCli([
+      'dev',
+      '--invoke',
+      'orders-fn',
+      '--endpoint',
+      `http://127.0.0.1:${port}`,
+      '--topic',
+      topic,
+      '--brokers',
+      testBrokers().join(','),
+      '--exit-when-idle',
+    ]);
+    dev.stdin.end();
+    const output = processOutput(dev);
+    // Before, every batch failed with ECONNREFUSED, retried every few seconds for as long as dev ran.
+    const timer = setTimeout(() => dev.kill('SIGKILL'), 30_000);
+    try {
+      const run = await output;
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe(
+        `kafka-lambda dev: --endpoint http://127.0.0.1:${port}: nothing accepts connections at 127.0.0.1:${port} (ECONNREFUSED): start the Invoke API there first (e.g. sam local start-lambda), or correct --endpoint\n`,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+
+  it('--invoke with a live --endpoint: checked without an invocation, then every record is delivered', async () => {
+    const topic = uniqueName('dev-invoke');
+    await createTopic(kafka, topic, 1);
+    const producer = testProducer(kafka);
+    await producer.connect();
+    await producer.send({ topic, messages: [0, 1, 2].map((i) => ({ value: `{"i":${i}}` })) });
+    await producer.disconnect();
+    // What `sam local start-lambda` serves: the Invoke API, each request recorded.
+    const requests: Array<{ method?: string; url?: string; records: number }> = [];
+    let connections = 0;
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+          records?: Record<string, unknown[]>;
+        };
+        requests.push({
+          method: request.method,
+          url: request.url,
+          records: Object.values(event.records ?? {}).flat().length,
+        });
+        response.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+      });
+    });
+    server.on('connection', () => connections++);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      const run = await runCli([
+        'dev',
+        '--invoke',
+        'orders-fn',
+        '--endpoint',
+        `http://127.0.0.1:${port}`,
+        '--topic',
+        topic,
+        '--brokers',
+        testBrokers().join(','),
+        '--window',
+        '0',
+        '--exit-when-idle',
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(`offsets committed by this run: ${topic}-0=3`);
+      // Every request was an invocation carrying records; the check before was a bare connection.
+      expect(requests.length).toBeGreaterThan(0);
+      for (const { method, url, records } of requests) {
+        expect([method, url]).toEqual(['POST', '/2015-03-31/functions/orders-fn/invocations']);
+        expect(records).toBeGreaterThan(0);
+      }
+      expect(requests.reduce((sum, request) => sum + request.records, 0)).toBe(3);
+      expect(connections).toBeGreaterThan(1);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('refuses a topic missing on a cluster it does not own', async () => {
     const run = await runDev(uniqueName('nope'));
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/topic nope-\w+ does not exist/);
+    expect(run.stderr).toMatch(/^kafka-lambda dev: topic nope-\w+ does not exist on [^\n]+\n$/);
   });
 
   it('fails on connect when --brokers is not Kafka: no progress line, exit 1, within seconds', async () => {

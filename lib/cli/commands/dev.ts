@@ -1,6 +1,8 @@
+import { connect } from 'node:net';
 import { constants } from 'node:os';
 import { relative } from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ensureTopics, TopicMissingError } from '../../broker/index.ts';
 import {
   createLocalEventSourceMapping,
@@ -39,7 +41,13 @@ import {
   readFunctionEnvironment,
 } from '../function-environment.ts';
 import { prepareLocalFunction, useFunctionTimeZone } from '../local-function.ts';
-import { exitWithUsageCode, integerOption, invalidArgument, USAGE_EXIT_CODE } from '../usage.ts';
+import {
+  exitWithUsageCode,
+  integerOption,
+  invalidArgument,
+  printableErrorMessage,
+  USAGE_EXIT_CODE,
+} from '../usage.ts';
 import { watchFiles } from '../watch-files.ts';
 import { resolveSqsEndpoint } from './sqs.ts';
 
@@ -51,10 +59,10 @@ interface DevOptions extends ClusterOptions {
   startingPosition: StartingPosition;
   startingTimestamp?: number;
   reportBatchItemFailures: boolean;
-  retries?: number;
+  retries: number;
   minPollers?: number;
   maxPollers?: number;
-  maxRecordAge?: number;
+  maxRecordAge: number;
   bisect: boolean;
   onFailure?: string;
   sqsEndpoint?: string;
@@ -102,11 +110,15 @@ function attributesOption(text: string): Array<'KEY' | 'VALUE'> {
   return attributes as Array<'KEY' | 'VALUE'>;
 }
 
-function choice<T extends string>(values: readonly T[]): (value: string) => T {
-  return (value) => {
-    if (!values.includes(value as T)) throw new InvalidArgumentError(`must be one of ${values.join(', ')}`);
-    return value as T;
-  };
+/** `--timeout`: seconds, as a Kafka trigger allows them (refused when parsed, before any server starts). */
+function timeoutOption(value: string): number {
+  const seconds = Number(value);
+  const { max } = LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds;
+  if (value.trim() === '' || !(seconds > 0 && seconds <= max))
+    throw new InvalidArgumentError(
+      `must be a number of seconds above 0 and at most ${max} (Kafka triggers refuse longer timeouts)`,
+    );
+  return seconds;
 }
 
 function numberOption(value: string): number {
@@ -144,11 +156,93 @@ function onFailureDestination(
   return { destination };
 }
 
+/** How long `--endpoint` is given to accept a connection before dev starts. */
+const ENDPOINT_CONNECT_MS = 5_000;
+
+/**
+ * Why the Invoke API at `--endpoint` cannot be called, or undefined when it accepts a connection. Only a
+ * TCP connection is made: an invocation would run the function's code.
+ */
+async function endpointProblem(endpoint: string): Promise<string | undefined> {
+  let url: URL | undefined;
+  try {
+    url = new URL(endpoint);
+  } catch {}
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
+    return "--endpoint: not an http(s) URL; give the Invoke API's, e.g. http://127.0.0.1:3001 (sam local start-lambda)";
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const where = `--endpoint ${displayUrl(endpoint)}`;
+  const fix = 'start the Invoke API there first (e.g. sam local start-lambda), or correct --endpoint';
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (problem: string | undefined) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(problem);
+    };
+    const timer = setTimeout(
+      () => done(`${where}: no connection to ${url.host} within ${ENDPOINT_CONNECT_MS / 1000} s: ${fix}`),
+      ENDPOINT_CONNECT_MS,
+    );
+    socket.once('connect', () => done(undefined));
+    socket.once('error', (error: NodeJS.ErrnoException) => {
+      const code = error.code ?? error.message;
+      done(
+        code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+          ? `${where}: the host ${url.hostname} does not resolve (${code}): ${fix}`
+          : code === 'ECONNREFUSED'
+            ? `${where}: nothing accepts connections at ${url.host} (ECONNREFUSED): ${fix}`
+            : `${where}: cannot connect to ${url.host} (${code}): ${fix}`,
+      );
+    });
+  });
+}
+
+/**
+ * The client that `--invoke` without `--endpoint` calls AWS with, once the SDK has found its credentials
+ * (resolved here once; the client keeps them), or why it found none.
+ */
+async function awsInvokeClient(
+  functionName: string,
+): Promise<{ client: LambdaClient } | { problem: string }> {
+  // As the emulator makes its own client: AWS_REGION, else us-east-1.
+  const client = new LambdaClient({ region: process.env.AWS_REGION ?? 'us-east-1' });
+  try {
+    await client.config.credentials();
+    return { client };
+  } catch (error) {
+    client.destroy();
+    const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
+    const reason = printableErrorMessage(`${name}: ${message.split('\n')[0]}`);
+    return {
+      problem: `--invoke ${printableErrorMessage(functionName)} calls the AWS Lambda Invoke API, and the AWS SDK could not get credentials (${reason}): set AWS_PROFILE (after aws configure or aws sso login) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give --endpoint for a local Invoke API (sam local start-lambda)`,
+    };
+  }
+}
+
 /** Options that are settings of the trigger's schema registry: they mean nothing without `--schema-registry`. */
 const SCHEMA_REGISTRY_SETTINGS = [
   ['eventRecordFormat', '--event-record-format'],
   ['schemaValidation', '--schema-validation'],
 ] as const;
+
+/** What `dev --help` ends with. */
+const DEV_HELP = `
+Exit codes:
+  0    stopped: idle with --exit-when-idle, or stopped cleanly by Ctrl-C, SIGTERM or SIGHUP
+       (in-flight batches finished and committed)
+  1    the cluster cannot be reached (nothing listens, not Kafka, TLS or authentication failed),
+       or the run failed otherwise (the message says what)
+  2    bad usage: options, a handler module or export that does not load, a topic missing on a
+       cluster dev does not own, an --endpoint that accepts no connection, no AWS credentials
+       for --invoke without --endpoint
+  130  a second Ctrl-C abandoned the in-flight batches, or a Ctrl-C during start-up quit at once
+       (143 for SIGTERM, 129 for SIGHUP)
+
+Examples:
+  $ kafka-lambda dev functions/orders/handler.ts --topic orders --report-batch-item-failures
+  $ kafka-lambda dev --invoke orders-fn --endpoint http://127.0.0.1:3001 --topic orders`;
 
 /** How often `dev` checks that the process that started it is still there. */
 const PARENT_CHECK_MS = 1_000;
@@ -213,11 +307,15 @@ function createDisplay(trigger: () => LocalEventSourceMapping | undefined) {
         drawn = true;
       }
     },
-    close() {
+    /** Ends the display, with a last progress line when the run got under way (`final`). */
+    close(final: boolean) {
       clearInterval(timer);
       restoreConsole();
-      draw();
-      if (tty) process.stderr.write('\n');
+      if (!final) clear();
+      else {
+        draw();
+        if (tty) process.stderr.write('\n');
+      }
     },
   };
 }
@@ -249,11 +347,13 @@ export function registerDevCommand(program: Command): void {
       `MaximumBatchingWindowInSeconds, whole seconds ${LAMBDA_LIMITS.batchingWindowSeconds.min}–${LAMBDA_LIMITS.batchingWindowSeconds.max} (not set: Lambda's Kafka default, ${LAMBDA_LIMITS.batchingWindowSeconds.defaultMs} ms)`,
       integerOption(LAMBDA_LIMITS.batchingWindowSeconds.min, LAMBDA_LIMITS.batchingWindowSeconds.max),
     )
-    .option(
-      '--starting-position <position>',
-      'StartingPosition for a group without valid committed offsets (none, or outside the log)',
-      choice(['TRIM_HORIZON', 'LATEST', 'AT_TIMESTAMP'] as const),
-      'TRIM_HORIZON',
+    .addOption(
+      new Option(
+        '--starting-position <position>',
+        'StartingPosition for a group without valid committed offsets (none, or outside the log)',
+      )
+        .choices(['TRIM_HORIZON', 'LATEST', 'AT_TIMESTAMP'] satisfies StartingPosition[])
+        .default('TRIM_HORIZON'),
     )
     .option(
       '--starting-timestamp <unix-seconds>',
@@ -261,11 +361,17 @@ export function registerDevCommand(program: Command): void {
       numberOption,
     )
     .option('--report-batch-item-failures', 'FunctionResponseTypes: ReportBatchItemFailures', false)
-    .option('--retries <n>', 'MaximumRetryAttempts, -1 (infinite) or 0–10000', integerOption(-1, 10_000))
+    .option(
+      '--retries <n>',
+      `MaximumRetryAttempts, -1 (infinite; ${LAMBDA_LIMITS.maximumRetryAttempts.infiniteWithDestination} with --on-failure, as Lambda caps it) or 0–10000`,
+      integerOption(-1, 10_000),
+      LAMBDA_LIMITS.maximumRetryAttempts.infinite,
+    )
     .option(
       '--max-record-age <seconds>',
-      'MaximumRecordAgeInSeconds, -1 or 60–604800',
+      'MaximumRecordAgeInSeconds, -1 (no limit) or 60–604800',
       integerOption(-1, 604_800),
+      LAMBDA_LIMITS.maximumRecordAgeSeconds.infinite,
     )
     .option('--bisect', 'BisectBatchOnFunctionError', false)
     .option(
@@ -291,23 +397,27 @@ export function registerDevCommand(program: Command): void {
       'self-managed Kafka events (eventSource SelfManagedKafka) instead of MSK',
       false,
     )
-    .option(
-      '--tombstone-value <form>',
-      'a tombstone\'s value in events: null ("value": null) or absent (no value field); Lambda events have been seen both ways',
-      choice(['null', 'absent'] as const),
-      'null',
+    .addOption(
+      new Option(
+        '--tombstone-value <form>',
+        'a tombstone\'s value in events: null ("value": null) or absent (no value field); Lambda events have been seen both ways',
+      )
+        .choices(['null', 'absent'] satisfies TombstoneValue[])
+        .default('null'),
     )
     .option(
       '--timeout <seconds>',
-      'function timeout, enforced: a late handler is a function error',
-      numberOption,
+      `function timeout, enforced: a late handler is a function error; above 0, at most ${LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds.max}`,
+      timeoutOption,
       30,
     )
-    .option(
-      '--redelivery <reading>',
-      'several failed offsets in a partition: resume from the lowest (Kafka reading) or retry only the listed records',
-      choice(['from-lowest', 'listed'] as const),
-      'from-lowest',
+    .addOption(
+      new Option(
+        '--redelivery <reading>',
+        'several failed offsets in a partition: resume from the lowest (Kafka reading) or retry only the listed records',
+      )
+        .choices(['from-lowest', 'listed'] satisfies Redelivery[])
+        .default('from-lowest'),
     )
     .option('--function-name <name>', 'function name in the context', 'local-function')
     .option(
@@ -352,11 +462,10 @@ export function registerDevCommand(program: Command): void {
       '--schema-registry <url>',
       'SchemaRegistryConfig: resolve and deserialize records in this Confluent-compatible registry first',
     )
-    .option(
-      '--event-record-format <format>',
-      'EventRecordFormat with --schema-registry',
-      choice(['JSON', 'SOURCE'] as const),
-      'JSON',
+    .addOption(
+      new Option('--event-record-format <format>', 'EventRecordFormat with --schema-registry')
+        .choices(['JSON', 'SOURCE'] as const)
+        .default('JSON'),
     )
     .option(
       '--schema-validation <attributes>',
@@ -364,6 +473,7 @@ export function registerDevCommand(program: Command): void {
       attributesOption,
       ['VALUE'],
     )
+    .addHelpText('after', DEV_HELP)
     .exitOverride(exitWithUsageCode)
     .action(async (handlerReference: string | undefined, options: DevOptions, command: Command) => {
       if (!handlerReference === !options.invoke) {
@@ -433,9 +543,12 @@ export function registerDevCommand(program: Command): void {
       };
       process.stdout.on('error', onOutputError);
       process.stderr.on('error', onOutputError);
+      // --invoke without --endpoint: the AWS client whose credentials were checked before the run.
+      let awsClient: LambdaClient | undefined;
       try {
         await run();
       } finally {
+        awsClient?.destroy();
         clearInterval(parentWatch);
         for (const signal of STOP_SIGNALS) process.off(signal, quitDuringStart);
       }
@@ -457,17 +570,37 @@ export function registerDevCommand(program: Command): void {
         try {
           const environment = await readFunctionEnvironment(options);
           useFunctionTimeZone(environment);
-          fn = handlerReference
-            ? await prepareLocalFunction(handlerReference, {
-                timeoutSeconds: options.timeout,
-                memoryLimitInMB: options.memory,
-                functionName: options.functionName,
-                inProcess: options.inProcess,
-                environment,
-                ...(watcher ? { onInitFiles: (files: readonly string[]) => watcher.add(files) } : {}),
-                abandoned: () => abandonedBy !== undefined,
-              })
-            : { functionName: options.invoke!, ...(options.endpoint ? { endpoint: options.endpoint } : {}) };
+          if (handlerReference) {
+            fn = await prepareLocalFunction(handlerReference, {
+              timeoutSeconds: options.timeout,
+              memoryLimitInMB: options.memory,
+              functionName: options.functionName,
+              inProcess: options.inProcess,
+              environment,
+              ...(watcher ? { onInitFiles: (files: readonly string[]) => watcher.add(files) } : {}),
+              abandoned: () => abandonedBy !== undefined,
+            });
+          } else {
+            // Before anything is read: an Invoke API that cannot be called would fail every batch, retried
+            // forever. Checked without invoking (that would run the function's code); what fails later (the
+            // endpoint going away) is retried, as Lambda does.
+            const functionName = options.invoke!;
+            let problem: string | undefined;
+            if (options.endpoint !== undefined) {
+              problem = await endpointProblem(options.endpoint);
+              fn = { functionName, endpoint: options.endpoint };
+            } else {
+              const aws = await awsInvokeClient(functionName);
+              if ('client' in aws) awsClient = aws.client;
+              else problem = aws.problem;
+              fn = { functionName, ...(awsClient ? { client: awsClient } : {}) };
+            }
+            if (problem) {
+              process.stderr.write(`kafka-lambda dev: ${problem}\n`);
+              process.exitCode = USAGE_EXIT_CODE;
+              return;
+            }
+          }
         } catch (error) {
           if (
             !(
@@ -501,6 +634,8 @@ export function registerDevCommand(program: Command): void {
           return;
         }
         const display = createDisplay(() => trigger);
+        // Set once the trigger has started: a run refused before then ends on its error, not on a progress line.
+        let started = false;
         let stopOnSignal: ((signal: NodeJS.Signals) => void) | undefined;
         let sqs: Awaited<ReturnType<typeof resolveSqsEndpoint>> | undefined;
         try {
@@ -518,10 +653,8 @@ export function registerDevCommand(program: Command): void {
               ? {}
               : { startingPositionTimestamp: options.startingTimestamp }),
             reportBatchItemFailures: options.reportBatchItemFailures,
-            ...(options.retries === undefined ? {} : { maximumRetryAttempts: options.retries }),
-            ...(options.maxRecordAge === undefined
-              ? {}
-              : { maximumRecordAgeInSeconds: options.maxRecordAge }),
+            maximumRetryAttempts: options.retries,
+            maximumRecordAgeInSeconds: options.maxRecordAge,
             bisectBatchOnFunctionError: options.bisect,
             ...(options.minPollers === undefined && options.maxPollers === undefined
               ? {}
@@ -607,8 +740,19 @@ export function registerDevCommand(program: Command): void {
             };
           });
           await trigger.start();
-          if (options.exitWhenIdle) await Promise.race([trigger.idle().then(() => trigger?.stop()), stopped]);
-          else await stopped;
+          started = true;
+          if (options.exitWhenIdle) {
+            // A stop by signal (or the parent's end) makes idle() refuse to wait on: not an error, the run
+            // ends as the signal asked, as without --exit-when-idle.
+            const idle = trigger.idle().then(
+              () => trigger?.stop(),
+              (error: unknown) => {
+                if (signals === 0) throw error;
+                return stopped;
+              },
+            );
+            await Promise.race([idle, stopped]);
+          } else await stopped;
         } catch (error) {
           if (error instanceof InvalidMappingSettingError || error instanceof TopicMissingError) {
             process.stderr.write(`kafka-lambda dev: ${asFlag(error)}\n`);
@@ -619,7 +763,7 @@ export function registerDevCommand(program: Command): void {
         } finally {
           watcher?.close();
           await trigger?.stop();
-          display.close();
+          display.close(started);
           const partitions = trigger?.stats().partitions ?? [];
           if (partitions.length > 0) {
             process.stderr.write(
@@ -639,6 +783,7 @@ export function registerDevCommand(program: Command): void {
 
 /** The mapping settings dev's flags set, by the flag (a setting's message names the flag typed). */
 const SETTING_FLAGS: ReadonlyArray<[setting: string, flag: string]> = [
+  ['topic', '--topic'],
   ['consumerGroupId', '--group'],
   ['batchSize', '--batch-size'],
   ['maximumBatchingWindowInSeconds', '--window'],
@@ -651,7 +796,14 @@ const SETTING_FLAGS: ReadonlyArray<[setting: string, flag: string]> = [
   ['provisionedPollerConfig', '--min-pollers/--max-pollers'],
   ['onFailure', '--on-failure'],
   ['filterCriteria', '--filter'],
+  ['schemaRegistry.EventRecordFormat', '--event-record-format'],
+  ['schemaRegistry.SchemaValidationConfigs', '--schema-validation'],
   ['schemaRegistry', '--schema-registry'],
+  ['eventSource', '--self-managed'],
+  ['tombstoneValue', '--tombstone-value'],
+  // The function's settings (LocalFunction), checked when the mapping is made.
+  ['timeoutSeconds', '--timeout'],
+  ['memoryLimitInMB', '--memory'],
 ];
 
 /** An emulator setting error led by the flag that set it: `--group: consumerGroupId: …`. */
