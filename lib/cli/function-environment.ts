@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { parseEnv } from 'node:util';
 import { Option } from 'commander';
 import { jsonSyntaxCause } from '../middleware/errors.ts';
-import { CliError } from './errors.ts';
 import { jsonPosition } from '../text/json-position.ts';
+import { CliError } from './errors.ts';
 
 /** `--dotenv <file>` of `invoke` and `dev` (repeatable). */
 export const DOTENV_OPTION = new Option(

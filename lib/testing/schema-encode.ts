@@ -12,10 +12,10 @@ import { createRequire } from 'node:module';
 import type { Ajv, AnySchema } from 'ajv';
 import type * as Avsc from 'avsc';
 import type * as Protobuf from 'protobufjs';
-import { jsonPosition } from '../text/json-position.ts';
 import type { KafkaSchemaMetadata } from '../kafka-event/types.ts';
 import { jsonSyntaxCause, shownPath } from '../middleware/errors.ts';
 import { ProtoJsonMismatch, protoJsonReader } from '../protobuf/json.ts';
+import { jsonPosition } from '../text/json-position.ts';
 import { KafkaTestingError } from './errors.ts';
 
 const require = createRequire(import.meta.url);

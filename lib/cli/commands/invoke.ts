@@ -31,6 +31,7 @@ import {
   ResponseMarshalError,
   validateKafkaEvent,
 } from '../../testing/index.ts';
+import { jsonPosition } from '../../text/json-position.ts';
 import { CliError } from '../errors.ts';
 import {
   DOTENV_OPTION,
@@ -38,7 +39,6 @@ import {
   FunctionEnvironmentError,
   readFunctionEnvironment,
 } from '../function-environment.ts';
-import { jsonPosition } from '../../text/json-position.ts';
 import { useFunctionTimeZone } from '../local-function.ts';
 import { exitWithUsageCode, integerOption, USAGE_EXIT_CODE } from '../usage.ts';
 
