@@ -55,6 +55,40 @@ describe('kafka-lambda dev flags', () => {
   );
 });
 
+describe('kafka-lambda dev flags for the other kind of function', () => {
+  it.each([
+    [['--timeout', '5'], '--timeout sets'],
+    [['--memory', '512', '--function-name', 'orders'], '--memory, --function-name set'],
+    [['--in-process'], '--in-process sets'],
+    [['--dotenv', '.env', '--env-vars', 'env.json'], '--dotenv, --env-vars set'],
+  ])(
+    'with --invoke, %j is refused: it would be ignored',
+    async (flags, named) => {
+      const run = await runCli(['dev', '--invoke', 'orders-fn', '--topic', 'orders', ...flags]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe(
+        `kafka-lambda dev: ${named} up a local handler; a function called with --invoke has its own configuration\n`,
+      );
+    },
+    60_000,
+  );
+
+  it('with a handler module, --endpoint is refused: it would be ignored', async () => {
+    const run = await runCli([
+      'dev',
+      'functions/orders/handler.ts',
+      '--topic',
+      'orders',
+      '--endpoint',
+      'http://127.0.0.1:3001',
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'kafka-lambda dev: --endpoint is the Invoke API of a function given with --invoke; a handler module runs here\n',
+    );
+  }, 60_000);
+});
+
 describe('kafka-lambda dev --help', () => {
   it('shows the defaults and choices, and ends with the exit codes', async () => {
     const run = await runCli(['dev', '--help']);

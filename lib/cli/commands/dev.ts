@@ -156,6 +156,16 @@ function onFailureDestination(
   return { destination };
 }
 
+/** The flags (option name, flag) that describe a local handler: a function called with --invoke takes none. */
+const LOCAL_FUNCTION_FLAGS = [
+  ['dotenv', '--dotenv'],
+  ['envVars', '--env-vars'],
+  ['timeout', '--timeout'],
+  ['memory', '--memory'],
+  ['functionName', '--function-name'],
+  ['inProcess', '--in-process'],
+] as const;
+
 /** How long `--endpoint` is given to accept a connection before dev starts. */
 const ENDPOINT_CONNECT_MS = 5_000;
 
@@ -488,9 +498,21 @@ export function registerDevCommand(program: Command): void {
         process.exitCode = USAGE_EXIT_CODE;
         return;
       }
-      if (options.invoke && (options.dotenv.length > 0 || options.envVars !== undefined)) {
+      // Flags that configure one kind of target, given for the other, would be silently ignored.
+      const given = (name: string) => !['default', undefined].includes(command.getOptionValueSource(name));
+      const misplaced = options.invoke
+        ? LOCAL_FUNCTION_FLAGS.filter(([name]) => given(name)).map(([, flag]) => flag)
+        : [];
+      if (misplaced.length > 0) {
         process.stderr.write(
-          "kafka-lambda dev: --dotenv and --env-vars set a local handler's environment; a function called with --invoke has its own configuration\n",
+          `kafka-lambda dev: ${misplaced.join(', ')} ${misplaced.length === 1 ? 'sets' : 'set'} up a local handler; a function called with --invoke has its own configuration\n`,
+        );
+        process.exitCode = USAGE_EXIT_CODE;
+        return;
+      }
+      if (!options.invoke && given('endpoint')) {
+        process.stderr.write(
+          'kafka-lambda dev: --endpoint is the Invoke API of a function given with --invoke; a handler module runs here\n',
         );
         process.exitCode = USAGE_EXIT_CODE;
         return;
