@@ -14,6 +14,9 @@ interface Call {
 
 type Reply = { status: number; headers?: Record<string, string>; body: unknown };
 
+/** A Node.js function's error response's `trace`, as Lambda returns it. */
+const DEPLOYED_TRACE = ['TypeError: boom', '    at Runtime.handler (file:///var/task/index.mjs:3:11)'];
+
 /** A tiny server speaking the Lambda Invoke API (what `sam local start-lambda` serves). */
 let replies: Reply[] = [];
 const calls: Call[] = [];
@@ -53,7 +56,7 @@ it('drives a function through the Lambda Invoke API: function errors, partial re
     {
       status: 200,
       headers: { 'X-Amz-Function-Error': 'Unhandled' },
-      body: { errorType: 'TypeError', errorMessage: 'boom', trace: [] },
+      body: { errorType: 'TypeError', errorMessage: 'boom', trace: DEPLOYED_TRACE },
     },
     {
       status: 404,
@@ -99,6 +102,8 @@ it('drives a function through the Lambda Invoke API: function errors, partial re
   ]);
   expect(invokes[0]?.detail).toBe('TypeError');
   expect(invokes[0]?.errorMessage).toBe('boom');
+  // The deployed function's stack, as its error response carries it (what dev prints under the line).
+  expect(invokes[0]?.type === 'invoke' && invokes[0].trace).toEqual(DEPLOYED_TRACE);
   const errors = events.filter((e) => e.type === 'error');
   expect(errors).toHaveLength(1);
   expect(errors[0]?.type === 'error' && errors[0].error).toBeInstanceOf(InvokeRequestError);

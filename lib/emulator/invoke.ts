@@ -340,11 +340,18 @@ function lambdaApiInvoker(target: LambdaApiFunction): Invoker {
         }
       }
       if (response.FunctionError) {
-        const fields = (body ?? {}) as { errorType?: unknown; errorMessage?: unknown };
+        const fields = (body ?? {}) as { errorType?: unknown; errorMessage?: unknown; trace?: unknown };
+        // A Node.js function's error response carries its stack as `trace` (other runtimes name it
+        // otherwise, or send none): https://docs.aws.amazon.com/lambda/latest/dg/nodejs-exceptions.html
+        const trace =
+          Array.isArray(fields.trace) && fields.trace.every((line) => typeof line === 'string')
+            ? (fields.trace as string[])
+            : [];
         return {
           kind: 'function-error',
           errorType: typeof fields.errorType === 'string' ? fields.errorType : response.FunctionError,
           errorMessage: typeof fields.errorMessage === 'string' ? fields.errorMessage : '',
+          ...(trace.length > 0 ? { trace } : {}),
           ranAs,
         };
       }
