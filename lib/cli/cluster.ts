@@ -224,8 +224,13 @@ const BROKER_ENTRY = /^(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/;
 /**
  * What is wrong with one entry of `--brokers` or `KAFKA_BROKERS` (`undefined`: nothing), saying nothing
  * of the entry but its port: a URL-like entry (`user:password@host:port`) holds a secret.
+ *
+ * @example
+ * ```ts
+ * brokerEntryProblem('localhost', '--brokers'); // 'has no port: give host:port, e.g. localhost:9092'
+ * ```
  */
-function brokerEntryProblem(entry: string, origin: string): string | undefined {
+export function brokerEntryProblem(entry: string, origin: string): string | undefined {
   if (entry.includes('@'))
     return `has a user part (…@host:port): credentials never go in ${origin}; give --auth sasl-scram-512, sasl-scram-256 or basic with --sasl-username, and the password in KAFKA_SASL_PASSWORD`;
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(entry)?.[1];

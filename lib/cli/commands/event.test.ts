@@ -138,7 +138,16 @@ describe('kafka-lambda event', () => {
       /looks like epoch seconds \(2026-01-01T00:00:00\.000Z\): .* give 1767225600000/,
     ],
     [['--event-source-arn', 'arn:aws:sqs:eu-west-1:111122223333:q'], /must be an MSK cluster ARN/],
-    [['--bootstrap-servers', 'SASL_SSL://b-1:9096'], /must be host:port entries/],
+    [
+      ['--bootstrap-servers', 'SASL_SSL://b-1:9096'],
+      /^error: --bootstrap-servers: entry 1 of 1 is not host:port/,
+    ],
+    // Never quoted: an entry with a user part holds a password, and is refused.
+    [
+      ['--bootstrap-servers', 'b-1:9096,alice:s3cret@b-2:9096'],
+      /^error: --bootstrap-servers: entry 2 of 2 has a user part \(…@host:port\)[^\n]*\n$/,
+    ],
+    [['--bootstrap-servers', 'b-1:9096,,b-2:9096'], /^error: --bootstrap-servers: entry 2 of 3 is empty\n$/],
     [
       ['--self-managed', '--event-source-arn', 'arn:aws:kafka:eu-west-1:111122223333:cluster/a/b'],
       /self-managed events have none/,
@@ -154,6 +163,7 @@ describe('kafka-lambda event', () => {
     const run = await runCli(['event', '--topic', 'orders', ...args]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
+    expect(run.stderr).not.toContain('s3cret');
   });
 
   it('reads values from a file: a template when it is UTF-8, bytes as they are otherwise', async () => {

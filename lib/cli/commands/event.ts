@@ -10,6 +10,7 @@ import {
   LAMBDA_LIMITS,
 } from '../../testing/index.ts';
 import type { EncodedValue, SchemaWire } from '../../testing/schema-encode.ts';
+import { brokerEntryProblem } from '../cluster.ts';
 import { exitWithUsageCode, integerOption, invalidArgument, USAGE_EXIT_CODE } from '../usage.ts';
 
 const PLACEHOLDER = /\{i(?:%(\d+))?\}/g;
@@ -64,12 +65,17 @@ function clusterArn(value: string): string {
   return value;
 }
 
-function brokerList(value: string): string {
-  if (!/^[^,\s:]+:\d{1,5}(?:,[^,\s:]+:\d{1,5})*$/.test(value))
-    throw new InvalidArgumentError(
-      'must be host:port entries separated by commas, e.g. b-1.example:9098,b-2.example:9098',
-    );
-  return value;
+/**
+ * What is wrong with `--bootstrap-servers`, or `undefined`. Checked in the action, not by commander,
+ * whose message would quote the value: an entry may carry a user name and password.
+ */
+function bootstrapServersProblem(value: string): string | undefined {
+  const entries = value.split(',');
+  for (const [index, entry] of entries.entries()) {
+    const problem = entry === '' ? 'is empty' : brokerEntryProblem(entry, '--bootstrap-servers');
+    if (problem) return `--bootstrap-servers: entry ${index + 1} of ${entries.length} ${problem}`;
+  }
+  return undefined;
 }
 
 /**
@@ -271,7 +277,6 @@ export function registerEventCommand(program: Command): void {
     .option(
       '--bootstrap-servers <list>',
       'the brokers, host:port[,host:port…] (default: sample MSK or self-managed ones)',
-      brokerList,
     )
     .addHelpText(
       'after',
@@ -302,6 +307,15 @@ Exit codes:
           process.exitCode = USAGE_EXIT_CODE;
           return;
         }
+      }
+      const serversProblem =
+        options.bootstrapServers === undefined
+          ? undefined
+          : bootstrapServersProblem(options.bootstrapServers);
+      if (serversProblem) {
+        console.error(`error: ${serversProblem}`);
+        process.exitCode = USAGE_EXIT_CODE;
+        return;
       }
       let encoder: Awaited<ReturnType<typeof valueEncoder>>;
       try {
