@@ -209,20 +209,32 @@ function sqsSender(
   const sdk = () => import('@aws-sdk/client-sqs');
   return {
     async open() {
-      const { SQSClient } = await sdk();
+      const { SQSClient, GetQueueUrlCommand, QueueDoesNotExist } = await sdk();
       client = new SQSClient({
         endpoint: sqsEndpoint,
         region: destination.region,
         credentials: LOCAL_CREDENTIALS,
       });
+      // Found now, as the kafka:// topic is: a missing queue would otherwise show only when the first
+      // failed batch is sent, and its records be dropped after the delivery's retries.
+      const server = new URL(sqsEndpoint).host;
+      try {
+        queueUrl = (await client.send(new GetQueueUrlCommand({ QueueName: destination.queueName }))).QueueUrl;
+      } catch (error) {
+        throw new InvalidMappingSettingError(
+          'onFailure',
+          error instanceof QueueDoesNotExist
+            ? `the SQS queue ${destination.queueName} does not exist on the SQS server at ${server}: create it first (kafka-lambda sqs start --queue ${destination.queueName})`
+            : `the SQS server at ${server} (destinations.sqsEndpoint) could not be asked for the queue ${destination.queueName}: ${(error as Error).name}`,
+          { cause: error },
+        );
+      }
     },
     async close() {
       client?.destroy();
     },
     async send(records, failure) {
-      const { GetQueueUrlCommand, SendMessageCommand } = await sdk();
-      queueUrl ??= (await client!.send(new GetQueueUrlCommand({ QueueName: destination.queueName })))
-        .QueueUrl;
+      const { SendMessageCommand } = await sdk();
       const body = JSON.stringify(buildBatchFailureEnvelope(header, records, failure));
       await client!.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
     },

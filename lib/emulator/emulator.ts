@@ -494,8 +494,10 @@ class TriggerEmulator implements LocalEventSourceMapping {
     const settings = this.#settings;
     try {
       await this.#checkModule();
-      await this.#prepareGroup();
+      // The destination first: a queue found missing must leave the group as it was (#prepareGroup
+      // commits starting positions).
       await this.#destination?.open();
+      await this.#prepareGroup();
       const consumer = this.#kafka.consumer({
         groupId: settings.consumerGroupId,
         allowAutoTopicCreation: false,

@@ -5,6 +5,7 @@ import { committedOffsetsByKafkaTool, testKafka, uniqueName } from '../../test/s
 import { type ElasticMq, startElasticMq } from '../elasticmq/index.ts';
 import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
 import type { BatchFailureEnvelope } from './destination.ts';
+import { InvalidMappingSettingError } from './errors.ts';
 
 // The SQS on-failure destination end to end: the emulator sends to a real SQS-compatible server
 // (ElasticMQ) through the AWS SDK, and the test reads the queue back with the SDK like any consumer.
@@ -153,4 +154,24 @@ it('function errors: one SQS message per failed batch, whose offset ranges cover
     { topic, partition: 0, currentOffset: 15, logEndOffset: 15 },
     { topic, partition: 1, currentOffset: 15, logEndOffset: 15 },
   ]);
+});
+
+it('a queue that does not exist is said at start, before any record is read', async () => {
+  const { topic, group } = await seededTopic(kafka, 'sqs-missing', 1, 2);
+  const missing = uniqueName('dlq-missing');
+  const esm = mapping({
+    topic,
+    consumerGroupId: group,
+    onFailure: sqs.queueArn(missing),
+    destinations: { sqsEndpoint: sqs.endpoint },
+    function: { handler: async () => ({ batchItemFailures: [] }) },
+  });
+  const error = await esm.start().catch((thrown: unknown) => thrown);
+  expect(error).toBeInstanceOf(InvalidMappingSettingError);
+  expect((error as InvalidMappingSettingError).setting).toBe('onFailure');
+  expect((error as Error).message).toBe(
+    `onFailure: the SQS queue ${missing} does not exist on the SQS server at ${new URL(sqs.endpoint).host}: create it first (kafka-lambda sqs start --queue ${missing})`,
+  );
+  // Nothing was read or committed.
+  expect(await committedOffsetsByKafkaTool(group)).toEqual([]);
 });
