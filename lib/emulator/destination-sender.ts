@@ -225,7 +225,7 @@ function sqsSender(
           'onFailure',
           error instanceof QueueDoesNotExist
             ? `the SQS queue ${destination.queueName} does not exist on the SQS server at ${server}: create it first (kafka-lambda sqs start --queue ${destination.queueName})`
-            : `the SQS server at ${server} (destinations.sqsEndpoint) could not be asked for the queue ${destination.queueName}: ${(error as Error).name}`,
+            : `the SQS server at ${server} could not be asked for the queue ${destination.queueName} (${(error as { code?: string }).code ?? (error as Error).name})`,
           { cause: error },
         );
       }

@@ -10,7 +10,7 @@ import {
   LAMBDA_LIMITS,
 } from '../../testing/index.ts';
 import type { EncodedValue, SchemaWire } from '../../testing/schema-encode.ts';
-import { brokerEntryProblem } from '../cluster.ts';
+import { brokerEntryProblem } from '../broker-entry.ts';
 import { exitWithUsageCode, integerOption, invalidArgument, USAGE_EXIT_CODE } from '../usage.ts';
 
 const PLACEHOLDER = /\{i(?:%(\d+))?\}/g;

@@ -110,11 +110,13 @@ describe('kafka-lambda dev with an SQS on-failure destination', () => {
         '0',
         '--exit-when-idle',
       ],
-      // The SDKs' own variable, as a developer's shell may hold it; no record fails, so it is never asked.
+      // The SDKs' own variable, as a developer's shell may hold it. Nothing listens there: the queue is
+      // looked up at start, and dev stops, naming the server without its credentials either.
       { env: { AWS_ENDPOINT_URL_SQS: 'http://key:SECRET-PASS@127.0.0.1:1/?token=SECRET-TOKEN' } },
     );
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain('on-failure to SQS at http://127.0.0.1:1 (AWS_ENDPOINT_URL_SQS)');
+    expect(run.stderr).toContain(`the SQS server at 127.0.0.1:1 could not be asked for the queue ${queue}`);
     expect(run.stderr).not.toContain('SECRET');
   });
 });
