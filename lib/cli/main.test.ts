@@ -79,6 +79,46 @@ describe('kafka-lambda usage errors', { timeout: 60_000 }, () => {
     }
   });
 
+  // Each command with --json: a usage error, wherever --json is on the line, is its failure object.
+  const NOTHING_SENT = { created: false, records: 0, batches: [], partitions: [] };
+  it.each([
+    [['produce', '--json', '--topic', 't', '--bogus'], "unknown option '--bogus'", NOTHING_SENT],
+    [['produce', '--topic', 't', '--count', '0', '--json'], "option '--count <n>' argument '0' is invalid"],
+    [['produce', '--json'], "required option '-t, --topic <topic>' not specified", NOTHING_SENT],
+    [['consume', '-vt', 't', '--partition', 'x', '--json'], "option '--partition <n>' argument 'x'", {}],
+    [['consume', '--json', '--topic', 't', '--offset', '3'], '--offset needs --partition', {}],
+    [
+      ['replay', '--json', '--auth', 'nope'],
+      "option '--auth <type>' argument 'nope' is invalid. Allowed choices are",
+      { error: { name: 'ReplayInputError', kind: 'invalid' } },
+    ],
+    [
+      ['replay', '--group', 'g', '--json', '--export'],
+      "option '--json' cannot be used with option '--export'",
+      { error: { name: 'ReplayInputError', kind: 'invalid' } },
+    ],
+  ])('kafka-lambda %j prints its {"ok":false} object on stdout, exit 2', async (args, message, more = {}) => {
+    const run = await runCli(args);
+    expect(run.code).toBe(USAGE_EXIT_CODE);
+    const printed = JSON.parse(run.stdout) as { ok: boolean; error: { message: string } };
+    expect(printed).toMatchObject({ ok: false, ...more });
+    expect(printed.error.message).toContain(message);
+    expect(printed.error.message).not.toMatch(/^error: /);
+    // stderr says it as without --json.
+    expect(run.stderr).toContain(message);
+  });
+
+  it.each([
+    [['produce', '--topic', 't', '--bogus']],
+    [['produce', '--topic', 't', '--value', '--json', '--bogus']],
+    [['consume', '-t', '--json', '--partition', 'x']],
+    [['replay', '--auth', 'nope', '--', '--json']],
+  ])('kafka-lambda %j, without --json (or with it as a value), prints nothing on stdout', async (args) => {
+    const run = await runCli(args);
+    expect(run).toMatchObject({ code: USAGE_EXIT_CODE, stdout: '' });
+    expect(run.stderr).toMatch(/^error: /);
+  });
+
   it('--version prints the package version', async () => {
     const { version } = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
     const run = await runCli(['--version']);

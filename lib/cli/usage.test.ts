@@ -1,5 +1,6 @@
+import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { printableErrorMessage } from './usage.ts';
+import { givesFlag, printableErrorMessage } from './usage.ts';
 
 describe('printableErrorMessage', () => {
   it('keeps line breaks and tabs, drops colour sequences, escapes every other control character', () => {
@@ -11,5 +12,33 @@ describe('printableErrorMessage', () => {
     expect(printableErrorMessage('a\rb\x07\x1b]0;owned\x07\x1b[2J')).toBe(
       'a\\u000db\\u0007\\u001b]0;owned\\u0007\\u001b[2J',
     );
+  });
+});
+
+describe('givesFlag', () => {
+  const command = new Command('produce')
+    .option('-t, --topic <topic>')
+    .option('-v, --verbose')
+    .option('-f, --follow')
+    .option('--since [time]')
+    .option('--json');
+  it.each([
+    [['--json'], true],
+    [['--topic', 't', '--count', '0', '--json'], true],
+    [['--bogus', '--json'], true],
+    [['-fv', '--json'], true],
+    [['-t', 't', '--json'], true],
+    [['-tt', '--json'], true],
+    [['--topic=t', '--json'], true],
+    [['--since', '--json'], true],
+    [['--since', 'now', '--json'], true],
+    [['--topic', '--json'], false],
+    [['-t', '--json'], false],
+    [['-vt', '--json'], false],
+    [['--', '--json'], false],
+    [['--json=1'], false],
+    [[], false],
+  ])('%j: %s', (args, given) => {
+    expect(givesFlag(command, args, '--json')).toBe(given);
   });
 });

@@ -26,6 +26,73 @@ export function exitWithUsageCode(error: CommanderError): never {
 }
 
 /**
+ * Like {@link exitWithUsageCode}, and a usage error of a command line that asks for `--json` is also
+ * reported on stdout: `print` gets the message (what stderr says, without commander's `error: `), to
+ * write the command's `{ "ok": false, "error": { "message": … } }` object, so that a script reading
+ * stdout gets an object whatever went wrong. Without `--json`, nothing more than commander's output.
+ *
+ * @example
+ * ```ts
+ * reportUsageErrorsAsJson(command, (message) => console.log(JSON.stringify({ ok: false, error: { message } })));
+ * ```
+ */
+export function reportUsageErrorsAsJson(command: Command, print: (message: string) => void): Command {
+  return command.exitOverride((error) => {
+    if (error.exitCode !== 0 && givesFlag(command, commandLineOf(command), '--json'))
+      print(printableErrorMessage(error.message.replace(/^error: /, '')).trimEnd());
+    exitWithUsageCode(error);
+  });
+}
+
+/**
+ * The arguments given to `command`, as its parent passed them on: the parent's `args` are the command's
+ * name then its arguments (set before the command is parsed).
+ */
+function commandLineOf(command: Command): readonly string[] {
+  const args = command.parent?.args ?? [];
+  const at = args.indexOf(command.name());
+  return at === -1 ? [] : args.slice(at + 1);
+}
+
+/**
+ * Whether `args` give `command` the boolean option `flag` (`--json`), read as commander reads them
+ * (an option's value is not an option: `--value --json` sets --value; combined short flags; `--` ends
+ * the options), without running any option's parser: an invalid value anywhere else on the line does
+ * not hide it, and neither does an unknown option before it.
+ *
+ * @example
+ * ```ts
+ * givesFlag(produce, ['--count', '0', '--json'], '--json'); // true
+ * givesFlag(produce, ['--value', '--json'], '--json'); // false
+ * ```
+ */
+export function givesFlag(command: Command, args: readonly string[], flag: string): boolean {
+  const find = (name: string) => command.options.find((o) => o.long === name || o.short === name);
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return false;
+    if (arg === flag) return true;
+    if (arg.length < 2 || !arg.startsWith('-') || /^--[^=]+=/.test(arg)) continue;
+    if (arg.startsWith('--')) {
+      const option = find(arg);
+      const next = args[i + 1];
+      if (option?.required || (option?.optional && next !== undefined && !/^-./.test(next))) i++;
+      continue;
+    }
+    // -t orders, -torders, -fv (booleans), -fvt orders: a short flag taking a value takes the rest.
+    for (let c = 1; c < arg.length; c++) {
+      const option = find(`-${arg[c]}`);
+      if (!option) break;
+      if (option.required || option.optional) {
+        if (c === arg.length - 1 && (option.required || !/^-./.test(args[i + 1] ?? '-'))) i++;
+        break;
+      }
+    }
+  }
+  return false;
+}
+
+/**
  * Commander's refusal of an option value, keeping the error that led to it as `cause` (commander's
  * `InvalidArgumentError` takes a message only).
  *

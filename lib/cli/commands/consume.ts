@@ -4,7 +4,7 @@ import { type Consumer, Kafka, type KafkaMessage } from 'kafkajs';
 import type { KafkaEventRecord } from '../../emulator/index.ts';
 import { addClusterOptions, type ClusterOptions, reachCluster } from '../cluster.ts';
 import { type FailedRecords, recogniseFailureEnvelope } from '../dead-letter.ts';
-import { exitWithUsageCode, integerOption, topicOption, USAGE_EXIT_CODE } from '../usage.ts';
+import { integerOption, reportUsageErrorsAsJson, topicOption, USAGE_EXIT_CODE } from '../usage.ts';
 
 interface ConsumeOptions extends ClusterOptions {
   topic: string;
@@ -220,7 +220,8 @@ committed offsets with --group) and exits; with --follow it keeps printing new o
 on, unless --from-beginning). Without --group nothing is committed. Lambda's on-failure messages (a
 dead-letter topic) are shown as the failed record's origin, condition and invocations; -v adds the record.
 A tombstone (null value) prints as (tombstone), an empty value as (empty), a null header value as (null);
-a value whose text is one of these is quoted. --json prints every record exactly.
+a value whose text is one of these is quoted. --json prints every record exactly, one object a line; a
+failure (a usage error too) ends them with {"ok":false,"error":{"message":…}}, the message stderr has.
 
 Examples:
   $ kafka-lambda consume --topic orders --max 10
@@ -262,12 +263,26 @@ export function registerConsumeCommand(program: Command): void {
       groupOption,
     )
     .option('-v, --verbose', 'show the failed record inside each on-failure message, decoded')
-    .option('--json', 'one JSON object per record')
-    .addHelpText('after', EXAMPLES)
-    .exitOverride(exitWithUsageCode);
+    .option('--json', 'one JSON object per record (a failure: {"ok":false,"error":{"message":…}})')
+    .addHelpText('after', EXAMPLES);
+  reportUsageErrorsAsJson(command, printFailure);
   addClusterOptions(command).action(async (options: ConsumeOptions) => {
-    process.exitCode = await consume(options);
+    try {
+      process.exitCode = await consume(options);
+    } catch (error) {
+      // With --json, stdout still ends with the failure's object; without, the CLI's handler reports it.
+      if (!options.json) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      process.stderr.write(`kafka-lambda consume: ${message}\n`);
+      printFailure(message);
+      process.exitCode = 1;
+    }
   });
+}
+
+/** `consume --json`'s last line when it fails, after the records it printed. */
+function printFailure(message: string): void {
+  process.stdout.write(`${JSON.stringify({ ok: false, error: { message } })}\n`);
 }
 
 /** Where reading one partition starts and (without --follow) ends. */
@@ -280,6 +295,7 @@ interface PartitionRange {
 async function consume(options: ConsumeOptions): Promise<number> {
   const fail = (code: number, message: string) => {
     process.stderr.write(`kafka-lambda consume: ${message}\n`);
+    if (options.json) printFailure(message);
     return code;
   };
   if (options.offset !== undefined && options.partition === undefined) {

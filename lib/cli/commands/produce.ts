@@ -6,7 +6,7 @@ import { partitionForKey } from '../../testing/partitioner.ts';
 import { addClusterOptions, type ClusterOptions, reachCluster } from '../cluster.ts';
 import { displayUrl } from '../display-url.ts';
 import { CliError } from '../errors.ts';
-import { exitWithUsageCode, integerOption, topicOption, USAGE_EXIT_CODE } from '../usage.ts';
+import { integerOption, reportUsageErrorsAsJson, topicOption, USAGE_EXIT_CODE } from '../usage.ts';
 import { expandTemplate, headerOption, templateOption } from './event.ts';
 
 interface ProduceOptions extends ClusterOptions {
@@ -100,7 +100,8 @@ export interface ProduceSummary {
   ok: boolean;
   /** Why produce stopped (`ok: false`): the message it writes to stderr. */
   error?: { message: string };
-  topic: string;
+  /** The topic written to; absent after a usage error (an unknown flag, a bad value), where none is read. */
+  topic?: string;
   created: boolean;
   records: number;
   batches: LandedRange[];
@@ -245,9 +246,14 @@ With --value-avro, --value-proto (and --type) or --value-json-schema, each value
 schema and framed as Confluent's serializers frame it (magic byte, schema id, Protobuf message indexes); the
 schema is registered under --subject first (an existing identical schema keeps its id).
 Exit codes: 0 sent, 1 the cluster failed, 2 invalid flags or input (records before a bad line were sent);
-with --json, stdout holds one object either way: {"ok":false,"error":{"message":…},…} on a failure`,
-    )
-    .exitOverride(exitWithUsageCode);
+with --json, stdout holds one object either way: {"ok":false,"error":{"message":…},…} on a failure
+(a usage error too: an unknown flag or a bad value, without "topic")`,
+    );
+  reportUsageErrorsAsJson(command, (message) =>
+    process.stdout.write(
+      `${JSON.stringify({ ok: false, error: { message }, created: false, records: 0, batches: [], partitions: [] })}\n`,
+    ),
+  );
   addClusterOptions(command).action(async (options: ProduceOptions) => {
     process.exitCode = await produce(options);
   });

@@ -25,7 +25,7 @@ import { parseTopicPartitions } from '../../replay/targets.ts';
 import { beforeDeadline } from '../../replay/wait.ts';
 import { escapeControlCharacters } from '../../text/control-characters.ts';
 import { addAuthOptions, type ClusterOptions, ClusterOptionsError, resolveCluster } from '../cluster.ts';
-import { exitWithUsageCode, integerOption, invalidArgument } from '../usage.ts';
+import { integerOption, invalidArgument, reportUsageErrorsAsJson } from '../usage.ts';
 
 interface ReplayOptions extends ClusterOptions {
   function?: string;
@@ -89,7 +89,6 @@ export function registerReplayCommand(program: Command): void {
     .description(
       "move a Kafka trigger's consumer group to an offset, a time or a plan file (dry run by default)",
     )
-    .exitOverride(exitWithUsageCode)
     .option('--function <name|arn>', 'run it in the deployed replay function (Lambda Invoke)')
     .option('--brokers <host:port,…>', 'run it from here against these bootstrap servers')
     .option(
@@ -127,6 +126,10 @@ export function registerReplayCommand(program: Command): void {
     .option('--strict', 'refuse targets outside the log instead of clamping them')
     .addOption(new Option('--json', 'print the outcome as JSON on stdout').conflicts('export'))
     .option('--export', 'print the plan as topic,partition,offset lines (what --from-file reads)');
+  // A usage error is an invalid request, as the ones replay finds itself: the same object and exit code.
+  reportUsageErrorsAsJson(command, (message) =>
+    print({ ok: false, error: { name: 'ReplayInputError', kind: 'invalid', message } }, { json: true }),
+  );
   addAuthOptions(command, 'AWS region for --auth iam and the Lambda API (default: AWS_REGION)')
     .option('--mapping-timeout <seconds>', 'bound on each wait for the mapping', integerOption(1), 300)
     .option(
@@ -455,7 +458,10 @@ function progress(message: string): void {
   console.error(`[replay] ${printable(message)}`);
 }
 
-function print(outcome: ReplayOutcome, options: ReplayOptions): void {
+function print(
+  outcome: ReplayOutcome,
+  options: Pick<ReplayOptions, 'json' | 'export' | 'function' | 'esm'>,
+): void {
   if (options.json) {
     // JSON.stringify escapes C0 controls; the others (DEL, C1, separators, bidi) can only be inside
     // strings, where their \u escapes read back the same.
