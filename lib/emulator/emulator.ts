@@ -277,13 +277,15 @@ export interface LocalEventSourceMapping {
   readonly topic: string;
   /**
    * Checks that the function loads (a module reference, see
-   * {@link LocalEventSourceMappingOptions.checkModule}), connects, checks that a `kafka://` on-failure
-   * destination exists, applies the starting position, joins the group; resolves once partitions are
-   * assigned. A failed check rejects before anything is read or committed.
+   * {@link LocalEventSourceMappingOptions.checkModule}), connects, checks that the topic and a `kafka://`
+   * on-failure destination exist, applies the starting position, joins the group; resolves once
+   * partitions are assigned. A failed check rejects before anything is read or committed.
    *
    * @throws FunctionLoadError when the module reference names no module or no function, or the module
    *   fails in its init phase.
-   * @throws InvalidMappingSettingError naming `onFailure` when its `kafka://` topic does not exist.
+   * @throws InvalidMappingSettingError naming `topic` when the topic does not exist (the emulator never
+   *   creates it, even on a broker that creates topics on demand), or `onFailure` when its `kafka://`
+   *   topic does not exist.
    * @throws EmulatorStateError when the emulator was started before.
    */
   start(): Promise<void>;
@@ -613,18 +615,44 @@ class TriggerEmulator implements LocalEventSourceMapping {
   }
 
   /**
-   * Before joining: checks that a `kafka://` destination exists, commits the starting position where it
-   * applies, and notes where the group stands on every partition (for {@link MappingStats.partitions}).
+   * Before joining: checks that the source topic and a `kafka://` destination exist, commits the starting
+   * position where it applies, and notes where the group stands on every partition (for
+   * {@link MappingStats.partitions}).
    */
   async #prepareGroup(): Promise<void> {
     const admin: Admin = this.#kafka.admin();
     await admin.connect();
     try {
+      await this.#checkSourceTopic(admin);
       await this.#checkDestinationTopic(admin);
       this.#startPositions = await this.#applyStartingPosition(admin);
     } finally {
       await admin.disconnect();
     }
+  }
+
+  /**
+   * The source topic must exist. Without this check, `start()` failed after about 10 s of the admin
+   * client's retries with kafkajs's "This server does not host this topic-partition", naming neither the
+   * topic nor the setting (the consumer, which creates no topic, `allowAutoTopicCreation: false`, was
+   * never reached). The metadata request asked here creates no topic either, even on a broker with
+   * `auto.create.topics.enable`. Lambda's developer guide documents neither a wait nor an error for a
+   * mapping whose topic is missing (its Kafka troubleshooting page,
+   * https://docs.aws.amazon.com/lambda/latest/dg/with-kafka-troubleshoot.html, gives `LastProcessingResult`
+   * messages for authentication and authorization failures, none for a missing topic), so the emulator
+   * says so at once rather than wait for a topic a test or `dev` forgot to create.
+   *
+   * @throws InvalidMappingSettingError naming `topic` and the topic.
+   */
+  async #checkSourceTopic(admin: Admin): Promise<void> {
+    const { topic } = this.#settings;
+    const missing = await this.#missingTopic(admin, topic);
+    if (!missing) return;
+    throw new InvalidMappingSettingError(
+      'topic',
+      `the topic ${topic} does not exist on ${this.#options.brokers.join(',')}: create it first (for example with ensureTopics from kafka-lambda/broker); the emulator does not create it`,
+      { cause: missing },
+    );
   }
 
   /**
@@ -638,15 +666,26 @@ class TriggerEmulator implements LocalEventSourceMapping {
   async #checkDestinationTopic(admin: Admin): Promise<void> {
     const destination = this.#settings.destination;
     if (destination?.kind !== 'kafka') return;
+    const missing = await this.#missingTopic(admin, destination.topic);
+    if (!missing) return;
+    throw new InvalidMappingSettingError(
+      'onFailure',
+      `the destination topic ${destination.topic} does not exist on ${this.#options.brokers.join(',')}: create it first (for example with ensureTopics from kafka-lambda/broker); the emulator does not create it`,
+      { cause: missing },
+    );
+  }
+
+  /**
+   * The broker's UNKNOWN_TOPIC_OR_PARTITION error when the cluster has no such topic, `undefined` when it
+   * has: asked without creating it (an admin client's metadata request never does).
+   */
+  async #missingTopic(admin: Admin, topic: string): Promise<Error | undefined> {
     try {
-      await admin.fetchTopicMetadata({ topics: [destination.topic] });
+      await admin.fetchTopicMetadata({ topics: [topic] });
+      return undefined;
     } catch (error) {
       if ((error as { type?: unknown }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw error;
-      throw new InvalidMappingSettingError(
-        'onFailure',
-        `the destination topic ${destination.topic} does not exist on ${this.#options.brokers.join(',')}: create it first (for example with ensureTopics from kafka-lambda/broker); the emulator does not create it`,
-        { cause: error },
-      );
+      return error as Error;
     }
   }
 

@@ -46,7 +46,11 @@ export type FailureCallback = (envelope: FailureEnvelope) => Promise<void> | voi
  * ```
  */
 export interface EventSourceMappingSettings {
-  /** The single topic the mapping reads. */
+  /**
+   * The single topic the mapping reads. It must exist before `start()`, which checks it and rejects with
+   * an `InvalidMappingSettingError` naming `topic` (the emulator never creates it, even on a broker that
+   * creates topics on demand: create it with `ensureTopics` from `kafka-lambda/broker`).
+   */
   topic: string;
   /** The consumer group (1–200 chars). Lambda generates a unique one when unset; set it explicitly. */
   consumerGroupId?: string;

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { partialResponseMapping as mapping, seededTopic } from '../../test/support/emulator.ts';
+import {
+  partialResponseMapping as mapping,
+  produceSequence,
+  seededTopic,
+} from '../../test/support/emulator.ts';
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
 import { testProducer } from '../../test/support/producer.ts';
 import { ensureTopics } from '../broker/index.ts';
@@ -15,7 +19,8 @@ async function groupTrace(group: string, topic: string) {
   await admin.connect();
   try {
     const { groups } = await admin.describeGroups([group]);
-    const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+    // Every topic the group has offsets for: naming the topic would fail when it does not exist.
+    const offsets = (await admin.fetchOffsets({ groupId: group })).find((t) => t.topic === topic);
     return {
       state: groups[0]?.state,
       members: groups[0]?.members.length,
@@ -27,6 +32,56 @@ async function groupTrace(group: string, topic: string) {
 }
 
 const untouched = { state: 'Dead', members: 0, committed: [] };
+
+describe('start() checks the source topic exists', () => {
+  it('rejects a missing topic, naming topic and the topic, at once and before anything is read, committed or created', async () => {
+    const topic = uniqueName('missing-source');
+    const group = uniqueName('missing-source-group');
+    let invocations = 0;
+    const options = {
+      topic,
+      consumerGroupId: group,
+      function: {
+        handler: async () => {
+          invocations++;
+        },
+      },
+    };
+    const started = Date.now();
+    const error = await mapping(options)
+      .start()
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+    expect(error).toBeInstanceOf(InvalidMappingSettingError);
+    expect(error).toMatchObject({ setting: 'topic' });
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `^topic: the topic ${topic} does not exist on ${testBrokers().join(',').replace(/\./g, '\\.')}: create it first \\(.*ensureTopics from kafka-lambda/broker\\)`,
+      ),
+    );
+    // Said at once: before, the admin client's retries took about 10 s to end in kafkajs's own message.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(invocations).toBe(0);
+    expect(await groupTrace(group, topic)).toEqual(untouched);
+    // The check creates nothing, although the test broker creates topics on demand.
+    const admin = kafka.admin();
+    await admin.connect();
+    expect(await admin.listTopics()).not.toContain(topic);
+    await admin.disconnect();
+
+    // Created as the message says, the same mapping runs and reads what is produced to it.
+    await ensureTopics({ brokers: testBrokers(), topics: [{ topic, partitions: 1 }] });
+    await produceSequence(kafka, topic, 1, 2);
+    const esm = mapping(options);
+    await esm.start();
+    await esm.idle();
+    await esm.stop();
+    expect(invocations).toBe(1);
+    expect(esm.stats()).toMatchObject({ recordsCommitted: 2 });
+  });
+});
 
 describe('start() checks a kafka:// on-failure destination exists', () => {
   it('rejects a missing destination topic, naming onFailure and the topic, before anything is read or committed', async () => {
