@@ -239,6 +239,11 @@ export interface MappingStats {
   droppedRecords: number;
   /** Records that matched no filter of `filterCriteria`: never delivered, committed past. */
   recordsFiltered: number;
+  /**
+   * The partitions this mapping is assigned (at its latest join), in partition order: one a rebalance gave
+   * to another member of the group is left out, and listed again once it is handed back. After `stop()`,
+   * those it was assigned when it stopped.
+   */
   partitions: PartitionStats[];
 }
 
@@ -1325,7 +1330,9 @@ class TriggerEmulator implements LocalEventSourceMapping {
   stats(): MappingStats {
     return {
       ...this.#stats,
+      // #partitions keeps the state of a partition lost in a rebalance (a batch may still hold it): not ours.
       partitions: [...this.#partitions.values()]
+        .filter((s) => this.#assigned.has(s.partition))
         .sort((a, b) => a.partition - b.partition)
         .map((s) => partitionStats({ ...s, committed: this.#commits.committed(s.partition) })),
     };

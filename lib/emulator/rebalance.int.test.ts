@@ -7,9 +7,12 @@ import type { FailureEnvelope } from './destination.ts';
 
 const kafka = testKafka('emulator-rebalance');
 const members: Consumer[] = [];
+/** Each member's partitions of its latest join. */
+const assignments = new Map<Consumer, number[]>();
 
 afterEach(async () => {
   await Promise.all(members.splice(0).map((member) => member.disconnect()));
+  assignments.clear();
 });
 
 /**
@@ -23,7 +26,12 @@ async function joinMember(topic: string, group: string, clientId: string): Promi
     groupId: group,
   });
   members.push(member);
-  const joined = new Promise<void>((resolve) => member.on(member.events.GROUP_JOIN, () => resolve()));
+  const joined = new Promise<void>((resolve) =>
+    member.on(member.events.GROUP_JOIN, (event) => {
+      assignments.set(member, event.payload.memberAssignment[topic] ?? []);
+      resolve();
+    }),
+  );
   await member.connect();
   await member.subscribe({ topic, fromBeginning: true });
   await member.run({ eachMessage: async () => {} });
@@ -173,4 +181,29 @@ it('stops retrying a batch whose partition moved to another member', async () =>
   await sleep(2_000);
   await esm.stop();
   expect(invocations).toBe(afterMove);
+});
+
+it('stats().partitions lists only the partitions assigned now: one taken by another member leaves, one handed back returns', async () => {
+  const { topic, group } = await seededTopic(kafka, 'rebalance-stats', 2, 3);
+  const esm = mapping({ topic, consumerGroupId: group, function: { handler: async () => {} } });
+  await esm.start();
+  try {
+    await esm.idle();
+    const listed = () => esm.stats().partitions.map((p) => p.partition);
+    expect(listed()).toEqual([0, 1]);
+    // Sorting before the mapping's client id, the new member takes one of the two partitions.
+    const member = await joinMember(topic, group, 'aa-member');
+    const taken = assignments.get(member)!;
+    expect(taken).toHaveLength(1);
+    const kept = [0, 1].filter((partition) => !taken.includes(partition));
+    // Both are in the new generation (joinMember waited for it): the mapping has its join too.
+    await expect.poll(listed, { timeout: 30_000 }).toEqual(kept);
+    expect(esm.stats().partitions).toEqual([{ partition: kept[0], committed: 3, highWatermark: 3, lag: 0 }]);
+    // The member leaves: the mapping is assigned both again.
+    members.splice(members.indexOf(member), 1);
+    await member.disconnect();
+    await expect.poll(listed, { timeout: 30_000 }).toEqual([0, 1]);
+  } finally {
+    await esm.stop();
+  }
 });
