@@ -229,6 +229,20 @@ describe('kafka-lambda event', () => {
     }
   });
 
+  it('refuses a .proto file that does not parse, saying where without quoting it (exit 2)', async () => {
+    const proto = join(dir, 'broken.proto');
+    await writeFile(
+      proto,
+      'syntax = "proto3";\nmessage Order {\n  string SECRET_TOKEN = 1\n  int32 n = 2;\n}\n',
+    );
+    const run = await runCli(['event', '--topic', 't', '--value-proto', proto, '--type', 'Order']);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(
+      "error: not a valid .proto file: parsing failed at line 4 column 3, ';' expected (its message is withheld: it quotes the file)\n",
+    );
+  });
+
   it('lists its exit codes in --help: 0 printed, 2 invalid flags or input', async () => {
     const help = await runCli(['event', '--help']);
     expect(help.code).toBe(0);

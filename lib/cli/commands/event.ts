@@ -11,6 +11,7 @@ import {
 } from '../../testing/index.ts';
 import type { EncodedValue, SchemaWire } from '../../testing/schema-encode.ts';
 import { brokerEntryProblem } from '../broker-entry.ts';
+import { protoSyntaxMessage } from '../proto-position.ts';
 import { exitWithUsageCode, integerOption, invalidArgument, USAGE_EXIT_CODE } from '../usage.ts';
 
 const PLACEHOLDER = /\{i(?:%(\d+))?\}/g;
@@ -322,7 +323,9 @@ Exit codes:
         encoder = await valueEncoder(options);
       } catch (error) {
         if (!isSchemaEncodeError(error)) throw error;
-        console.error(`error: ${error.message}`);
+        // A .proto file that does not parse: where, not protobufjs's message (it quotes the file).
+        const proto = options.valueProto && protoSyntaxMessage(error, options.valueProto);
+        console.error(`error: ${proto || error.message}`);
         process.exitCode = USAGE_EXIT_CODE;
         return;
       }

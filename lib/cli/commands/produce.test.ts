@@ -1,6 +1,9 @@
 import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../test/support/run-cli.ts';
 
@@ -44,6 +47,31 @@ describe('kafka-lambda produce --schema-registry', { timeout: 60_000 }, () => {
       'the schema registry at http://127.0.0.1:1/apis/ccompat/v7 cannot be reached',
     );
     expect(unreachable.stderr).not.toContain('SECRET');
+  });
+});
+
+describe('kafka-lambda produce --value-proto', { timeout: 60_000 }, () => {
+  it('refuses a .proto file that does not parse, naming the file and where, never its text (exit 2)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-produce-'));
+    try {
+      const proto = join(dir, 'broken.proto');
+      await writeFile(proto, 'syntax = "proto3";\nmessage Order { string 9SECRET = 1; }\n');
+      // Refused before the registry or a cluster is asked: neither listens here.
+      const args = ['produce', '--topic', 't', '--value-proto', proto, '--type', 'Order', '--count', '1'];
+      const run = await runCli([
+        ...args,
+        '--schema-registry',
+        'http://127.0.0.1:1',
+        '--brokers',
+        '127.0.0.1:1',
+      ]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe(
+        `kafka-lambda produce: ${proto}: not a valid .proto file: parsing failed at line 2 column 24: an illegal name (its message is withheld: it quotes the file)\n`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

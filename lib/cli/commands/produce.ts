@@ -6,6 +6,7 @@ import { partitionForKey } from '../../testing/partitioner.ts';
 import { addClusterOptions, type ClusterOptions, reachCluster } from '../cluster.ts';
 import { displayUrl } from '../display-url.ts';
 import { CliError } from '../errors.ts';
+import { protoSyntaxMessage } from '../proto-position.ts';
 import { integerOption, reportUsageErrorsAsJson, topicOption, USAGE_EXIT_CODE } from '../usage.ts';
 import { expandTemplate, headerOption, templateOption } from './event.ts';
 
@@ -666,7 +667,11 @@ async function schemaValueEncoder(options: ProduceOptions): Promise<ValueEncoder
     schemaEncoder({ ...encoderOptions, wire: 'source' });
   } catch (error) {
     if (error instanceof SchemaEncodeError)
-      throw new ProduceInputError(`${path}: ${error.message}`, { cause: error });
+      // A .proto file that does not parse: where, not protobufjs's message (it quotes the file).
+      throw new ProduceInputError(
+        `${path}: ${(format === 'protobuf' && protoSyntaxMessage(error, schema)) || error.message}`,
+        { cause: error },
+      );
     throw error;
   }
   const subject = options.subject ?? `${options.topic}-value`;
