@@ -1,8 +1,6 @@
 import type { LocalFunction } from '../emulator/index.ts';
 import {
-  createSandbox,
-  HandlerInitError,
-  HandlerNotFoundError,
+  checkHandlerModule,
   lambdaEnvironment,
   loadHandler,
   resolveHandlerReference,
@@ -97,23 +95,16 @@ export async function prepareLocalFunction(
   const initFiles = (event: SandboxEvent) => {
     if (event.type === 'init' && event.files) options.onInitFiles?.(event.files);
   };
-  const probe = createSandbox({
+  // Lambda would fail every invocation with it: better said now than after the records' retries.
+  const failure = await checkHandlerModule({
     handler: reference,
     timeoutSeconds,
     memoryLimitInMB,
     functionName,
     env: environment,
-    onOutput: () => {},
     onEvent: initFiles,
   });
-  const initError = await probe.prewarm().finally(() => probe.close());
-  if (
-    initError?.errorType === 'Runtime.HandlerNotFound' ||
-    initError?.errorType === 'Runtime.MalformedHandlerName'
-  )
-    throw new HandlerNotFoundError(initError.errorMessage, initError.errorType);
-  // Lambda would fail every invocation with it: better said now than after the records' retries.
-  if (initError !== undefined) throw new HandlerInitError(initError);
+  if (failure) throw failure;
   return {
     handler: reference,
     timeoutSeconds,

@@ -1,12 +1,7 @@
 import { type Admin, type Consumer, type EachBatchPayload, Kafka, type KafkaConfig, logLevel } from 'kafkajs';
 import { LAMBDA_LIMITS } from '../kafka-event/limits.ts';
-import {
-  HandlerInitError,
-  HandlerNotFoundError,
-  loadErrorResponse,
-  loadHandler,
-} from '../lambda-runtime/load-handler.ts';
-import { createSandbox } from '../lambda-runtime/sandbox.ts';
+import { checkHandlerModule } from '../lambda-runtime/check-module.ts';
+import { HandlerNotFoundError, loadErrorResponse } from '../lambda-runtime/load-handler.ts';
 import { unthrowing } from '../lambda-runtime/unthrowing.ts';
 import {
   type BatchPart,
@@ -564,52 +559,14 @@ class TriggerEmulator implements LocalEventSourceMapping {
     const fn = this.#options.function;
     if (this.#options.checkModule === false || !('handler' in fn) || typeof fn.handler !== 'string') return;
     const reference = fn.handler;
-    let failure: HandlerNotFoundError | HandlerInitError | undefined;
-    if (fn.inProcess) {
-      // Bounded as the sandbox bounds an init phase: a top-level await that never settles would hold start().
-      const limitSeconds = LAMBDA_LIMITS.initTimeoutSeconds;
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<HandlerInitError>((resolve) => {
-        timer = setTimeout(
-          () =>
-            resolve(
-              new HandlerInitError({
-                errorType: 'Sandbox.Timedout',
-                errorMessage: `the init phase outlived its ${limitSeconds} s limit`,
-                trace: [],
-              }),
-            ),
-          limitSeconds * 1000,
-        );
-      });
-      try {
-        failure = await Promise.race([loadHandler(reference).then(() => undefined), timedOut]);
-      } catch (error) {
-        if (!(error instanceof HandlerNotFoundError || error instanceof HandlerInitError)) throw error;
-        failure = error;
-      } finally {
-        clearTimeout(timer);
-      }
-    } else {
-      const probe = createSandbox({
-        handler: reference,
-        cwd: this.#cwd,
-        timeoutSeconds: fn.timeoutSeconds ?? LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds.default,
-        ...(fn.functionName === undefined ? {} : { functionName: fn.functionName }),
-        ...(fn.memoryLimitInMB === undefined ? {} : { memoryLimitInMB: fn.memoryLimitInMB }),
-        ...(fn.environment ? { env: fn.environment } : {}),
-        // Its init's output would show twice: the first invocation's cold start prints it again.
-        onOutput: () => {},
-      });
-      const initError = await probe.prewarm().finally(() => probe.close());
-      if (initError)
-        failure =
-          initError.errorType === 'Runtime.ImportModuleError' ||
-          initError.errorType === 'Runtime.HandlerNotFound' ||
-          initError.errorType === 'Runtime.MalformedHandlerName'
-            ? new HandlerNotFoundError(initError.errorMessage, initError.errorType)
-            : new HandlerInitError(initError);
-    }
+    const failure = await checkHandlerModule({
+      handler: reference,
+      ...(fn.inProcess ? { inProcess: true } : { cwd: this.#cwd }),
+      timeoutSeconds: fn.timeoutSeconds ?? LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds.default,
+      ...(fn.functionName === undefined ? {} : { functionName: fn.functionName }),
+      ...(fn.memoryLimitInMB === undefined ? {} : { memoryLimitInMB: fn.memoryLimitInMB }),
+      ...(fn.environment ? { env: fn.environment } : {}),
+    });
     if (!failure) return;
     const { errorType, errorMessage } = loadErrorResponse(failure);
     const where =

@@ -13,6 +13,7 @@
  * await sandbox.close();
  * ```
  */
+export { checkHandlerModule, type HandlerModuleCheckOptions } from './check-module.ts';
 export {
   createLambdaContext,
   DEFAULT_MEMORY_MB,
