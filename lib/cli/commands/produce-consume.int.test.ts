@@ -579,7 +579,7 @@ describe('kafka-lambda produce / consume errors', () => {
     expect(await topicExists(topic)).toBe(false);
   });
 
-  it('numbers generated records from 1, as it numbers input lines', async () => {
+  it('numbers generated records from 1, as it numbers input lines; a first record it cannot key creates no topic', async () => {
     const topic = uniqueName('record-numbers');
     const run = await cli([
       'produce',
@@ -597,17 +597,41 @@ describe('kafka-lambda produce / consume errors', () => {
     ]);
     expect(run.code).toBe(2);
     const message =
-      'record 1: not a JSON object, so it has no "id" field for the key (--key-field); 0 record(s) before it were sent';
-    expect(run.stderr).toContain(`kafka-lambda produce: ${message}\n`);
+      'record 1: not a JSON object, so it has no "id" field for the key (--key-field); nothing was sent';
+    expect(run.stderr).toBe(`kafka-lambda produce: ${message}\n`);
     expect(JSON.parse(run.stdout)).toEqual({
       ok: false,
       error: { message },
       topic,
-      created: true,
+      created: false,
       records: 0,
       batches: [],
       partitions: [],
     });
+    expect(await topicExists(topic)).toBe(false);
+    // The same for a first input line.
+    const fromStdin = await cli(
+      ['produce', '--topic', topic, '--key-field', 'id'],
+      '\n{"no_id":1}\n{"id":"a"}\n',
+    );
+    expect(fromStdin.code).toBe(2);
+    expect(fromStdin.stderr).toBe(
+      'kafka-lambda produce: line 2: no "id" field for the key (--key-field); nothing was sent\n',
+    );
+    expect(await topicExists(topic)).toBe(false);
+  });
+
+  it('refuses a first record above the max.message.bytes a missing topic would get, before creating it (exit 2)', async () => {
+    const topic = uniqueName('too-large-first');
+    const file = join(dir, 'large.bin');
+    await writeFile(file, Buffer.alloc(1_100_000, 0x61));
+    const run = await cli(['produce', '--topic', topic, '--value-file', file, '--count', '2']);
+    expect(run.code).toBe(2);
+    // The test broker keeps Kafka's default message.max.bytes.
+    expect(run.stderr).toBe(
+      `kafka-lambda produce: record 1: 1,100,000 bytes of key, value and headers, above what the brokers' message.max.bytes (1,048,588), which ${topic} would be created with, lets through with Kafka's framing; nothing was created\n`,
+    );
+    expect(await topicExists(topic)).toBe(false);
   });
 
   it('stops at a line it cannot key, after sending the lines before it (exit 2)', async () => {

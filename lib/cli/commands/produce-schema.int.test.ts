@@ -151,6 +151,27 @@ describe('kafka-lambda produce with a schema registry', () => {
     expect(run.stderr).toContain('1 record(s) before it were sent');
   }, 120_000);
 
+  it('refuses a first value that does not fit the schema before creating the topic (exit 2)', async () => {
+    const topic = uniqueName('produce-bad-first');
+    const run = await produce(
+      topic,
+      ['--value-avro', schemaFile('order.avsc')],
+      '{"orderId":"secret-o-1","customerId":"c-1","total":"twenty"}\n',
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      'kafka-lambda produce: line 1: value does not fit the Avro schema at total; nothing was sent\n',
+    );
+    expect(run.stderr).not.toContain('secret-o-1');
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      expect(await admin.listTopics()).not.toContain(topic);
+    } finally {
+      await admin.disconnect();
+    }
+  }, 120_000);
+
   it('refuses a schema option without a registry, and --value-proto without --type (exit 2, before looking for a cluster)', async () => {
     // No --brokers: the schema flags are checked first, so no cluster is needed to be told.
     const base = ['produce', '--topic', uniqueName('produce-usage')];

@@ -234,8 +234,9 @@ export function registerProduceCommand(program: Command): void {
       `
 Records without a key are spread round-robin over the partitions; keyed records go where Kafka's default
 partitioner puts them. Blank input lines are skipped; a value that is not JSON is sent as its text (a line
-that is not UTF-8 text stops produce: send binary values with --value-file). Input without a record is
-refused before the topic is created. Errors name input lines and generated records from 1.
+that is not UTF-8 text stops produce: send binary values with --value-file). Input without a record, or
+whose first record cannot be sent (no --key-field, does not fit the schema, too large), is refused before
+the topic is created. Errors name input lines and generated records from 1.
 
 Examples:
   $ kafka-lambda produce --topic orders --count 100 --value '{"id":"o-{i}","amount":{i}}' --key 'c-{i%5}'
@@ -339,9 +340,15 @@ async function produceRecords(
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    // The first record is read before the topic is created: input without one creates nothing.
-    const input = generated ? generatedValues(options) : inputLines(options.file, stop.signal);
-    let first: IteratorResult<SourceValue>;
+    // The first record is read, and checked as every record is (its key field, its encoding with the
+    // schema), before the topic is created: input without one, or with a first one that cannot be sent,
+    // creates nothing.
+    const input = preparedRecords(
+      generated ? generatedValues(options) : inputLines(options.file, stop.signal),
+      options,
+      encoder,
+    );
+    let first: IteratorResult<PreparedRecord>;
     try {
       first = await input.next();
     } catch (error) {
@@ -357,7 +364,7 @@ async function produceRecords(
     const kafka = new Kafka(cluster.kafkaConfig('kafka-lambda-produce'));
     let topic: Awaited<ReturnType<typeof ensureTopic>>;
     try {
-      topic = await ensureTopic(kafka, options.topic, options.partitions, options.partition);
+      topic = await ensureTopic(kafka, options.topic, options.partitions, options.partition, first.value);
     } catch (error) {
       // Nothing more is read: the input is let go (a terminal or pipe would keep produce waiting).
       await input.return(undefined);
@@ -377,11 +384,10 @@ async function produceRecords(
     const progress = { sends: 0 };
     started(progress);
     try {
-      const records = toRecords(
+      const records = placedRecords(
         paced(withFirst(first.value, input), options.rate, stop.signal),
         options,
         partitionCount,
-        encoder,
         maxMessageBytes,
       );
       await inBatches(records, maxMessageBytes, async (batch) => {
@@ -424,14 +430,16 @@ async function* withFirst<T>(first: T, iterator: AsyncIterator<T>): AsyncGenerat
 
 /**
  * The topic's partition count and max.message.bytes, creating it with `partitions` when missing. A
- * `partition` (`--partition`) it does not have is a {@link ProduceInputError}, checked against the
- * partitions it would be created with before creating it.
+ * `partition` (`--partition`) it does not have, or a `first` record above the max.message.bytes it would
+ * be created with (the brokers' message.max.bytes, when they let it be read), is a
+ * {@link ProduceInputError}, checked before creating it.
  */
 async function ensureTopic(
   kafka: Kafka,
   topic: string,
   partitions: number,
   partition: number | undefined,
+  first: PreparedRecord,
 ): Promise<{ partitionCount: number; created: boolean; maxMessageBytes: number }> {
   const admin = kafka.admin();
   await admin.connect();
@@ -442,6 +450,16 @@ async function ensureTopic(
         throw new ProduceInputError(
           `--partition ${partition}: topic ${topic} does not exist, and produce would create it with ${partitions} partition(s) (--partitions), 0 to ${partitions - 1}: give --partitions ${partition + 1} or more; nothing was created`,
         );
+      const brokerMaxBytes = await brokersMessageMaxBytes(admin);
+      const problem =
+        brokerMaxBytes === undefined
+          ? undefined
+          : tooLarge(
+              first,
+              brokerMaxBytes,
+              `the brokers' message.max.bytes (${brokerMaxBytes.toLocaleString('en-US')}), which ${topic} would be created with,`,
+            );
+      if (problem) throw new ProduceInputError(`${problem}; nothing was created`);
       created = await admin.createTopics({
         topics: [{ topic, numPartitions: partitions }],
         waitForLeaders: true,
@@ -539,11 +557,11 @@ async function* generatedValues(options: ProduceOptions): AsyncGenerator<SourceV
 }
 
 /** Passes values on at `rate` per second (as fast as possible without one) until `signal` aborts. */
-async function* paced(
-  values: AsyncIterable<SourceValue>,
+async function* paced<T>(
+  values: AsyncIterable<T>,
   rate: number | undefined,
   signal: AbortSignal,
-): AsyncGenerator<SourceValue> {
+): AsyncGenerator<T> {
   const started = performance.now();
   let index = 0;
   for await (const value of values) {
@@ -558,15 +576,65 @@ async function* paced(
   }
 }
 
-async function* toRecords(
+/**
+ * The brokers' `message.max.bytes` (what a topic created now gets as its max.message.bytes), as the
+ * controller answers it; undefined when it cannot be read (a principal not allowed to).
+ */
+async function brokersMessageMaxBytes(admin: import('kafkajs').Admin): Promise<number | undefined> {
+  try {
+    const { controller, brokers } = await admin.describeCluster();
+    const nodeId = controller ?? brokers[0]?.nodeId;
+    if (nodeId === undefined || nodeId === null) return undefined;
+    const configs = await admin.describeConfigs({
+      resources: [
+        {
+          type: kafkajs.ConfigResourceTypes.BROKER,
+          name: String(nodeId),
+          configNames: ['message.max.bytes'],
+        },
+      ],
+      includeSynonyms: false,
+    });
+    const value = Number(configs.resources[0]?.configEntries[0]?.configValue);
+    return Number.isSafeInteger(value) && value > 0 ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A record's key, value (encoded with the schema, if any) and headers, checked; not yet placed. */
+interface PreparedRecord {
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: IHeaders;
+  /** Bytes of key, value and headers (the headers with their framing). */
+  size: number;
+  /** `line 7` or `record 7`, for errors. */
+  position: string;
+}
+
+/**
+ * Why `record` cannot go into a topic of `maxMessageBytes` (the broker refuses the whole request of a
+ * batch holding it), or undefined when it fits; `limit` names where that figure comes from.
+ */
+function tooLarge(
+  record: PreparedRecord,
+  maxMessageBytes: number,
+  limit = `the topic's max.message.bytes (${maxMessageBytes.toLocaleString('en-US')})`,
+): string | undefined {
+  if (RECORD_BATCH_OVERHEAD + RECORD_OVERHEAD + record.size <= maxMessageBytes) return undefined;
+  return `${record.position}: ${record.size.toLocaleString('en-US')} bytes of key, value and headers, above what ${limit} lets through with Kafka's framing`;
+}
+
+/**
+ * Each value with its key (`--key-field`, `--key`), headers and encoded value: every check of a record
+ * that needs no topic, so that the first record is checked before the topic is created.
+ */
+async function* preparedRecords(
   values: AsyncIterable<SourceValue>,
   options: ProduceOptions,
-  partitionCount: number,
   encoder: ValueEncoder | undefined,
-  maxMessageBytes: number,
-): AsyncGenerator<OutgoingRecord> {
-  // Keyless records: round-robin from a random partition, so that one-record runs spread too.
-  let next = Math.floor(Math.random() * partitionCount);
+): AsyncGenerator<PreparedRecord> {
   let index = 0;
   for await (const { value, position } of values) {
     const key =
@@ -584,18 +652,30 @@ async function* toRecords(
       headers[name] =
         existing === undefined ? expanded : [...(Array.isArray(existing) ? existing : [existing]), expanded];
     }
-    const partition =
-      options.partition ?? (key === null ? next++ % partitionCount : partitionForKey(key, partitionCount));
     index++;
     const encoded = encoder === undefined || value === null ? value : encodeValue(encoder, value, position);
     const size = (key?.length ?? 0) + (encoded?.length ?? 0) + headerBytes;
-    const bytes = RECORD_OVERHEAD + size;
+    yield { key, value: encoded, headers, size, position };
+  }
+}
+
+/** Each record with its partition, refused when above the topic's max.message.bytes. */
+async function* placedRecords(
+  records: AsyncIterable<PreparedRecord>,
+  options: ProduceOptions,
+  partitionCount: number,
+  maxMessageBytes: number,
+): AsyncGenerator<OutgoingRecord> {
+  // Keyless records: round-robin from a random partition, so that one-record runs spread too.
+  let next = Math.floor(Math.random() * partitionCount);
+  for await (const record of records) {
+    const { key, value, headers } = record;
+    const partition =
+      options.partition ?? (key === null ? next++ % partitionCount : partitionForKey(key, partitionCount));
     // Refused here, before it is sent: the broker refuses the whole request of a batch holding it.
-    if (RECORD_BATCH_OVERHEAD + bytes > maxMessageBytes)
-      throw new ProduceInputError(
-        `${position}: ${size.toLocaleString('en-US')} bytes of key, value and headers, above what the topic's max.message.bytes (${maxMessageBytes.toLocaleString('en-US')}) lets through with Kafka's framing`,
-      );
-    yield { partition, message: { key, value: encoded, headers, partition }, bytes };
+    const problem = tooLarge(record, maxMessageBytes);
+    if (problem) throw new ProduceInputError(problem);
+    yield { partition, message: { key, value, headers, partition }, bytes: RECORD_OVERHEAD + record.size };
   }
 }
 
