@@ -105,6 +105,9 @@ describe('kafka-lambda dev --help', () => {
     const codes = run.stdout.slice(run.stdout.indexOf('\nExit codes:\n'));
     expect([...codes.matchAll(/^ {2}(\d+) /gm)].map((match) => match[1])).toEqual(['0', '1', '2', '130']);
     expect(codes).toContain('(143 for SIGTERM, 129 for SIGHUP)');
+    // A signal that stops --exit-when-idle early is not 0, which says the run drained.
+    expect(codes).toMatch(/0 +stopped: idle with --exit-when-idle, or \(without it\) stopped cleanly by/);
+    expect(codes).toMatch(/130 +a Ctrl-C stopped --exit-when-idle before the run was idle/);
     expect(codes).toMatch(/2 +bad usage: .*\n.*--endpoint that accepts no connection, no AWS credentials/);
   });
 });

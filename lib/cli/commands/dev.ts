@@ -240,14 +240,15 @@ const SCHEMA_REGISTRY_SETTINGS = [
 /** What `dev --help` ends with. */
 const DEV_HELP = `
 Exit codes:
-  0    stopped: idle with --exit-when-idle, or stopped cleanly by Ctrl-C, SIGTERM or SIGHUP
-       (in-flight batches finished and committed)
+  0    stopped: idle with --exit-when-idle, or (without it) stopped cleanly by Ctrl-C, SIGTERM or
+       SIGHUP (in-flight batches finished and committed)
   1    the cluster cannot be reached (nothing listens, not Kafka, TLS or authentication failed),
        or the run failed otherwise (the message says what)
   2    bad usage: options, a handler module or export that does not load, a topic missing on a
        cluster dev does not own, an --endpoint that accepts no connection, no AWS credentials
        for --invoke without --endpoint
-  130  a second Ctrl-C abandoned the in-flight batches, or a Ctrl-C during start-up quit at once
+  130  a Ctrl-C stopped --exit-when-idle before the run was idle (stopped cleanly: not drained),
+       a second Ctrl-C abandoned the in-flight batches, or a Ctrl-C during start-up quit at once
        (143 for SIGTERM, 129 for SIGHUP)
 
 Examples:
@@ -587,7 +588,11 @@ export function registerDevCommand(program: Command): void {
             })
           : undefined;
         let signals = 0;
+        /** The first stop signal (SIGHUP for a parent gone), and the second, which abandoned the batches. */
+        let stoppedBy: NodeJS.Signals | undefined;
         let abandonedBy: NodeJS.Signals | undefined;
+        /** --exit-when-idle saw the run idle: whatever comes next, the run drained. */
+        let drained = false;
         let fn: MappingFunction;
         try {
           const environment = await readFunctionEnvironment(options);
@@ -734,6 +739,7 @@ export function registerDevCommand(program: Command): void {
             stopOnSignal = (signal) => {
               signals++;
               if (signals === 1) {
+                stoppedBy = signal;
                 process.stderr.write(
                   '\nstopping: finishing in-flight batches (Ctrl-C again to abandon them)…\n',
                 );
@@ -765,9 +771,12 @@ export function registerDevCommand(program: Command): void {
           started = true;
           if (options.exitWhenIdle) {
             // A stop by signal (or the parent's end) makes idle() refuse to wait on: not an error, the run
-            // ends as the signal asked, as without --exit-when-idle.
+            // stops cleanly as without --exit-when-idle, then exits as the signal's interruption (below).
             const idle = trigger.idle().then(
-              () => trigger?.stop(),
+              () => {
+                drained = true;
+                return trigger?.stop();
+              },
               (error: unknown) => {
                 if (signals === 0) throw error;
                 return stopped;
@@ -799,6 +808,10 @@ export function registerDevCommand(program: Command): void {
         // An abandoned invocation that this process cannot end (--in-process, the Invoke API) must not keep
         // it alive; the exit status says which signal ended the run, as a shell's does.
         if (abandonedBy) process.exit(128 + constants.signals[abandonedBy]);
+        // With --exit-when-idle, 0 says the run drained: one a signal stopped before that did not, and
+        // exits as an interrupted process does (its batches still finished and committed).
+        if (options.exitWhenIdle && stoppedBy && !drained)
+          process.exitCode = 128 + constants.signals[stoppedBy];
       }
     });
 }
