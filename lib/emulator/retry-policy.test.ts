@@ -125,6 +125,29 @@ describe('decideAfterFailure', () => {
     expect(offsetsOf(decision.leftovers)).toEqual([[0, [12, 13], 14]]);
   });
 
+  it('from-lowest exhaustion at the last record a part holds commits to its end, past the records it dropped', () => {
+    // Records 12 and 13 were filtered out, or refused by the schema registry: the part ends at 14.
+    const decision = decideAfterFailure(
+      { parts: [part(0, [10, 11], 14), part(1, [5, 6, 7])], attempts: 0 },
+      {
+        kind: 'partial',
+        failed: new Map([
+          [0, [11]],
+          [1, [6]],
+        ]),
+      },
+      policy({ retryLimit: 0 }),
+    );
+    expect(decision).toMatchObject({
+      kind: 'exhausted',
+      commitAfterSend: [
+        { partition: 0, offset: 14 },
+        { partition: 1, offset: 7 },
+      ],
+    });
+    if (decision.kind === 'exhausted') expect(offsetsOf(decision.leftovers)).toEqual([[1, [7], 8]]);
+  });
+
   it('listed exhaustion sends every reported record and leaves nothing', () => {
     const outcome: BatchOutcome = { kind: 'partial', failed: new Map([[0, [11, 13]]]) };
     const decision = decideAfterFailure(

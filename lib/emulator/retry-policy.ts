@@ -112,13 +112,16 @@ export function keepFailed(
 /**
  * Retries exhausted after a partial failure, Kafka reading: each partition is held at its lowest
  * reported offset, so that record is the one that failed; it goes to the destination and the
- * partition moves on past it. The later records (reported or not) are left for a fresh batch.
+ * partition moves on past it. The later records (reported or not) are left for a fresh batch; a part
+ * with none left after it is committed to its `end`, past the records it no longer holds (filtered
+ * out, or refused by the schema registry, after its last record).
  */
 function exhaustAtLowest(
   parts: readonly BatchPart[],
   failed: ReadonlyMap<number, readonly number[]>,
 ): Pick<Extract<RetryDecision, { kind: 'exhausted' }>, 'failed' | 'commitAfterSend' | 'leftovers'> {
   const heads: PendingRecord[] = [];
+  const commitAfterSend: PartitionOffset[] = [];
   const leftovers: BatchPart[] = [];
   for (const part of parts) {
     const lowest = failed.get(part.partition)![0]!;
@@ -126,12 +129,12 @@ function exhaustAtLowest(
     heads.push(head);
     const records = part.records.filter((r) => r.offset > head.offset);
     if (records.length > 0) leftovers.push({ partition: part.partition, records, end: part.end });
+    commitAfterSend.push({
+      partition: part.partition,
+      offset: records.length > 0 ? head.offset + 1 : part.end,
+    });
   }
-  return {
-    failed: heads,
-    commitAfterSend: heads.map((head) => ({ partition: head.partition, offset: head.offset + 1 })),
-    leftovers,
-  };
+  return { failed: heads, commitAfterSend, leftovers };
 }
 
 /**
