@@ -10,6 +10,7 @@ import {
   type FailureContext,
 } from './destination.ts';
 import { InvalidMappingSettingError } from './errors.ts';
+import type { FailedRecord } from './failure-outbox.ts';
 import type { FailureCallback } from './settings.ts';
 
 /**
@@ -55,14 +56,23 @@ export interface DestinationTargets {
  * ```ts
  * const sender = createDestinationSender(destination, header, targets, kafka);
  * await sender.open();
- * await sender.send(records, failure);
+ * await sender.send(records.map((record) => ({ record, failure })));
  * ```
  */
 export interface DestinationSender {
+  /**
+   * One message per record (`kafka://`, a callback): a delivery may mix records that failed for
+   * different reasons. Otherwise one message per delivery, whose records share one failure.
+   */
+  readonly perRecord: boolean;
   /** Connects what needs a connection (the Kafka producer). */
   open(): Promise<void>;
-  /** One delivery; throws when it failed (the caller retries: nothing may be committed before it succeeds). */
-  send(records: readonly KafkaEventRecord[], failure: FailureContext): Promise<void>;
+  /**
+   * One delivery, in the order given (a `kafka://` topic gets the messages in one request, in that
+   * order); throws when it failed (the caller retries: nothing may be committed before it succeeds).
+   * Without {@link perRecord}, the message describes every record with the first record's failure.
+   */
+  send(failures: readonly FailedRecord[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -132,15 +142,18 @@ export function createDestinationSender(
   switch (destination.kind) {
     case 'callback':
       return {
+        perRecord: true,
         open: nothing,
         close: nothing,
-        async send(records, failure) {
-          for (const record of records) await destination.send(buildFailureEnvelope(header, record, failure));
+        async send(failures) {
+          for (const { record, failure } of failures)
+            await destination.send(buildFailureEnvelope(header, record, failure));
         },
       };
     case 'kafka': {
       let producer: Producer | undefined;
       return {
+        perRecord: true,
         async open() {
           producer = kafka.producer({ allowAutoTopicCreation: false });
           await producer.connect();
@@ -148,11 +161,11 @@ export function createDestinationSender(
         async close() {
           await producer?.disconnect();
         },
-        async send(records, failure) {
+        async send(failures) {
           // The original key, so that the default partitioner spreads keyless records (kafka-ofd-partitioning).
           await producer!.send({
             topic: destination.topic,
-            messages: records.map((record) => ({
+            messages: failures.map(({ record, failure }) => ({
               key: typeof record.key === 'string' ? Buffer.from(record.key, 'base64') : null,
               value: JSON.stringify(buildFailureEnvelope(header, record, failure)),
             })),
@@ -168,10 +181,11 @@ export function createDestinationSender(
         'an SNS destination needs destinations.sns (no local SNS server)',
       );
       return {
+        perRecord: false,
         open: nothing,
         close: nothing,
-        async send(records, failure) {
-          const envelope = buildBatchFailureEnvelope(header, records, failure);
+        async send(failures) {
+          const envelope = buildBatchFailureEnvelope(header, ...batchOf(failures));
           await publish({ topicArn: destination.arn, message: JSON.stringify(envelope) });
         },
       };
@@ -179,15 +193,21 @@ export function createDestinationSender(
     case 's3': {
       const put = required(targets.s3, 'an S3 destination needs destinations.s3 (no local S3 server)');
       return {
+        perRecord: false,
         open: nothing,
         close: nothing,
-        async send(records, failure) {
-          const envelope = buildS3FailureEnvelope(header, records, failure);
+        async send(failures) {
+          const envelope = buildS3FailureEnvelope(header, ...batchOf(failures));
           await put({ bucket: destination.bucket, body: JSON.stringify(envelope) });
         },
       };
     }
   }
+}
+
+/** The records of a per-batch delivery and their (shared) failure. */
+function batchOf(failures: readonly FailedRecord[]): [KafkaEventRecord[], FailureContext] {
+  return [failures.map((failed) => failed.record), failures[0]!.failure];
 }
 
 function required<T>(target: T | undefined, message: string): T {
@@ -208,6 +228,7 @@ function sqsSender(
   let queueUrl: string | undefined;
   const sdk = () => import('@aws-sdk/client-sqs');
   return {
+    perRecord: false,
     async open() {
       const { SQSClient, GetQueueUrlCommand, QueueDoesNotExist } = await sdk();
       client = new SQSClient({
@@ -233,9 +254,9 @@ function sqsSender(
     async close() {
       client?.destroy();
     },
-    async send(records, failure) {
+    async send(failures) {
       const { SendMessageCommand } = await sdk();
-      const body = JSON.stringify(buildBatchFailureEnvelope(header, records, failure));
+      const body = JSON.stringify(buildBatchFailureEnvelope(header, ...batchOf(failures)));
       await client!.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
     },
   };

@@ -227,7 +227,7 @@ describe('SNS and S3 senders (no local server: the message or object goes to a f
       kafka,
     );
     await sender.open();
-    await sender.send(records, exhausted);
+    await sender.send(records.map((record) => ({ record, failure: exhausted })));
     await sender.close();
     expect(published).toHaveLength(1);
     expect(published[0]!.topicArn).toBe(arn);
@@ -246,7 +246,7 @@ describe('SNS and S3 senders (no local server: the message or object goes to a f
       { s3: (object) => void objects.push(object) },
       kafka,
     );
-    await sender.send(records, exhausted);
+    await sender.send(records.map((record) => ({ record, failure: exhausted })));
     expect(objects.map((o) => o.bucket)).toEqual(['failed-batches']);
     const envelope = JSON.parse(objects[0]!.body);
     expect(JSON.parse(envelope.payload)).toEqual({ ...msk, records: { 'order-events-2': records } });

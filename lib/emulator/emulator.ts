@@ -34,6 +34,7 @@ import {
   InvokeRequestError,
   RecordTooLargeError,
 } from './errors.ts';
+import { deliveries, FailureOutbox, type HeldFailure } from './failure-outbox.ts';
 import { createInvoker, type Invoker, type MappingFunction, newRequestId } from './invoke.ts';
 import { type BatchOutcome, interpretResult } from './response.ts';
 import {
@@ -168,6 +169,11 @@ export type MappingEvent =
       reason: 'function-error' | 'invalid-response' | 'partial' | 'bisect';
     }
   | {
+      /**
+       * A record given to the on-failure destination (or dropped). Each partition's come in offset order,
+       * whatever made them fail and when: one that failed before its batch was invoked (too old, refused
+       * by the schema registry) waits until the records before it are done.
+       */
       type: 'destination';
       partition: string;
       offset: number;
@@ -938,35 +944,42 @@ class TriggerEmulator implements LocalEventSourceMapping {
       });
       return;
     }
-    const sent = await this.#sendToDestination([record], {
+    const outbox = new FailureOutbox();
+    outbox.hold([record], {
       condition: 'MaximumPayloadSizeExceeded',
       requestId: newRequestId(),
       functionArn: this.#invoker.functionArn,
       invokeCount: 0,
     });
-    if (sent) this.#commit(record.partition, record.offset + 1);
+    await this.#settle(outbox, [{ partition: record.partition, offset: record.offset + 1 }]);
     this.#release(record.partition);
   }
+
   /**
    * Carries one taken batch to its end. Its work runs one piece at a time, in offset order per
    * partition: bisected halves in turn, and the records left after an exhausted partial failure
    * before anything later of their partition, so no commit passes a record that has not been invoked.
-   * The batch holds each of its partitions until no piece left holds records of it.
+   * The batch holds each of its partitions until no piece left holds records of it. Its failed records
+   * wait in its outbox until the commit that passes them (see failure-outbox.ts): each partition's
+   * reach the destination in offset order.
    */
   async #processBatch(batch: BatchPart[]): Promise<void> {
     const work: Work[] = [{ parts: batch, attempts: 0 }];
+    const outbox = new FailureOutbox();
     const held = new Set(batch.map((part) => part.partition));
     const pending = () => new Set(work.flatMap((piece) => piece.parts.map((part) => part.partition)));
     let piece: Work | undefined;
     try {
       for (piece = work.shift(); piece; piece = work.shift()) {
-        const ending = await this.#invokeUntilSettled(piece);
+        const ending = await this.#invokeUntilSettled(piece, outbox);
         if (ending.kind === 'stopped') return;
         if (ending.kind === 'bisect') work.unshift(...ending.halves);
         if (ending.kind === 'leftovers') {
-          // A fresh batch: ahead of later work of the partition, else back at the head of its queue.
+          // A fresh batch: ahead of later work of the partition, else back at the head of its queue
+          // (with the failed records after them that no commit has passed yet, to fail again there).
           const later = pending();
-          for (const part of ending.parts) if (!later.has(part.partition)) this.#putBack(part.records);
+          for (const part of ending.parts)
+            if (!later.has(part.partition)) this.#putBack([...part.records, ...outbox.drain(part.partition)]);
           const first = ending.parts.filter((part) => later.has(part.partition));
           if (first.length > 0) work.unshift({ parts: first, attempts: 0 });
         }
@@ -974,15 +987,23 @@ class TriggerEmulator implements LocalEventSourceMapping {
         for (const partition of held) {
           if (still.has(partition)) continue;
           held.delete(partition);
+          // Every failed record is passed by a commit before its partition is done with; one that was
+          // not goes back to its queue rather than be passed by a later batch's commit undelivered.
+          this.#putBack(outbox.drain(partition));
           this.#release(partition);
         }
       }
     } catch (error) {
       // Something failed outside the function (a bug here, a callback that threw): the records not
-      // settled go back to the head of their queues, last piece first so that each partition keeps its
-      // offset order, to be invoked again; released without them, later batches would commit past them.
-      for (const unfinished of [piece, ...work].reverse())
-        for (const part of unfinished?.parts ?? []) this.#putBack(part.records);
+      // settled go back to the head of their queues, in offset order, to be invoked again (failed ones
+      // not delivered yet to fail again); released without them, later batches would commit past them.
+      const unsettled = new Map<number, PendingRecord[]>();
+      for (const unfinished of [piece, ...work])
+        for (const part of unfinished?.parts ?? [])
+          unsettled.set(part.partition, [...(unsettled.get(part.partition) ?? []), ...part.records]);
+      for (const partition of outbox.partitions())
+        unsettled.set(partition, [...(unsettled.get(partition) ?? []), ...outbox.drain(partition)]);
+      for (const records of unsettled.values()) this.#putBack(records);
       throw error;
     } finally {
       for (const partition of held) this.#release(partition);
@@ -991,10 +1012,13 @@ class TriggerEmulator implements LocalEventSourceMapping {
 
   /**
    * Invokes one piece of work until it is settled: invoke, interpret, and carry out the retry policy's
-   * decision (commit what succeeded, retry the rest or bisect, and on exhaustion send failures to the
+   * decision (commit what succeeded, retry the rest or bisect, and on exhaustion hold failures for the
    * destination and commit past them).
    */
-  async #invokeUntilSettled({ parts: initial, attempts: failedAttempts }: Work): Promise<Ending> {
+  async #invokeUntilSettled(
+    { parts: initial, attempts: failedAttempts }: Work,
+    outbox: FailureOutbox,
+  ): Promise<Ending> {
     let parts = initial;
     let attempts = failedAttempts;
     let requestFailures = 0;
@@ -1002,11 +1026,11 @@ class TriggerEmulator implements LocalEventSourceMapping {
       if (this.#state !== 'running') return { kind: 'stopped' };
       // A revoked partition's records belong to the member that owns it now.
       parts = parts.filter((part) => !this.#partition(part.partition).revoked);
-      const kept = await this.#dropAged(parts, attempts);
+      const kept = await this.#dropAged(parts, attempts, outbox);
       if (!kept) return { kind: 'stopped' };
       parts = kept;
       if (this.#schemas) {
-        const resolved = await this.#resolveSchemas(this.#schemas, parts, ++requestFailures);
+        const resolved = await this.#resolveSchemas(this.#schemas, parts, ++requestFailures, outbox);
         if (resolved === 'retry') continue;
         if (!resolved) return { kind: 'stopped' };
         requestFailures = 0;
@@ -1029,11 +1053,14 @@ class TriggerEmulator implements LocalEventSourceMapping {
       const outcome = interpretResult(result, this.topic, parts, this.#settings.reportBatchItemFailures);
       this.#recordInvocation(outcome, parts, requestId, attempts + 1, Date.now() - started);
       if (outcome.kind === 'success') {
-        this.#commitAll(parts.map((part) => ({ partition: part.partition, offset: part.end })));
-        return { kind: 'done' };
+        const settled = await this.#settle(
+          outbox,
+          parts.map((part) => ({ partition: part.partition, offset: part.end })),
+        );
+        return settled ? { kind: 'done' } : { kind: 'stopped' };
       }
       const decision = decideAfterFailure({ parts, attempts }, outcome, this.#retryPolicy);
-      this.#commitAll(decision.commit);
+      if (!(await this.#settle(outbox, decision.commit))) return { kind: 'stopped' };
       if (decision.kind === 'bisect') {
         this.#retried(
           decision.halves.flatMap((half) => half.parts),
@@ -1045,7 +1072,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
       }
       if (decision.kind === 'exhausted') {
         const { requestId: lambdaRequestId, executedVersion } = result.ranAs ?? {};
-        const sent = await this.#sendToDestination(decision.failed, {
+        outbox.hold(decision.failed, {
           condition: 'RetryAttemptsExhausted',
           requestId: lambdaRequestId ?? requestId,
           functionArn: this.#invoker.functionArn,
@@ -1055,8 +1082,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
             ...(executedVersion ? { executedVersion } : {}),
           },
         });
-        if (!sent) return { kind: 'stopped' };
-        this.#commitAll(decision.commitAfterSend);
+        if (!(await this.#settle(outbox, decision.commitAfterSend))) return { kind: 'stopped' };
         return decision.leftovers.length > 0
           ? { kind: 'leftovers', parts: decision.leftovers }
           : { kind: 'done' };
@@ -1067,45 +1093,59 @@ class TriggerEmulator implements LocalEventSourceMapping {
     }
   }
 
-  /** Puts records back at the head of their partition's queue, dropping queued copies of them (refetched after a rejoin). */
+  /**
+   * Puts records of one partition back at the head of its queue, in offset order, dropping queued
+   * copies of them (refetched after a rejoin). Not for a revoked partition: its records are another
+   * member's now.
+   */
   #putBack(records: PendingRecord[]): void {
-    const last = records.at(-1);
+    const last = records.reduce<PendingRecord | undefined>(
+      (a, r) => (a && a.offset > r.offset ? a : r),
+      undefined,
+    );
     if (!last || this.#state !== 'running') return;
     const state = this.#partition(last.partition);
-    state.queue.records = [...records, ...state.queue.records.filter((r) => r.offset > last.offset)];
+    if (state.revoked) return;
+    const back = [...records].sort((a, b) => a.offset - b.offset);
+    state.queue.records = [...back, ...state.queue.records.filter((r) => r.offset > last.offset)];
     state.bytes = state.queue.records.reduce((n, r) => n + r.bytes, 0);
   }
 
   /**
-   * Records older than `maximumRecordAgeInSeconds` are not invoked: destination (or skipped), then
-   * committed past. Returns the parts left to invoke, `undefined` when the emulator stopped first.
+   * Records older than `maximumRecordAgeInSeconds` are not invoked: held for the destination (or to be
+   * skipped), then committed past with their part. Returns the parts left to invoke, `undefined` when
+   * the emulator stopped first.
    */
-  async #dropAged(parts: BatchPart[], attempts: number): Promise<BatchPart[] | undefined> {
+  async #dropAged(
+    parts: BatchPart[],
+    attempts: number,
+    outbox: FailureOutbox,
+  ): Promise<BatchPart[] | undefined> {
     if (this.#settings.maximumRecordAgeMs === Number.POSITIVE_INFINITY) return parts;
     const { aged, kept, commitAfterSend } = splitAged(parts, Date.now() - this.#settings.maximumRecordAgeMs);
     if (aged.length === 0) return parts;
-    const sent = await this.#sendToDestination(aged, {
+    outbox.hold(aged, {
       condition: 'RecordAgeExceeded',
       requestId: newRequestId(),
       functionArn: this.#invoker.functionArn,
       invokeCount: attempts,
       ...(attempts > 0 ? { response: {} } : {}),
     });
-    if (!sent) return undefined;
-    this.#commitAll(commitAfterSend);
+    if (!(await this.#settle(outbox, commitAfterSend))) return undefined;
     return kept;
   }
 
   /**
    * Resolves and deserializes the parts' records in the schema registry, as the trigger does before
-   * invoking: records it cannot resolve or decode go to the destination (`SCHEMA_NOT_FOUND`,
-   * `DESERIALIZATION_ERROR`) and are committed past with their part; filters then see the decoded value.
+   * invoking: records it cannot resolve or decode are held for the destination (`SCHEMA_NOT_FOUND`,
+   * `DESERIALIZATION_ERROR`) and committed past with their part; filters then see the decoded value.
    * `'retry'` when the registry could not be asked (after a backoff); `undefined` when the emulator stopped.
    */
   async #resolveSchemas(
     schemas: SchemaResolver,
     parts: BatchPart[],
     attempt: number,
+    outbox: FailureOutbox,
   ): Promise<BatchPart[] | 'retry' | undefined> {
     let outcome: Awaited<ReturnType<typeof resolveBatchSchemas>>;
     try {
@@ -1116,42 +1156,61 @@ class TriggerEmulator implements LocalEventSourceMapping {
       return 'retry';
     }
     this.#stats.recordsFiltered += outcome.filtered;
-    for (const [condition, records] of outcome.failed) {
-      const sent = await this.#sendToDestination(records, {
-        condition,
-        requestId: newRequestId(),
-        functionArn: this.#invoker.functionArn,
-        invokeCount: 0,
-      });
-      if (!sent) return undefined;
+    const failures = new Map<FailureCondition, FailureContext>();
+    for (const { record, reason } of outcome.failed) {
+      let failure = failures.get(reason);
+      if (!failure) {
+        failure = {
+          condition: reason,
+          requestId: newRequestId(),
+          functionArn: this.#invoker.functionArn,
+          invokeCount: 0,
+        };
+        failures.set(reason, failure);
+      }
+      outbox.hold([record], failure);
     }
     const kept: BatchPart[] = [];
+    const emptied: PartitionOffset[] = [];
     for (const part of outcome.parts) {
-      if (part.records.length === 0) this.#commit(part.partition, part.end);
+      if (part.records.length === 0) emptied.push({ partition: part.partition, offset: part.end });
       else kept.push(part);
     }
+    if (!(await this.#settle(outbox, emptied))) return undefined;
     return kept;
   }
 
   /**
-   * Sends the records to the destination (one envelope per record to Kafka, one per call to
-   * SQS/SNS/S3). Dropped, as Lambda drops them, when none is configured or when delivery still fails
-   * after {@link DESTINATION_DELIVERY_ATTEMPTS} attempts: "For the DroppedEventCount metric, Lambda emits a
-   * number equal to the number of events that failed delivery" and moves on
+   * Commits the partitions to these offsets once the failed records the commits pass are delivered, in
+   * offset order per partition. False when the emulator stops first (nothing is committed then).
+   */
+  async #settle(outbox: FailureOutbox, offsets: PartitionOffset[]): Promise<boolean> {
+    // A revoked partition is another member's: its failed records are delivered by that member.
+    const owned = offsets.filter(({ partition }) => !this.#partition(partition).revoked);
+    const due = outbox.take(owned);
+    for (const delivery of deliveries(due, this.#destination?.perRecord ?? true)) {
+      if (!(await this.#sendToDestination(delivery))) return false;
+    }
+    this.#commitAll(owned);
+    return true;
+  }
+
+  /**
+   * Sends one delivery to the destination (see {@link deliveries}). Dropped, as Lambda drops it, when
+   * none is configured or when delivery still fails after {@link DESTINATION_DELIVERY_ATTEMPTS}
+   * attempts: "For the DroppedEventCount metric, Lambda emits a number equal to the number of events
+   * that failed delivery" and moves on
    * (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html#event-source-mapping-metrics,
    * quoted at {@link DESTINATION_DELIVERY_ATTEMPTS}).
    * False when the emulator stops first (then nothing may be committed).
    */
-  async #sendToDestination(records: PendingRecord[], failure: FailureContext): Promise<boolean> {
+  async #sendToDestination(delivery: HeldFailure[]): Promise<boolean> {
     const destination = this.#destination;
     let dropped: false | 'no-destination' | 'delivery-failed' = destination ? false : 'no-destination';
-    for (let attempt = 1; destination && records.length > 0; attempt++) {
+    for (let attempt = 1; destination && delivery.length > 0; attempt++) {
       if (this.#abandoned || (attempt > 1 && this.#state !== 'running')) return false;
       try {
-        await destination.send(
-          records.map((r) => r.encoded),
-          failure,
-        );
+        await destination.send(delivery.map(({ record, failure }) => ({ record: record.encoded, failure })));
         break;
       } catch (error) {
         this.#emit({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) });
@@ -1162,13 +1221,13 @@ class TriggerEmulator implements LocalEventSourceMapping {
         await this.#sleep(this.#backoff(attempt));
       }
     }
-    for (const r of records) {
+    for (const { record, failure } of delivery) {
       if (dropped) this.#stats.droppedRecords++;
       else this.#stats.destinationRecords++;
       this.#emit({
         type: 'destination',
-        partition: `${this.topic}-${r.partition}`,
-        offset: r.offset,
+        partition: `${this.topic}-${record.partition}`,
+        offset: record.offset,
         condition: failure.condition,
         dropped,
       });

@@ -9,8 +9,9 @@ import { eventRecords, partialResponseMapping as mapping } from '../../test/supp
 import { createTopic, testKafka, uniqueName } from '../../test/support/kafka.ts';
 import { testProducer } from '../../test/support/producer.ts';
 import { useSchemaRegistry } from '../../test/support/registry.ts';
-import type { KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
+import type { KafkaBatchResponse, KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
 import type { FailureEnvelope } from './destination.ts';
+import type { MappingEvent } from './emulator.ts';
 
 const kafka = testKafka('emulator-schema-registry');
 let url: string;
@@ -42,6 +43,10 @@ function unknownSchemaFrame(): Buffer {
 
 async function produce(topic: string, values: Buffer[]): Promise<void> {
   await createTopic(kafka, topic, 1);
+  await append(topic, values);
+}
+
+async function append(topic: string, values: Buffer[]): Promise<void> {
   const kafkaProducer = testProducer(kafka);
   await kafkaProducer.connect();
   try {
@@ -51,7 +56,156 @@ async function produce(topic: string, values: Buffer[]): Promise<void> {
   }
 }
 
+const item = {
+  type: 'object',
+  properties: { id: { type: 'string' }, kind: { enum: ['ok', 'fail', 'skip'] } },
+  required: ['id', 'kind'],
+};
+
+/** Every message of a topic, `<offset> <condition>` of each envelope, once `count` have come. */
+async function destinationMessages(topic: string, count: number): Promise<string[]> {
+  const consumer = kafka.consumer({ groupId: uniqueName('dlq-reader') });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  const messages: string[] = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${messages.length} of ${count} messages`)), 60_000);
+      void consumer.run({
+        eachMessage: async ({ message }) => {
+          const envelope = JSON.parse(message.value!.toString()) as FailureEnvelope;
+          messages.push(`${envelope.KafkaBatchInfo.recordInfo.offset} ${envelope.requestContext.condition}`);
+          if (messages.length >= count) {
+            clearTimeout(timer);
+            resolve();
+          }
+        },
+      });
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return messages;
+}
+
+/** A partial batch response failing the records whose value is of kind `fail`. */
+function failKindFail(event: KafkaEvent): KafkaBatchResponse {
+  return {
+    batchItemFailures: eventRecords(event)
+      .filter((r) => JSON.parse(Buffer.from(r.value!, 'base64').toString()).kind === 'fail')
+      .map((r) => ({ itemIdentifier: { partition: `${r.topic}-${r.partition}`, offset: r.offset } })),
+  };
+}
+
 describe('a mapping with schemaRegistry', () => {
+  it("sends a partition's failed records to a kafka:// destination in offset order, whatever made each fail and when", async () => {
+    const { id } = await producer.register(
+      { type: SchemaType.JSON, schema: JSON.stringify(item) },
+      { subject: `${run}-items-value` },
+    );
+    const value = (n: number, kind: string) => producer.encode(id, { id: `i-${n}`, kind });
+    const unframed = Buffer.from(JSON.stringify({ id: 'plain', kind: 'ok' }));
+    const topic = uniqueName('t-js');
+    const dlq = `${topic}-dlq`;
+    await createTopic(kafka, dlq, 1);
+    // @0 and @5 fail in the function (no retry), @1 and @3 do not deserialize, @2's schema is not in the
+    // registry (the one record whose writer schema is looked up and not found).
+    await produce(topic, [
+      await value(0, 'fail'),
+      unframed,
+      unknownSchemaFrame(),
+      unframed,
+      await value(4, 'ok'),
+      await value(5, 'fail'),
+    ]);
+    const invoked: number[][] = [];
+    const events: string[] = [];
+    const esm = mapping({
+      topic,
+      consumerGroupId: uniqueName('t-js-group'),
+      maximumRetryAttempts: 0,
+      schemaRegistry: {
+        SchemaRegistryURI: url,
+        EventRecordFormat: 'JSON',
+        SchemaValidationConfigs: [{ Attribute: 'VALUE' }],
+      },
+      onFailure: `kafka://${dlq}`,
+      onEvent: (event: MappingEvent) => {
+        if (event.type === 'destination') events.push(`${event.offset} ${event.condition}`);
+      },
+      function: {
+        handler: async (event: KafkaEvent) => {
+          invoked.push(eventRecords(event).map((r) => r.offset));
+          return failKindFail(event);
+        },
+      },
+    });
+    await esm.start();
+    await esm.idle();
+    await esm.stop();
+
+    expect(await destinationMessages(dlq, 5)).toEqual([
+      '0 RetriesExhausted',
+      '1 DESERIALIZATION_ERROR',
+      '2 SCHEMA_NOT_FOUND',
+      '3 DESERIALIZATION_ERROR',
+      '5 RetriesExhausted',
+    ]);
+    expect(events).toEqual([
+      '0 RetryAttemptsExhausted',
+      '1 DESERIALIZATION_ERROR',
+      '2 SCHEMA_NOT_FOUND',
+      '3 DESERIALIZATION_ERROR',
+      '5 RetryAttemptsExhausted',
+    ]);
+    // From the lowest failed offset: @4 again, in a fresh batch after @0 exhausted its attempts.
+    expect(invoked).toEqual([
+      [0, 4, 5],
+      [4, 5],
+    ]);
+    expect(esm.stats()).toMatchObject({ destinationRecords: 5, droppedRecords: 0 });
+    expect(esm.stats().partitions[0]?.committed).toBe(6);
+  }, 180_000);
+
+  it('an exhausted record followed only by records the filter drops commits past them', async () => {
+    const { id } = await producer.register(
+      { type: SchemaType.JSON, schema: JSON.stringify(item) },
+      { subject: `${run}-items-value` },
+    );
+    const topic = uniqueName('t-js-tail');
+    await produce(topic, [
+      await producer.encode(id, { id: 'i-0', kind: 'ok' }),
+      await producer.encode(id, { id: 'i-1', kind: 'fail' }),
+      await producer.encode(id, { id: 'i-2', kind: 'skip' }),
+    ]);
+    const events: string[] = [];
+    const esm = mapping({
+      topic,
+      consumerGroupId: uniqueName('t-js-tail-group'),
+      maximumRetryAttempts: 0,
+      schemaRegistry: {
+        SchemaRegistryURI: url,
+        EventRecordFormat: 'JSON',
+        SchemaValidationConfigs: [{ Attribute: 'VALUE' }],
+      },
+      filterCriteria: { Filters: [{ Pattern: JSON.stringify({ value: { kind: ['ok', 'fail'] } }) }] },
+      onEvent: (event: MappingEvent) => {
+        if (event.type === 'destination') events.push(`${event.offset} ${event.dropped}`);
+      },
+      function: { handler: async (event: KafkaEvent) => failKindFail(event) },
+    });
+    await esm.start();
+    // Before, the commit stopped at @2 (past @1 only), and idle() waited for a record that would never come.
+    const idle = esm.idle().then(() => 'idle');
+    const waited = await Promise.race([idle, new Promise((resolve) => setTimeout(resolve, 30_000, 'stuck'))]);
+    const committed = esm.stats().partitions[0]?.committed;
+    await esm.stop();
+    await idle.catch(() => {});
+    expect({ waited, committed }).toEqual({ waited: 'idle', committed: 3 });
+    expect(events).toEqual(['1 no-destination']);
+    expect(esm.stats().recordsFiltered).toBe(1);
+  }, 180_000);
+
   it('sends an unknown schema to the destination with SCHEMA_NOT_FOUND, a corrupt record with DESERIALIZATION_ERROR, and delivers the rest in order as JSON with metadata', async () => {
     const { id } = await producer.register(
       { type: SchemaType.AVRO, schema: JSON.stringify(order) },

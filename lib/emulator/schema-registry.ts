@@ -190,8 +190,9 @@ export function createSchemaResolver(
 
 /**
  * Runs the parts' records through the resolver, in offset order: what is delivered (with filtered-out
- * records dropped) and, per reason, what goes to the destination. A part left empty keeps its `end`,
- * so that the caller commits past it.
+ * records dropped) and what goes to the destination, with its reason, in the parts' order (each
+ * partition's records in offset order, whatever their reasons). A part left empty keeps its `end`, so
+ * that the caller commits past it.
  *
  * @example
  * ```ts
@@ -203,8 +204,12 @@ export async function resolveBatchSchemas(
   resolver: SchemaResolver,
   filter: ((value: Buffer | null) => boolean) | undefined,
   signal?: AbortSignal,
-): Promise<{ parts: BatchPart[]; failed: Map<SchemaFailureCondition, PendingRecord[]>; filtered: number }> {
-  const failed = new Map<SchemaFailureCondition, PendingRecord[]>();
+): Promise<{
+  parts: BatchPart[];
+  failed: Array<{ record: PendingRecord; reason: SchemaFailureCondition }>;
+  filtered: number;
+}> {
+  const failed: Array<{ record: PendingRecord; reason: SchemaFailureCondition }> = [];
   let filtered = 0;
   const kept: BatchPart[] = [];
   for (const part of parts) {
@@ -215,15 +220,9 @@ export async function resolveBatchSchemas(
         continue;
       }
       const outcome = await resolver.resolve(record, signal);
-      if (outcome.kind === 'failed') {
-        const list = failed.get(outcome.reason) ?? [];
-        list.push(record);
-        failed.set(outcome.reason, list);
-      } else if (filter && !filter(outcome.filterValue)) {
-        filtered++;
-      } else {
-        records.push(outcome.record);
-      }
+      if (outcome.kind === 'failed') failed.push({ record, reason: outcome.reason });
+      else if (filter && !filter(outcome.filterValue)) filtered++;
+      else records.push(outcome.record);
     }
     kept.push({ ...part, records });
   }

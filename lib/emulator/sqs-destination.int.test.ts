@@ -1,7 +1,8 @@
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventRecords, partialResponseMapping as mapping, seededTopic } from '../../test/support/emulator.ts';
-import { committedOffsetsByKafkaTool, testKafka, uniqueName } from '../../test/support/kafka.ts';
+import { committedOffsetsByKafkaTool, createTopic, testKafka, uniqueName } from '../../test/support/kafka.ts';
+import { testProducer } from '../../test/support/producer.ts';
 import { type ElasticMq, startElasticMq } from '../elasticmq/index.ts';
 import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
 import type { BatchFailureEnvelope } from './destination.ts';
@@ -11,7 +12,11 @@ import { InvalidMappingSettingError } from './errors.ts';
 // (ElasticMQ) through the AWS SDK, and the test reads the queue back with the SDK like any consumer.
 
 const kafka = testKafka('emulator-sqs-destination');
-const queues = { partial: uniqueName('dlq-partial'), whole: uniqueName('dlq-whole') };
+const queues = {
+  partial: uniqueName('dlq-partial'),
+  whole: uniqueName('dlq-whole'),
+  mixed: uniqueName('dlq-mixed'),
+};
 let sqs: ElasticMq;
 let client: SQSClient;
 
@@ -153,6 +158,69 @@ it('function errors: one SQS message per failed batch, whose offset ranges cover
   expect(await committedOffsetsByKafkaTool(group)).toEqual([
     { topic, partition: 0, currentOffset: 15, logEndOffset: 15 },
     { topic, partition: 1, currentOffset: 15, logEndOffset: 15 },
+  ]);
+});
+
+it("records too old and records whose retries ran out: the SQS messages follow each partition's offsets, no two covering the same record", async () => {
+  const topic = uniqueName('sqs-mixed');
+  const group = uniqueName('sqs-mixed-group');
+  await createTopic(kafka, topic, 2);
+  const producer = testProducer(kafka);
+  await producer.connect();
+  const old = String(Date.now() - 120_000);
+  await producer.send({
+    topic,
+    messages: [
+      { partition: 0, value: '{"n":0}' },
+      { partition: 0, value: '{"n":1}', timestamp: old },
+      { partition: 0, value: '{"n":2}' },
+      { partition: 1, value: '{"n":0}' },
+    ],
+  });
+  await producer.disconnect();
+  const invoked: string[][] = [];
+  const esm = mapping({
+    topic,
+    consumerGroupId: group,
+    // One batch of the four records, once both partitions are fetched.
+    batchSize: 4,
+    maximumBatchingWindowInSeconds: 5,
+    maximumRecordAgeInSeconds: 60,
+    maximumRetryAttempts: 0,
+    onFailure: sqs.queueArn(queues.mixed),
+    destinations: { sqsEndpoint: sqs.endpoint },
+    function: {
+      handler: async (event: KafkaEvent) => {
+        invoked.push(eventRecords(event).map((r) => `${r.partition}@${r.offset}`));
+        throw new Error('downstream unavailable');
+      },
+    },
+  });
+  await esm.start();
+  await esm.idle();
+  await esm.stop();
+
+  expect(invoked.map((records) => records.sort())).toEqual([['0@0', '0@2', '1@0']]);
+  // p0@1 was too old before the invocation whose failure sent p0@0 and p0@2: it goes between them.
+  const messages = (await drain(queues.mixed)).map((envelope) => ({
+    condition: envelope.requestContext.condition,
+    batchSize: envelope.KafkaBatchInfo.batchSize,
+    ranges: Object.fromEntries(
+      Object.entries(envelope.KafkaBatchInfo.recordsInfo).map(([key, info]) => [
+        key.slice(topic.length + 1),
+        `${info.firstRecordOffset}-${info.lastRecordOffset}`,
+      ]),
+    ),
+  }));
+  expect(messages).toEqual([
+    { condition: 'RetryAttemptsExhausted', batchSize: 2, ranges: { 0: '0-0', 1: '0-0' } },
+    { condition: 'RecordAgeExceeded', batchSize: 1, ranges: { 0: '1-1' } },
+    { condition: 'RetryAttemptsExhausted', batchSize: 1, ranges: { 0: '2-2' } },
+  ]);
+  expect(esm.stats()).toMatchObject({ destinationRecords: 4, droppedRecords: 0 });
+  expect(await committedOffsetsByKafkaTool(group)).toEqual([
+    { topic, partition: 0, currentOffset: 3, logEndOffset: 3 },
+    { topic, partition: 1, currentOffset: 1, logEndOffset: 1 },
   ]);
 });
 
