@@ -97,6 +97,39 @@ describe('avroDecoder longs', () => {
     const safe = body(1n, 2n, 3n, 4n);
     expect({ ...((await decode(decoder, safe)) as object) }).toEqual({ big: 1, at: 2, maybe: 3, small: 4 });
   });
+  it('reads a negative long between −2^53 and −2^52 exactly, which avsc reads with its sign flipped', async () => {
+    const registry = registryOf(schema);
+    const values = [-(2n ** 52n) - 1n, -(2n ** 53n) + 1n, 2n ** 52n + 1n, -(2n ** 52n)];
+    for (const value of values) {
+      const near = body(value, value, value, value);
+      const read = { big: Number(value), at: Number(value), maybe: Number(value), small: Number(value) };
+      for (const [decoder, bytes] of [
+        [avroDecoder({ schema, framing: 'none' }), near],
+        [avroDecoder({ registry }), confluent(1, near)],
+        [avroDecoder({ registry, schema }), confluent(1, near)],
+      ] as const)
+        expect({ ...((await decode(decoder, bytes)) as object) }).toEqual(read);
+    }
+  });
+
+  it('wraps a union as avsc does, whether or not a long of the record passes 2^53 − 1', async () => {
+    // ["int", "long"]: two numbers, which avsc wraps ({ long: 4 }); read exactly, it was left bare.
+    const sized = {
+      type: 'record',
+      name: 'Sized',
+      fields: [
+        { name: 'size', type: ['int', 'long'] },
+        { name: 'big', type: 'long' },
+      ],
+    };
+    const decoder = avroDecoder({ schema: sized, framing: 'none' });
+    for (const big of [5n, BEYOND]) {
+      const read = (await decode(decoder, Buffer.concat([avroLong(1n), avroLong(4n), avroLong(big)]))) as {
+        size: object;
+      };
+      expect({ ...read.size }).toEqual({ long: 4 });
+    }
+  });
 });
 
 describe('Avro longs with EventRecordFormat JSON', () => {

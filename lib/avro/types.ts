@@ -6,7 +6,7 @@
 import avsc from 'avsc';
 import type { PayloadReader } from '../schema-registry/decoder.ts';
 import type { RegisteredSchema } from '../schema-registry/registry.ts';
-import { exactLongOptions } from './long.ts';
+import { exactLongOptions, fastLongOptions, PRECISION_LOSS } from './long.ts';
 
 /**
  * A schema compiled twice: with avsc's own `long` (`fast`), and with {@link exactLongOptions}
@@ -18,9 +18,6 @@ export interface AvroTypes {
   readonly fast: avsc.Type;
   readonly exact: avsc.Type;
 }
-
-/** What avsc's `long` throws for a value beyond 2^53 − 1 (lib/types.js, `LongType.prototype._read`). */
-const PRECISION_LOSS = 'potential precision loss';
 
 /** Reads with `fast`, and with `exact` only when `fast` refused a long beyond 2^53 − 1. */
 export function exactOnOverflow(fast: PayloadReader, exact: PayloadReader): PayloadReader {
@@ -42,7 +39,7 @@ export function toTypes(schema: avsc.Schema | avsc.Type | string | object): Avro
     typeof schema === 'string' && /^\s*[[{"]/.test(schema) ? JSON.parse(schema) : schema
   ) as avsc.Schema;
   return {
-    fast: avsc.Type.forSchema(parsed),
+    fast: avsc.Type.forSchema(parsed, fastLongOptions(avsc)),
     exact: avsc.Type.forSchema(parsed, exactLongOptions(avsc)),
   };
 }
@@ -85,7 +82,7 @@ export function compileWriter(
  */
 function writerTypes(registered: RegisteredSchema): AvroTypes | string {
   const compiled: avsc.Type[] = [];
-  for (const options of [{ registry: {} }, exactLongOptions(avsc)]) {
+  for (const options of [fastLongOptions(avsc), exactLongOptions(avsc)]) {
     for (const reference of registered.references ?? []) {
       if (reference.type !== 'AVRO')
         return `has a writer schema that references a ${reference.type} schema (${reference.name}), not Avro`;
