@@ -1,5 +1,6 @@
 import { GetBootstrapBrokersCommand, KafkaClient } from '@aws-sdk/client-kafka';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { awsApiClientConfig, callAwsApi, mskCall, secretsManagerCall } from '../../lib/replay/aws-api.ts';
 import {
   KAFKA_AUTH_TYPES,
   type KafkaAuth,
@@ -62,6 +63,8 @@ const list = (value: string | undefined) =>
 
 /**
  * Reads the configuration from the environment (see the variables at the top of handler.ts).
+ * `awsCallMs` bounds each Secrets Manager and MSK call the connection makes, its retries included
+ * (default 30 s): one that got no answer by then is an `AwsApiTimeoutError` naming the call.
  *
  * @throws {ReplayConfigError}
  * @example
@@ -69,7 +72,10 @@ const list = (value: string | undefined) =>
  * const config = replayConfigFromEnv(process.env);
  * ```
  */
-export function replayConfigFromEnv(env: Record<string, string | undefined>): ReplayFunctionConfig {
+export function replayConfigFromEnv(
+  env: Record<string, string | undefined>,
+  { awsCallMs = AWS_CALL_MS }: { awsCallMs?: number } = {},
+): ReplayFunctionConfig {
   const auth = (env.KAFKA_AUTH ?? 'none') as KafkaAuthType;
   if (!Object.hasOwn(KAFKA_AUTH_TYPES, auth)) {
     throw new ReplayConfigError(
@@ -89,14 +95,17 @@ export function replayConfigFromEnv(env: Record<string, string | undefined>): Re
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
   if ((auth === 'iam' || clusterArn || secretArn || rootCaArn) && !region)
     throw new ReplayConfigError('AWS_REGION is not set');
+  // Each call is bounded: a Secrets Manager or MSK endpoint that never answers ends the invocation's
+  // answer in an error naming the call, not in the function's timeout.
+  const aws = (): AwsApi => ({ region: region!, deadline: Date.now() + awsCallMs });
   const config: ReplayFunctionConfig = {
     mappings: list(env.REPLAY_MAPPING_UUID),
     groups: list(env.REPLAY_CONSUMER_GROUP_ID),
     topics: list(env.REPLAY_ALLOWED_TOPICS),
     timeouts: timeouts(env),
     connection: once(async () => ({
-      brokers: bootstrap.length > 0 ? bootstrap : await discoverBrokers(clusterArn!, auth, region!),
-      auth: await kafkaAuth(auth, secretArn, region!, rootCaArn && (await rootCa(rootCaArn, region!))),
+      brokers: bootstrap.length > 0 ? bootstrap : await discoverBrokers(clusterArn!, auth, aws()),
+      auth: await kafkaAuth(auth, secretArn, aws(), rootCaArn && (await rootCa(rootCaArn, aws()))),
       clientId: 'kafka-lambda-replay-function',
     })),
   };
@@ -106,6 +115,17 @@ export function replayConfigFromEnv(env: Record<string, string | undefined>): Re
     );
   }
   return config;
+}
+
+/**
+ * Bound on each Secrets Manager and MSK call (GetSecretValue, GetBootstrapBrokers), its retries included.
+ */
+const AWS_CALL_MS = 30_000;
+
+/** Where the AWS calls of the configuration go, and by when they must have answered (epoch ms). */
+interface AwsApi {
+  region: string;
+  deadline: number;
 }
 
 function timeouts(env: Record<string, string | undefined>): Partial<ReplayTimeouts> {
@@ -137,9 +157,12 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
   };
 }
 
-async function discoverBrokers(clusterArn: string, auth: string, region: string): Promise<string[]> {
-  const brokers = await new KafkaClient({ region }).send(
-    new GetBootstrapBrokersCommand({ ClusterArn: clusterArn }),
+async function discoverBrokers(clusterArn: string, auth: string, aws: AwsApi): Promise<string[]> {
+  const client = new KafkaClient({ region: aws.region, ...awsApiClientConfig() });
+  const brokers = await callAwsApi(
+    mskCall('GetBootstrapBrokers'),
+    (abortSignal) => client.send(new GetBootstrapBrokersCommand({ ClusterArn: clusterArn }), { abortSignal }),
+    { deadline: aws.deadline },
   );
   const found =
     auth === 'iam'
@@ -160,12 +183,15 @@ async function discoverBrokers(clusterArn: string, auth: string, region: string)
  */
 async function readSecret(
   secretArn: string,
-  region: string,
+  aws: AwsApi,
   what: string,
   required: readonly string[],
 ): Promise<Record<string, string | undefined>> {
-  const { SecretString } = await new SecretsManagerClient({ region }).send(
-    new GetSecretValueCommand({ SecretId: secretArn }),
+  const client = new SecretsManagerClient({ region: aws.region, ...awsApiClientConfig() });
+  const { SecretString } = await callAwsApi(
+    secretsManagerCall('GetSecretValue'),
+    (abortSignal) => client.send(new GetSecretValueCommand({ SecretId: secretArn }), { abortSignal }),
+    { deadline: aws.deadline },
   );
   if (SecretString === undefined) {
     throw new ReplayConfigError(`secret ${secretArn} has no SecretString (${what} is JSON text)`);
@@ -193,23 +219,23 @@ async function readSecret(
 }
 
 // Lambda's root CA secret for self-managed clusters: {"certificate": "-----BEGIN CERTIFICATE-----…"}.
-async function rootCa(secretArn: string, region: string): Promise<string> {
-  const { certificate } = await readSecret(secretArn, region, 'the root CA secret', ['certificate']);
+async function rootCa(secretArn: string, aws: AwsApi): Promise<string> {
+  const { certificate } = await readSecret(secretArn, aws, 'the root CA secret', ['certificate']);
   return certificate!;
 }
 
 async function kafkaAuth(
   auth: KafkaAuthType,
   secretArn: string | undefined,
-  region: string,
+  aws: AwsApi,
   ca: string | undefined,
 ): Promise<KafkaAuth> {
-  if (auth === 'iam') return { type: 'iam', region };
+  if (auth === 'iam') return { type: 'iam', region: aws.region };
   if (auth === 'tls') return { type: 'tls', ca };
   if (auth === 'none') return { type: 'none' };
   // The secret formats Lambda's Kafka triggers use: {username, password} or {certificate, privateKey[, privateKeyPassword]}.
   if (auth === 'mtls') {
-    const secret = await readSecret(secretArn!, region, 'the mTLS secret', ['certificate', 'privateKey']);
+    const secret = await readSecret(secretArn!, aws, 'the mTLS secret', ['certificate', 'privateKey']);
     return {
       type: 'mtls',
       cert: secret.certificate!,
@@ -218,6 +244,6 @@ async function kafkaAuth(
       ca,
     };
   }
-  const secret = await readSecret(secretArn!, region, 'the SASL secret', ['username', 'password']);
+  const secret = await readSecret(secretArn!, aws, 'the SASL secret', ['username', 'password']);
   return { type: auth, username: secret.username!, password: secret.password!, ca };
 }

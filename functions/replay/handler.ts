@@ -39,6 +39,13 @@
  *                             mapping is touched: e.g. a 5-minute timeout with the default bounds.
  * - AWS_REGION                set by Lambda.
  *
+ * AWS API calls: each is bounded (an answer within 15 s per attempt; GetEventSourceMapping before the plan
+ * within 30 s or REPLAY_MAPPING_TIMEOUT_MS, the mapping's updates within their step's bound, Secrets
+ * Manager and MSK within 30 s): an endpoint that never answers ends in an AwsApiTimeoutError naming the
+ * call and what to check, not in the function's timeout. In a VPC, the function reaches these APIs through
+ * a NAT gateway or interface VPC endpoints: lambda, and secretsmanager (KAFKA_SECRET_ARN,
+ * KAFKA_ROOT_CA_SECRET_ARN) or kafka (KAFKA_CLUSTER_ARN) when used.
+ *
  * Role: lambda:GetEventSourceMapping + lambda:UpdateEventSourceMapping on the mapping; with MSK IAM
  * kafka-cluster:Connect (cluster), DescribeTopic + ReadData (topics), DescribeGroup + AlterGroup (group);
  * kafka:GetBootstrapBrokers with KAFKA_CLUSTER_ARN; secretsmanager:GetSecretValue (+ kms:Decrypt for a
@@ -47,6 +54,7 @@
  * the default bounds).
  */
 import { LambdaClient } from '@aws-sdk/client-lambda';
+import { awsApiClientConfig } from '../../lib/replay/aws-api.ts';
 import {
   describeReplayError,
   parseReplayRequest,
@@ -65,9 +73,6 @@ import { type ReplayFunctionConfig, ReplayNotAllowedError, replayConfigFromEnv }
  * ```
  */
 export type ReplayFunctionResult = ReplayOutcome;
-
-/** A hung Lambda API call must not eat the replay's time budget: each call is bounded (and retried). */
-const LAMBDA_API_TIMEOUTS = { requestHandler: { connectionTimeout: 5_000, requestTimeout: 15_000 } };
 
 /** Time kept back from the Lambda timeout to answer (and log) after a bounded wait gave up. */
 const ANSWER_MARGIN_MS = 15_000;
@@ -157,7 +162,9 @@ export async function handler(
   try {
     configured ??= createReplayHandler({
       config: replayConfigFromEnv(process.env),
-      lambda: new LambdaClient(LAMBDA_API_TIMEOUTS),
+      // A hung Lambda API call must not eat the replay's time budget: each attempt fails after its
+      // request timeout and each call is abandoned at its step's bound, naming the call.
+      lambda: new LambdaClient(awsApiClientConfig()),
     });
   } catch (error) {
     return { ok: false, error: describeReplayError(error) };

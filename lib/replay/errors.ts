@@ -367,6 +367,44 @@ export class ReplayTimeoutError extends ReplayError {
 }
 
 /**
+ * An AWS API call (Lambda, Secrets Manager, MSK) got no answer in time: the endpoint accepts connections
+ * but does not answer, or cannot be reached (a function in a VPC without a route to the service). Each
+ * attempt is abandoned when it takes too long and sent again until the step's bound; this is what is
+ * left when the bound ran out. The message names the call and what to check, never a secret.
+ *
+ * @example
+ * ```ts
+ * catch (e) { if (e instanceof AwsApiTimeoutError) console.error(e.service, e.operation); } // 'Lambda', 'GetEventSourceMapping'
+ * ```
+ */
+export class AwsApiTimeoutError extends ReplayTimeoutError {
+  /** Always `'AwsApiTimeoutError'`. */
+  override name = 'AwsApiTimeoutError';
+  /** The AWS service, as its API is named: `Lambda`, `Secrets Manager`, `Kafka` (MSK). */
+  readonly service: string;
+  /** The API operation that got no answer, e.g. `GetEventSourceMapping`. */
+  readonly operation: string;
+  /**
+   * @param call - The service, the operation, and the name of the service's interface VPC endpoint
+   *   (`lambda`, `secretsmanager`, `kafka`), named in the advice.
+   * @param ms - How long the call was tried, in milliseconds.
+   * @param attempts - How many times it was sent.
+   * @param options - `cause`: the last attempt's error, if any.
+   */
+  constructor(
+    call: { service: string; operation: string; endpoint: string },
+    ms: number,
+    attempts: number,
+    options?: ErrorOptions,
+  ) {
+    super(`${call.service} ${call.operation} to answer`, ms, `${attempts} attempt(s)`, options);
+    this.message = `${call.service} API call ${call.operation} got no answer in ${ms} ms (${attempts} attempt(s)): check that the ${call.service} API endpoint is reachable from where this runs (a function in a VPC reaches it through a NAT gateway or a "${call.endpoint}" interface VPC endpoint; elsewhere: the network, a proxy, AWS_ENDPOINT_URL_* settings)`;
+    this.service = call.service;
+    this.operation = call.operation;
+  }
+}
+
+/**
  * The replay was aborted through its `signal` (e.g. Ctrl-C in the CLI).
  *
  * @example

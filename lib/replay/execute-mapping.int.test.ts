@@ -1,12 +1,15 @@
 // The mapping orchestration against a model of the Lambda API (aws-sdk-client-mock: real states, conflicts,
 // throttling) and the real broker: whatever fails, the mapping ends in its original state, and the offsets
 // are either all set or untouched.
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import type { Consumer } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { lambdaApiEndpoint, type MappingRequest } from '../../test/support/aws-endpoints.ts';
 import { type EsmModelOptions, modelEventSourceMapping } from '../../test/support/esm-model.ts';
 import { committedOffsetsByKafkaTool, testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
 import { racedAtHold } from '../../test/support/replay-race.ts';
 import { seedTopic } from '../../test/support/seed-topic.ts';
+import { awsApiClientConfig } from './aws-api.ts';
 import { connectReplayKafka, type ReplayKafka } from './connection.ts';
 import {
   MappingRefusedError,
@@ -465,4 +468,90 @@ describe('executeReplay against a deadline', () => {
       expect(await committed(groupId)).toEqual(from === 'commit' ? [7, 8, 9] : [2, 2, 2]);
     }, 30_000);
   }
+});
+
+// The Lambda API over HTTP (a local endpoint answered by the model) with chosen requests left unanswered:
+// a hung UpdateEventSourceMapping is abandoned and sent again, so the trigger is not left Disabled.
+describe('executeReplay and a Lambda API that leaves a request unanswered', () => {
+  let endpoint: Awaited<ReturnType<typeof lambdaApiEndpoint>> | undefined;
+  afterEach(async () => {
+    await endpoint?.close();
+    endpoint = undefined;
+  });
+
+  /** The replay's Lambda client configuration, with a 300 ms request timeout, against the endpoint. */
+  async function overHttp(groupId: string, hang: (request: MappingRequest) => boolean) {
+    const model = modelEventSourceMapping({ uuid: 'esm-1', topic, groupId, transitionPolls: 1 });
+    endpoint = await lambdaApiEndpoint(model, hang);
+    const lambda = new LambdaClient({
+      region: 'eu-west-1',
+      endpoint: endpoint.url,
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+      maxAttempts: 1,
+      ...awsApiClientConfig({ requestTimeoutMs: 300 }),
+    });
+    const request: ExecuteRequest = {
+      kafka,
+      mapping: { lambda, uuid: 'esm-1' },
+      target: { kind: 'offset', offset: 2 },
+      reason: 'test',
+      timeouts: fast,
+    };
+    return { model, request, requests: endpoint.requests };
+  }
+
+  it('a hung UpdateEventSourceMapping while restoring is sent again within the restore window: the mapping ends Enabled', async () => {
+    const groupId = await group();
+    let restoring = false;
+    const { model, request, requests } = await overHttp(
+      groupId,
+      // The restore's first enable never gets an answer (nor reaches the mapping).
+      (r) => {
+        if (!restoring || r.method !== 'PUT' || r.enabled !== true) return false;
+        restoring = false;
+        return true;
+      },
+    );
+    const controller = new AbortController();
+    const error = await executeReplay({
+      ...request,
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (p.step === 'wait-group-empty' && !controller.signal.aborted) {
+          restoring = true;
+          controller.abort();
+        }
+      },
+    }).catch((e) => e);
+    expect(error).toBeInstanceOf(ReplayExecutionError);
+    expect(error.report).toMatchObject({
+      failedStep: 'wait-group-empty',
+      offsets: 'untouched',
+      mappingStateBefore: 'Enabled',
+      mappingStateNow: 'Enabled',
+      mappingRestored: true,
+    });
+    expect(error.report.restore.ms).toBeLessThan(fast.restoreMs);
+    expect(model.state()).toBe('Enabled');
+    expect(requests.filter((r) => r.method === 'PUT').map((r) => r.enabled)).toEqual([false, true, true]);
+    expect(await committed(groupId)).toEqual([7, 8, 9]);
+  }, 30_000);
+
+  it('a hung UpdateEventSourceMapping while disabling fails the step within the mapping bound, naming the call; the mapping stays Enabled', async () => {
+    const groupId = await group();
+    const { model, request } = await overHttp(groupId, (r) => r.method === 'PUT' && r.enabled === false);
+    const started = Date.now();
+    const error = await executeReplay(request).catch((e) => e);
+    expect(Date.now() - started).toBeLessThan(fast.mappingMs + fast.restoreMs);
+    expect(error).toBeInstanceOf(ReplayExecutionError);
+    expect(error.report).toMatchObject({
+      failedStep: 'disable-mapping',
+      error: { name: 'AwsApiTimeoutError' },
+      offsets: 'untouched',
+      mappingStateNow: 'Enabled',
+      mappingRestored: true,
+    });
+    expect(error.report.error.message).toMatch(/^Lambda API call UpdateEventSourceMapping got no answer/);
+    expect(model.updates).toEqual([]);
+  }, 30_000);
 });

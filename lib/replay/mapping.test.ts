@@ -1,8 +1,11 @@
-// Reading an event source mapping through the Lambda API, modelled with aws-sdk-client-mock.
+// Reading an event source mapping through the Lambda API, modelled with aws-sdk-client-mock, and against
+// a local endpoint that never answers.
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type LocalEndpoint, silentEndpoint } from '../../test/support/aws-endpoints.ts';
 import { modelEventSourceMapping } from '../../test/support/esm-model.ts';
-import { MappingNotFoundError } from './errors.ts';
+import { awsApiClientConfig } from './aws-api.ts';
+import { AwsApiTimeoutError, MappingNotFoundError, ReplayAbortedError } from './errors.ts';
 import { readMapping, setMappingEnabled, waitForMappingState } from './mapping.ts';
 import { describeReplayError } from './outcome.ts';
 
@@ -53,5 +56,76 @@ describe('readMapping', () => {
     await expect(
       waitForMappingState({ lambda, uuid: 'm-404', state: 'Disabled', timeoutMs: 5_000, intervalMs: 10 }),
     ).rejects.toBeInstanceOf(MappingNotFoundError);
+  });
+});
+
+describe('a Lambda API endpoint that accepts connections and never answers', () => {
+  const credentials = { accessKeyId: 'x', secretAccessKey: 'x' };
+  let silent: LocalEndpoint;
+  beforeEach(async () => {
+    silent = await silentEndpoint();
+  });
+  afterEach(() => silent.close());
+
+  it('each attempt is abandoned after its bound and sent again; the deadline ends it, naming the call and what to check', async () => {
+    // A client with no request timeout of its own: only the call's bounds end it.
+    const lambda = new LambdaClient({
+      region: 'eu-west-1',
+      endpoint: silent.url,
+      credentials,
+      maxAttempts: 1,
+    });
+    const started = Date.now();
+    const error = await readMapping({
+      lambda,
+      uuid: 'esm-1',
+      deadline: started + 1_500,
+      attemptMs: 400,
+    }).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(error).toBeInstanceOf(AwsApiTimeoutError);
+    expect(error).toMatchObject({ service: 'Lambda', operation: 'GetEventSourceMapping' });
+    expect((error as Error).message).toMatch(
+      /^Lambda API call GetEventSourceMapping got no answer in \d+ ms \(\d+ attempt\(s\)\): check that the Lambda API endpoint is reachable from where this runs \(a function in a VPC reaches it through a NAT gateway or a "lambda" interface VPC endpoint; /,
+    );
+    expect(silent.connections()).toBeGreaterThanOrEqual(2);
+    expect(describeReplayError(error)).toMatchObject({ name: 'AwsApiTimeoutError', kind: 'error' });
+  });
+
+  it('the replay’s client configuration fails an unanswered request at its request timeout (not a warning), and the call sends it again', async () => {
+    const lambda = new LambdaClient({
+      region: 'eu-west-1',
+      endpoint: silent.url,
+      credentials,
+      maxAttempts: 1,
+      ...awsApiClientConfig({ requestTimeoutMs: 300 }),
+    });
+    const started = Date.now();
+    const error = await setMappingEnabled({
+      lambda,
+      uuid: 'esm-1',
+      enabled: true,
+      deadline: started + 1_500,
+    }).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(error).toMatchObject({ name: 'AwsApiTimeoutError', operation: 'UpdateEventSourceMapping' });
+    // The attempt bound (20 s by default) is past the deadline: the request timeout alone ended the
+    // attempts before the last (without throwOnRequestTimeout, the first would have waited until the end).
+    expect(silent.connections()).toBeGreaterThanOrEqual(2);
+  });
+
+  it('an abort ends a call in flight at once', async () => {
+    const lambda = new LambdaClient({ region: 'eu-west-1', endpoint: silent.url, credentials });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const started = Date.now();
+    const error = await readMapping({
+      lambda,
+      uuid: 'esm-1',
+      deadline: started + 60_000,
+      signal: controller.signal,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReplayAbortedError);
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 });

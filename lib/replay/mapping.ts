@@ -4,11 +4,12 @@ import {
   type LambdaClient,
   UpdateEventSourceMappingCommand,
 } from '@aws-sdk/client-lambda';
-import { MappingNotFoundError, MappingRefusedError, ReplayTimeoutError } from './errors.ts';
+import { callAwsApi, lambdaCall } from './aws-api.ts';
+import { MappingNotFoundError, MappingRefusedError } from './errors.ts';
 
 export { enableMappingCommand } from './aws-cli.ts';
 
-import { pause, pollUntil, type WaitOptions } from './wait.ts';
+import { pollUntil, type WaitOptions } from './wait.ts';
 
 /**
  * What the replay needs to know about a Kafka event source mapping.
@@ -39,36 +40,30 @@ const RETRYABLE = new Set([
 
 /**
  * Runs a Lambda API call, retrying throttling and conflicts with exponential back-off and full jitter
- * until `deadline` (epoch ms); any other error, or the deadline, ends it.
+ * until `deadline` (epoch ms); any other error, or the deadline, ends it. Each attempt is sent with an
+ * abort signal that ends it after `attemptMs` or at the deadline: one that got no answer is abandoned
+ * and sent again, and the deadline passing with no answer is {@link AwsApiTimeoutError} naming `what`.
  *
  * @example
  * ```ts
- * const out = await withLambdaRetry(() => lambda.send(command), { deadline: Date.now() + 30_000 });
+ * const out = await withLambdaRetry((abortSignal) => lambda.send(command, { abortSignal }), { deadline: Date.now() + 30_000 });
  * ```
  */
 export async function withLambdaRetry<T>(
-  call: () => Promise<T>,
-  { deadline, signal, what = 'Lambda API call' }: { deadline: number; signal?: AbortSignal; what?: string },
+  call: (abortSignal: AbortSignal) => Promise<T>,
+  {
+    deadline,
+    signal,
+    what = 'call',
+    attemptMs,
+  }: { deadline: number; signal?: AbortSignal; what?: string; attemptMs?: number },
 ): Promise<T> {
-  const started = Date.now();
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      const name = (error as { name?: string }).name ?? '';
-      if (!RETRYABLE.has(name)) throw error;
-      const delay = Math.random() * Math.min(5_000, 100 * 2 ** attempt);
-      if (Date.now() + delay > deadline) {
-        throw new ReplayTimeoutError(
-          `${what} to stop failing with ${name}`,
-          Date.now() - started,
-          `${attempt + 1} attempts`,
-          { cause: error },
-        );
-      }
-      await pause(delay, signal);
-    }
-  }
+  return callAwsApi(lambdaCall(what), call, {
+    deadline,
+    signal,
+    attemptMs,
+    retryable: (error) => RETRYABLE.has((error as { name?: string } | undefined)?.name ?? ''),
+  });
 }
 
 /**
@@ -100,17 +95,20 @@ export async function readMapping({
   uuid,
   deadline,
   signal,
+  attemptMs,
 }: {
   lambda: LambdaClient;
   uuid: string;
   deadline: number;
   signal?: AbortSignal;
+  /** Bound on each attempt (default: 20 s): one with no answer by then is sent again. */
+  attemptMs?: number;
 }): Promise<MappingInfo> {
   let mapping: EventSourceMappingConfiguration;
   try {
     mapping = await withLambdaRetry(
-      () => lambda.send(new GetEventSourceMappingCommand({ UUID: uuid }), { abortSignal: signal }),
-      { deadline, signal, what: 'GetEventSourceMapping' },
+      (abortSignal) => lambda.send(new GetEventSourceMappingCommand({ UUID: uuid }), { abortSignal }),
+      { deadline, signal, attemptMs, what: 'GetEventSourceMapping' },
     );
   } catch (error) {
     throw await notFoundAsMappingError(error, lambda, uuid);
@@ -179,20 +177,21 @@ export async function setMappingEnabled({
   enabled,
   deadline,
   signal,
+  attemptMs,
 }: {
   lambda: LambdaClient;
   uuid: string;
   enabled: boolean;
   deadline: number;
   signal?: AbortSignal;
+  /** Bound on each attempt (default: 20 s): one with no answer by then is sent again. */
+  attemptMs?: number;
 }): Promise<void> {
   try {
     await withLambdaRetry(
-      () =>
-        lambda.send(new UpdateEventSourceMappingCommand({ UUID: uuid, Enabled: enabled }), {
-          abortSignal: signal,
-        }),
-      { deadline, signal, what: 'UpdateEventSourceMapping' },
+      (abortSignal) =>
+        lambda.send(new UpdateEventSourceMappingCommand({ UUID: uuid, Enabled: enabled }), { abortSignal }),
+      { deadline, signal, attemptMs, what: 'UpdateEventSourceMapping' },
     );
   } catch (error) {
     throw await notFoundAsMappingError(error, lambda, uuid);

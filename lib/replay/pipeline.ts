@@ -11,7 +11,10 @@ import type { ReplayOutcome } from './outcome.ts';
 import { planReplay } from './plan.ts';
 import { type ReplayRequest, requestTarget, requestTopic } from './request.ts';
 
-/** How long reading the mapping before anything else may take, throttling retries included. */
+/**
+ * How long reading the mapping before anything else may take, throttling retries included (a shorter
+ * `timeouts.mappingMs` shortens it).
+ */
 const READ_MAPPING_MS = 30_000;
 
 /**
@@ -91,7 +94,17 @@ export async function runReplay(
     if (!lambda) {
       throw new ReplayInputError(`mapping ${request.mapping}: a Lambda API client is needed to control it`);
     }
-    const info = await readMapping({ lambda, uuid: request.mapping, deadline: Date.now() + READ_MAPPING_MS });
+    // Bounded by the shortest of its own bound, the mapping waits' and the caller's deadline: an API
+    // endpoint that never answers ends here, naming the call.
+    const info = await readMapping({
+      lambda,
+      uuid: request.mapping,
+      deadline: Math.min(
+        Date.now() + Math.min(READ_MAPPING_MS, execution.timeouts?.mappingMs ?? READ_MAPPING_MS),
+        execution.deadline ?? Number.POSITIVE_INFINITY,
+      ),
+      signal: execution.signal,
+    });
     ({ groupId, topic, groupFromMapping } = checkMapping(info, {
       groupId: request.group,
       topic,

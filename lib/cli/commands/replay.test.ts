@@ -1,9 +1,13 @@
-// What `kafka-lambda replay` prints, from plans built here (the command against a broker: replay.int.test.ts).
-import { describe, expect, it } from 'vitest';
+// What `kafka-lambda replay` prints, from plans built here (the command against a broker: replay.int.test.ts),
+// and how it ends against a Lambda API endpoint that never answers.
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type LocalEndpoint, silentEndpoint } from '../../../test/support/aws-endpoints.ts';
+import { runCli } from '../../../test/support/run-cli.ts';
 import { formatReplayMetadata } from '../../replay/metadata.ts';
 import type { PartitionPlan, ReplayPlan } from '../../replay/types.ts';
 import { findControlCharacter } from '../../text/control-characters.ts';
-import { dryRunNotes, planTable } from './replay.ts';
+import { dryRunNotes, INVOKE_CLIENT, planTable } from './replay.ts';
 
 function plan(partitions: Partial<PartitionPlan>[], group: Partial<ReplayPlan> = {}): ReplayPlan {
   return {
@@ -97,4 +101,51 @@ describe('dryRunNotes: what a dry run says --execute would meet', () => {
       'Group orders-fn is Stable with 1 member(s): another replay holds it right now; --execute would be refused as a conflict (exit 6) until it is done.',
     ]);
   });
+});
+
+describe('a Lambda API endpoint that accepts connections and never answers', () => {
+  let silent: LocalEndpoint;
+  beforeEach(async () => {
+    silent = await silentEndpoint();
+  });
+  afterEach(() => silent.close());
+  const env = () => ({
+    AWS_ENDPOINT_URL_LAMBDA: silent.url,
+    AWS_REGION: 'eu-west-1',
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_SESSION_TOKEN: '',
+    AWS_PROFILE: '',
+  });
+
+  it('--esm: reading the mapping ends within --mapping-timeout (exit 1), naming the call and what to check', async () => {
+    const args = ['replay', '--brokers', '127.0.0.1:1', '--esm', 'esm-1', '--to-earliest'];
+    const result = await runCli([...args, '--mapping-timeout', '2'], { env: env() });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /kafka-lambda replay: Lambda API call GetEventSourceMapping got no answer in \d+ ms \(\d+ attempt\(s\)\): check that the Lambda API endpoint is reachable/,
+    );
+    expect(result.ms).toBeLessThan(15_000);
+    const json = await runCli([...args, '--mapping-timeout', '1', '--json'], { env: env() });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: false,
+      error: { name: 'AwsApiTimeoutError', kind: 'error' },
+    });
+  }, 40_000);
+
+  it('--function: the Invoke client fails a request past its timeout instead of only warning', async () => {
+    const lambda = new LambdaClient({
+      ...INVOKE_CLIENT,
+      // 16 minutes in use; shortened here.
+      requestHandler: { ...INVOKE_CLIENT.requestHandler, requestTimeout: 300 },
+      endpoint: silent.url,
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
+    const started = Date.now();
+    const invoke = lambda.send(new InvokeCommand({ FunctionName: 'replay-fn', Payload: new Uint8Array() }));
+    await expect(invoke).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(silent.connections()).toBe(1); // sent once: a replay must never run twice
+  }, 20_000);
 });

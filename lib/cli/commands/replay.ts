@@ -4,8 +4,10 @@ import { text } from 'node:stream/consumers';
 import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
 import Table from 'cli-table3';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { awsApiClientConfig, isAwsTimeout, lambdaCall } from '../../replay/aws-api.ts';
 import { enableMappingCommand, resumeMappingAdvice } from '../../replay/aws-cli.ts';
 import {
+  AwsApiTimeoutError,
   describeReplayError,
   type KafkaConnection,
   type PartitionPlan,
@@ -264,11 +266,23 @@ async function readPlanFile(path: string): Promise<string> {
  * kept alive by TCP keep-alive probes meanwhile, as AWS advises for long synchronous invocations.
  * https://docs.aws.amazon.com/lambda/latest/dg/invocation-sync.html
  */
-const INVOKE_CLIENT = {
+const INVOKE_TIMEOUT_MS = 16 * 60_000;
+
+/**
+ * The `--function` Lambda client's configuration (exported for its tests).
+ *
+ * @example
+ * ```ts
+ * const lambda = new LambdaClient({ ...INVOKE_CLIENT, region });
+ * ```
+ */
+export const INVOKE_CLIENT = {
   maxAttempts: 1,
   requestHandler: {
     connectionTimeout: 10_000,
-    requestTimeout: 16 * 60_000,
+    requestTimeout: INVOKE_TIMEOUT_MS,
+    // Without it, the SDK only logs a warning when the request timeout passes, and waits on.
+    throwOnRequestTimeout: true,
     httpsAgent: new HttpsAgent({ keepAlive: true, keepAliveMsecs: 60_000 }),
   },
 } as const;
@@ -281,6 +295,7 @@ async function invokeReplayFunction(
   const lambda = await lambdaClient(options, '--function', INVOKE_CLIENT);
   progress(`invoking ${name}${request.execute ? ' (waits for the mapping to disable and re-enable)' : ''}`);
   let response: InvokeCommandOutput;
+  const started = Date.now();
   try {
     response = await lambda.send(
       new InvokeCommand({ FunctionName: name, Payload: new TextEncoder().encode(JSON.stringify(request)) }),
@@ -288,8 +303,19 @@ async function invokeReplayFunction(
   } catch (error) {
     // A request the service refused (no such function, not allowed, throttled) ran nothing; a lost
     // connection or a timeout may have lost the answer of a replay that ran.
-    if (!request.execute || isRefusedRequest(error)) throw error;
-    return unknownOutcome(name, request, `gave no answer (${summarizeError(error).message})`);
+    const timedOut = isAwsTimeout(error);
+    if (!request.execute || isRefusedRequest(error)) {
+      throw timedOut
+        ? new AwsApiTimeoutError(lambdaCall('Invoke'), Date.now() - started, 1, { cause: error })
+        : error;
+    }
+    return unknownOutcome(
+      name,
+      request,
+      timedOut
+        ? `gave no answer in ${Math.round((Date.now() - started) / 1000)} s`
+        : `gave no answer (${summarizeError(error).message})`,
+    );
   }
   const payload = response.Payload ? new TextDecoder().decode(response.Payload) : '';
   if (response.FunctionError) {
@@ -348,12 +374,9 @@ async function replayDirectly(request: ReplayRequest, options: ReplayOptions): P
   if (request.mapping === undefined && (request.group === undefined || requestTopic(request) === undefined)) {
     throw new ReplayInputError('give --esm, or --group with --topic');
   }
-  // Each mapping call is bounded (and retried on throttling) so that a hung request cannot eat the waits.
-  const lambda = request.mapping
-    ? await lambdaClient(options, '--esm', {
-        requestHandler: { connectionTimeout: 5_000, requestTimeout: 15_000 },
-      })
-    : undefined;
+  // Each mapping call is bounded (and retried on throttling and timeouts) so that a hung request cannot
+  // eat the waits.
+  const lambda = request.mapping ? await lambdaClient(options, '--esm', awsApiClientConfig()) : undefined;
   const abort = new AbortController();
   const stopSignals = request.execute ? interruptible(abort, request.mapping) : () => {};
   try {
