@@ -3,7 +3,8 @@
 /**
  * JSON Schema decoder for `kafkaBatch` (`kafka-lambda/json-schema`), built on Ajv (an optional peer
  * dependency). Reads Confluent- or Glue-framed JSON, checks it against the writer's JSON Schema (in
- * code or from the registry by id), then against your Standard Schema.
+ * code or from the registry by id), then against your Standard Schema. The trigger's
+ * `EventRecordFormat` `JSON` records are checked against the schema in code too, when there is one.
  */
 import { Ajv, type AnySchema, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
@@ -31,7 +32,9 @@ export type * from '../schema-registry/entry-types.ts';
 export interface JsonSchemaDecoderOptions<TOutput> extends SchemaRegistryDecoderOptions<TOutput> {
   /**
    * The JSON Schema every record must match, used instead of the registry's: draft-07, or 2019-09 and
-   * 2020-12 by its `$schema` (another dialect, such as draft-04, does not compile).
+   * 2020-12 by its `$schema` (another dialect, such as draft-04, does not compile). Records the trigger
+   * hands over as JSON (`eventRecordFormat: 'JSON'`) must match it too; without it, their JSON is
+   * taken as the trigger validated it against the registry's schema.
    */
   schema?: AnySchema | undefined;
 }
@@ -39,7 +42,9 @@ export interface JsonSchemaDecoderOptions<TOutput> extends SchemaRegistryDecoder
 /**
  * A decoder for JSON Schema keys or values, for the `key` or `value` option of `kafkaBatch`. A
  * record that is not JSON or does not match the JSON Schema is poison (reason
- * `DESERIALIZATION_ERROR`); neither the record nor Ajv's messages are quoted.
+ * `DESERIALIZATION_ERROR`); neither the record nor Ajv's messages are quoted. With the trigger's
+ * `EventRecordFormat` `JSON`, the error says where the JSON fails the schema in code and by which
+ * keyword (`at lines.0.sku: required`), showing only the property names the schema declares.
  *
  * @example
  * ```ts
@@ -61,12 +66,16 @@ export function jsonSchemaDecoder<TOutput = unknown>(
     }
     return ajv.compile(schema);
   };
-  const local = options.schema === undefined ? undefined : reader(compile(options.schema));
+  const validateLocal = options.schema === undefined ? undefined : compile(options.schema);
   return createSchemaRegistryDecoder<TOutput>(
     {
       format: 'JSON',
       label: 'JSON Schema',
-      local,
+      local: validateLocal && reader(validateLocal),
+      // EventRecordFormat JSON: the record's JSON must match the schema in code, as framed records do.
+      fromJson:
+        validateLocal && ((json) => (validateLocal(json) ? { data: json } : mismatch(validateLocal, json))),
+      jsonTarget: 'the JSON Schema in code',
       compile: (registered) => {
         if (registered.references !== undefined && registered.references.length > 0)
           return compileWithReferences(registered.definition, registered.references);
@@ -123,6 +132,34 @@ function compileWithReferences(
   } catch {
     return 'has a writer schema that is not a valid JSON Schema (or one of its references is not)';
   }
+}
+
+/**
+ * Where JSON fails its schema, and by which keyword (Ajv's first error), naming no value: a property
+ * name is shown only when the schema declares it (`properties`, or the one `required` misses), an
+ * array index as itself, any other key (data, such as an additional property's name) as `*`.
+ */
+function mismatch(validate: ValidateFunction, json: unknown): string {
+  const error = validate.errors?.[0];
+  if (error === undefined) return '(root): does not match';
+  const path: Array<string | number> = [];
+  let value = json;
+  for (const escaped of error.instancePath.split('/').slice(1)) {
+    const segment = escaped.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (Array.isArray(value)) {
+      path.push(Number(segment));
+      value = value[Number(segment)];
+      continue;
+    }
+    const declared =
+      error.schemaPath.includes(`/properties/${escaped}/`) ||
+      error.schemaPath.includes(`/properties/${encodeURIComponent(escaped)}/`);
+    path.push(declared ? segment : '*');
+    value = (value as { [key: string]: unknown } | undefined)?.[segment];
+  }
+  const missing = (error.params as { missingProperty?: unknown }).missingProperty;
+  if (error.keyword === 'required' && typeof missing === 'string') path.push(missing);
+  return `${path.length === 0 ? '(root)' : path.join('.')}: ${error.keyword}`;
 }
 
 function reader(validate: ValidateFunction): PayloadReader {

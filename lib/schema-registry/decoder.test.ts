@@ -595,6 +595,78 @@ describe('jsonSchemaDecoder', () => {
   });
 });
 
+describe('jsonSchemaDecoder with EventRecordFormat JSON', () => {
+  function json(text: string, schema: object = orderJsonSchema) {
+    const decoder = jsonSchemaDecoder({ schema, eventRecordFormat: 'JSON' });
+    const value = Buffer.from(text);
+    const record = recordOf(value, { dataFormat: 'JSON', schemaId: '4' });
+    return decoder.decode(value, record, 'value', new AbortController().signal);
+  }
+  function refusal(text: string, schema?: object): KafkaSchemaRegistryDecodeError {
+    let thrown: unknown;
+    try {
+      json(text, schema);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(KafkaSchemaRegistryDecodeError);
+    const error = thrown as KafkaSchemaRegistryDecodeError;
+    expect(error.reason).toBe('DESERIALIZATION_ERROR');
+    expect(error.schemaId).toBe('4');
+    expect(error.message).not.toContain('SECRET');
+    return error;
+  }
+  const orderJsonSchema = {
+    type: 'object',
+    required: ['id', 'lines'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string' },
+      lines: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['sku'],
+          properties: { sku: { type: 'string' }, qty: { type: 'integer' } },
+        },
+      },
+      tags: { type: 'object', additionalProperties: { type: 'string' } },
+    },
+  };
+
+  it('checks the JSON against the schema in code, as a framed record is checked', () => {
+    expect(json('{"id":"o-1","lines":[{"sku":"a","qty":2}]}')).toEqual({
+      id: 'o-1',
+      lines: [{ sku: 'a', qty: 2 }],
+    });
+    expect(refusal('{"SECRETPAYLOAD":1}').message).toBe(
+      'orders-0@7: value does not fit the JSON Schema in code (EventRecordFormat JSON) at id: required (schema 4)',
+    );
+  });
+
+  it('names where the JSON fails and the keyword, never a value nor a key the schema does not declare', () => {
+    expect(refusal('{"id":"o-1","lines":[],"SECRET-EXTRA":1}').message).toContain(
+      'at (root): additionalProperties',
+    );
+    expect(refusal('{"id":"o-1","lines":[{"sku":"a"},{"sku":"SECRET","qty":"SECRET-2"}]}').message).toContain(
+      'at lines.1.qty: type',
+    );
+    expect(refusal('{"id":"o-1","lines":[{"qty":1}]}').message).toContain('at lines.0.sku: required');
+    expect(refusal('{"id":"o-1","lines":[],"tags":{"SECRET-KEY":5}}').message).toContain('at tags.*: type');
+    expect(refusal('["SECRET"]').message).toContain('at (root): type');
+  });
+
+  it('hands the parsed JSON over as it is without a schema in code (the trigger validated it)', () => {
+    const decoder = jsonSchemaDecoder({
+      registry: confluentSchemaRegistry({ url: 'http://127.0.0.1:1' }),
+      eventRecordFormat: 'JSON',
+    });
+    const value = Buffer.from('{"anything":true}');
+    const record = recordOf(value, { dataFormat: 'JSON', schemaId: '4' });
+    expect(decoder.decode(value, record, 'value', new AbortController().signal)).toEqual({ anything: true });
+  });
+});
+
 describe('kafkaBatch with a decoder', () => {
   async function run(options: Partial<KafkaBatchOptions<unknown, unknown>>, records: KafkaRecordInput[]) {
     const data: unknown[] = [];

@@ -4,7 +4,9 @@
  *
  * Wire situations (https://docs.aws.amazon.com/lambda/latest/dg/services-consume-kafka-events.html):
  * - the trigger has a schema registry and `EventRecordFormat: JSON`: the bytes are JSON text and the
- *   record's `keySchemaMetadata`/`valueSchemaMetadata` says what they were;
+ *   record's `keySchemaMetadata`/`valueSchemaMetadata` says what they were; a schema in code applies
+ *   to the JSON as it applies to the binary (`FormatCodec.fromJson`), so the data has one shape
+ *   whatever the trigger's format;
  * - `EventRecordFormat: SOURCE`: the producer's encoded bytes with the registry framing removed, the
  *   schema id in the metadata;
  * - no registry on the trigger: the bytes as the producer wrote them, framed by its serializer
@@ -41,7 +43,10 @@ export interface SchemaRegistryDecoderOptions<TOutput> {
   /**
    * The trigger's `EventRecordFormat`, needed when it has a schema registry (records then carry
    * schema metadata): `'JSON'` (the bytes are JSON text) or `'SOURCE'` (encoded bytes, framing
-   * removed). A record with metadata fails (and is retried, not dropped) until this is set.
+   * removed). A record with metadata fails (and is retried, not dropped) until this is set. With
+   * `'JSON'`, the schema in code applies to the JSON as to binary records (a Protobuf type becomes the
+   * message, a JSON Schema checks it): a record that does not fit is poison; without a schema in code
+   * the parsed JSON is the data.
    */
   eventRecordFormat?: 'JSON' | 'SOURCE' | undefined;
   /** A Standard Schema (zod, valibot…) the decoded data must pass; its output becomes the data. */
@@ -82,11 +87,14 @@ export interface FormatCodec {
   /** Skips what the serializer writes between the framing and the message (Protobuf's message indexes). */
   start?: PayloadStart;
   /**
-   * Turns the parsed JSON of an `EventRecordFormat` `JSON` record into the format's data (a Protobuf
-   * message), or says where it does not fit: the problem is shown, so it names no value; an error
-   * thrown is withheld. Without it the parsed JSON is the data.
+   * Turns the parsed JSON of an `EventRecordFormat` `JSON` record into the format's data, as the schema
+   * in code reads a binary record (a Protobuf message, JSON that matches the JSON Schema), or says
+   * where it does not fit: the problem is shown, so it names no value; an error thrown is withheld.
+   * Without it (no schema in code) the parsed JSON is the data.
    */
   fromJson?: (json: unknown) => { readonly data: unknown } | string;
+  /** What `fromJson` reads the JSON into, for messages: `the ${label} type` when not given. */
+  readonly jsonTarget?: string;
   /**
    * Whether the JSON of an `EventRecordFormat` `JSON` record holds integers the format reads beyond
    * 2^53 − 1 (Avro's `long`): they are then read as a `bigint`, as the binary reader does, instead of
@@ -180,7 +188,7 @@ export function createSchemaRegistryDecoder<TOutput>(
     field: 'key' | 'value',
     schemaId: string | undefined,
   ): unknown {
-    const problem = `does not fit the ${codec.label} type (EventRecordFormat JSON)`;
+    const problem = `does not fit ${codec.jsonTarget ?? `the ${codec.label} type`} (EventRecordFormat JSON)`;
     let converted: { readonly data: unknown } | string;
     try {
       converted = convert(json);
