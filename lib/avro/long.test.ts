@@ -133,7 +133,7 @@ describe('avroDecoder longs', () => {
 });
 
 describe('Avro longs with EventRecordFormat JSON', () => {
-  function decodeJson(text: string): unknown {
+  function decodeJson(text: string, decoder: ReturnType<typeof avroDecoder>): unknown {
     const value = Buffer.from(text);
     const record = new KafkaRecord(
       {
@@ -149,25 +149,68 @@ describe('Avro longs with EventRecordFormat JSON', () => {
       0,
       7,
     ) as KafkaRecord<unknown, unknown>;
-    return avroDecoder({ eventRecordFormat: 'JSON', schema: 'long' }).decode(
-      value,
-      record,
-      'value',
-      new AbortController().signal,
-    );
+    return decoder.decode(value, record, 'value', new AbortController().signal);
   }
+  const reader = {
+    type: 'record',
+    name: 'Reading',
+    fields: [
+      { name: 'id', type: 'string' },
+      { name: 'big', type: 'long' },
+      { name: 'small', type: 'long' },
+      { name: 'price', type: 'double' },
+    ],
+  };
 
   it('reads an integer beyond 2^53 − 1 as a bigint, as the binary reader does, instead of rounding it', () => {
-    expect(decodeJson('{"id":"a","big":9007199254740993,"small":-42,"price":12.5}')).toEqual({
-      id: 'a',
-      big: 9007199254740993n,
-      small: -42,
-      price: 12.5,
-    });
-    expect(decodeJson('[-9223372036854775808, 9007199254740991, 1e400]')).toEqual([
+    const decoder = avroDecoder({ eventRecordFormat: 'JSON', schema: reader });
+    expect({
+      ...(decodeJson('{"id":"a","big":9007199254740993,"small":-42,"price":12.5}', decoder) as object),
+    }).toEqual({ id: 'a', big: 9007199254740993n, small: -42, price: 12.5 });
+    const longs = avroDecoder({ eventRecordFormat: 'JSON', schema: { type: 'array', items: 'long' } });
+    expect(decodeJson('[-9223372036854775808, 9007199254740991]', longs)).toEqual([
+      -9223372036854775808n,
+      9007199254740991,
+    ]);
+    // Without a schema in code, the parsed JSON is the data, its long integers exact too.
+    const parsedOnly = avroDecoder({ eventRecordFormat: 'JSON', registry: registryOf(reader) });
+    expect(decodeJson('[-9223372036854775808, 9007199254740991, 1e400]', parsedOnly)).toEqual([
       -9223372036854775808n,
       9007199254740991,
       Number.POSITIVE_INFINITY,
     ]);
+  });
+
+  it("refuses a long beyond 2^53 − 1 with an avsc Type whose long is avsc's own, as its binary reader does", () => {
+    const decoder = avroDecoder({
+      eventRecordFormat: 'JSON',
+      schema: avsc.Type.forSchema(reader as avsc.Schema),
+    });
+    expect(() => decodeJson('{"id":"a","big":9007199254740993,"small":1,"price":1}', decoder)).toThrow(
+      "at big: is beyond 2^53 − 1, which the avsc Type's long does not read",
+    );
+    expect({
+      ...(decodeJson('{"id":"a","big":9007199254740991,"small":1,"price":1}', decoder) as object),
+    }).toEqual({ id: 'a', big: 9007199254740991, small: 1, price: 1 });
+  });
+
+  it("reads a long type of the user's (LongType.__with) from the 64 bits, as its binary reader does", () => {
+    const bigints = avsc.types.LongType.__with({
+      fromBuffer: (buffer: Buffer) => buffer.readBigInt64LE(),
+      toBuffer: (value: bigint) => {
+        const buffer = Buffer.alloc(8);
+        buffer.writeBigInt64LE(value);
+        return buffer;
+      },
+      fromJSON: BigInt,
+      toJSON: Number,
+      isValid: (value: unknown) => typeof value === 'bigint',
+      compare: (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0),
+    });
+    const type = avsc.Type.forSchema(reader as avsc.Schema, { registry: { long: bigints } });
+    const decoder = avroDecoder({ eventRecordFormat: 'JSON', schema: type });
+    expect({
+      ...(decodeJson('{"id":"a","big":-9223372036854775808,"small":5,"price":1}', decoder) as object),
+    }).toEqual({ id: 'a', big: -9223372036854775808n, small: 5n, price: 1 });
   });
 });

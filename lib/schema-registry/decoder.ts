@@ -44,9 +44,9 @@ export interface SchemaRegistryDecoderOptions<TOutput> {
    * The trigger's `EventRecordFormat`, needed when it has a schema registry (records then carry
    * schema metadata): `'JSON'` (the bytes are JSON text) or `'SOURCE'` (encoded bytes, framing
    * removed). A record with metadata fails (and is retried, not dropped) until this is set. With
-   * `'JSON'`, the schema in code applies to the JSON as to binary records (a Protobuf type becomes the
-   * message, a JSON Schema checks it): a record that does not fit is poison; without a schema in code
-   * the parsed JSON is the data.
+   * `'JSON'`, the schema in code applies to the JSON as to binary records (an Avro reader schema reads
+   * it, a Protobuf type becomes the message, a JSON Schema checks it): a record that does not fit is
+   * poison; without a schema in code the parsed JSON is the data.
    */
   eventRecordFormat?: 'JSON' | 'SOURCE' | undefined;
   /** A Standard Schema (zod, valibot…) the decoded data must pass; its output becomes the data. */
@@ -88,9 +88,9 @@ export interface FormatCodec {
   start?: PayloadStart;
   /**
    * Turns the parsed JSON of an `EventRecordFormat` `JSON` record into the format's data, as the schema
-   * in code reads a binary record (a Protobuf message, JSON that matches the JSON Schema), or says
-   * where it does not fit: the problem is shown, so it names no value; an error thrown is withheld.
-   * Without it (no schema in code) the parsed JSON is the data.
+   * in code reads a binary record (a Protobuf message, a record of the Avro reader schema, JSON that
+   * matches the JSON Schema), or says where it does not fit: the problem is shown, so it names no
+   * value; an error thrown is withheld. Without it (no schema in code) the parsed JSON is the data.
    */
   fromJson?: (json: unknown) => { readonly data: unknown } | string;
   /** What `fromJson` reads the JSON into, for messages: `the ${label} type` when not given. */
