@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { SchemaEncodeError, schemaEncoder } from './schema-encode.ts';
 
+/** The SchemaEncodeError `run` throws. */
+function thrown(run: () => unknown): SchemaEncodeError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(SchemaEncodeError);
+    return error as SchemaEncodeError;
+  }
+  throw new Error('nothing was thrown');
+}
+
 function refusal(format: 'avro' | 'json-schema', schema: object, value: unknown): string {
   const encode = schemaEncoder({ format, schema: JSON.stringify(schema), wire: 'source' });
   try {
@@ -166,5 +177,117 @@ describe('schemaEncoder refusing a schema file that is not JSON', () => {
     expect(() => schemaEncoder({ format: 'json-schema', schema: ' \n', wire: 'confluent' })).toThrow(
       /^not a valid JSON Schema: the file is empty$/,
     );
+  });
+});
+
+describe('schemaEncoder refusing a schema its library does not compile, never quoting it', () => {
+  const avro = (schema: object) =>
+    thrown(() =>
+      schemaEncoder({
+        format: 'avro',
+        schema: JSON.stringify(schema, null, 2),
+        schemaPath: 'x.avsc',
+        wire: 'json',
+      }),
+    );
+
+  it.each([
+    [
+      { type: 'record', name: 'R', namespace: 'shop', fields: [{ name: 'a', type: 'SECRET_Type' }] },
+      'x.avsc: not a valid Avro schema at line 8 column 15: a type name is neither a primitive type nor a named type defined before it',
+    ],
+    [
+      { type: 'record', name: 'R', fields: [{ name: 'a', type: ['null', 'SECRET_Type'] }] },
+      'x.avsc: not a valid Avro schema at line 9 column 9: a type name is neither',
+    ],
+    [
+      {
+        type: 'record',
+        name: 'R',
+        fields: [
+          { name: 'a', type: { type: 'fixed', name: 'SECRET', size: 2 } },
+          { name: 'b', type: { type: 'enum', name: 'SECRET', symbols: ['A'] } },
+        ],
+      },
+      'x.avsc: not a valid Avro schema at line 17 column 17: a named type (record, enum, fixed) is defined twice',
+    ],
+    [
+      { type: 'record', name: 'R', fields: [{ name: 'a', type: { type: 'SECRET-type' } }] },
+      'x.avsc: not a valid Avro schema at line 8 column 17: a "type" is not an Avro type',
+    ],
+    [
+      { type: 'record', name: 'R', fields: [{ name: 'SECRET-field', type: 'int' }] },
+      'x.avsc: not a valid Avro schema at line 6 column 15: a name is not a valid Avro name',
+    ],
+    [
+      { type: 'record', name: 'R', fields: [{ name: 'a', type: 'int', default: 'SECRET' }] },
+      'x.avsc: not a valid Avro schema: a default does not fit its type',
+    ],
+    [{ type: 'enum', name: 'E', symbols: ['SECRET', 'SECRET'] }, "an enum's symbols are not valid"],
+  ])('Avro %j: what and where', (schema, message) => {
+    const error = avro(schema);
+    expect(error.message).toContain(message);
+    expect(error.message).toMatch(/\(its message is withheld: it quotes the schema\)$/);
+    expect(`${error.message} ${String(error.cause)}`).not.toContain('SECRET');
+  });
+
+  const jsonSchema = (schema: object) =>
+    thrown(() =>
+      schemaEncoder({
+        format: 'json-schema',
+        schema: JSON.stringify(schema, null, 2),
+        schemaPath: 'x.json',
+        wire: 'json',
+      }),
+    );
+
+  it.each([
+    [
+      { type: 'object', properties: { SECRET_name: { type: 'strng' } } },
+      'x.json: not a valid JSON Schema at line 5 column 15: must be equal to one of the allowed values, must be array, must match a schema in anyOf',
+    ],
+    [
+      { type: 'object', properties: { a: { $ref: '#/definitions/SECRET' } } },
+      'x.json: not a valid JSON Schema at line 5 column 15: a "$ref" names a schema the file does not hold (none is fetched)',
+    ],
+    [
+      { type: 'object', properties: { a: { type: 'string', pattern: 'SECRET(' } } },
+      'x.json: not a valid JSON Schema at line 6 column 18: a pattern is not a valid regular expression',
+    ],
+    [
+      { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' },
+      'x.json: not a valid JSON Schema at line 2 column 14: its "$schema" is a dialect Ajv does not know here',
+    ],
+  ])('JSON Schema %j: what and where', (schema, message) => {
+    const error = jsonSchema(schema);
+    expect(error.message).toContain(message);
+    expect(`${error.message} ${String(error.cause)}`).not.toContain('SECRET');
+  });
+
+  it('compiles a 2020-12 schema with its own dialect, as the emulator does', () => {
+    const schema = JSON.stringify({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'array',
+      prefixItems: [{ type: 'string' }],
+    });
+    const encode = schemaEncoder({ format: 'json-schema', schema, wire: 'json' });
+    expect(Buffer.from(encode(['a']).bytes).toString()).toBe('["a"]');
+    expect(thrown(() => encode([1])).message).toBe('value does not fit the JSON Schema: 0 must be string');
+  });
+
+  it('.proto: names the file and where parsing failed, its cause quoting nothing either', () => {
+    const error = thrown(() =>
+      schemaEncoder({
+        format: 'protobuf',
+        schema: 'syntax = "proto3";\nmessage Order {\n  string SECRET_a = 1\n  int32 n = 2;\n}\n',
+        schemaPath: 'order.proto',
+        type: 'Order',
+        wire: 'json',
+      }),
+    );
+    expect(error.message).toBe(
+      "order.proto: not a valid .proto file: parsing failed at line 4 column 3, ';' expected (its message is withheld: it quotes the file)",
+    );
+    expect(String(error.cause)).not.toContain('SECRET');
   });
 });

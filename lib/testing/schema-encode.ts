@@ -7,15 +7,21 @@
  *   a Protobuf message index stays, as in events captured from Lambda), with schema metadata;
  * - `confluent` / `glue`: no registry on the trigger: the producer serializer's framing, no metadata.
  * Used by `kafka-lambda event --value-avro|--value-proto|--value-json-schema` and the sample events.
+ *
+ * A schema that does not compile is refused saying what and where (line and column), never quoting it:
+ * the libraries' own messages quote names or content.
  */
 import { createRequire } from 'node:module';
-import type { Ajv, AnySchema } from 'ajv';
+import type { Ajv, AnySchema, ErrorObject } from 'ajv';
 import type * as Avsc from 'avsc';
 import type * as Protobuf from 'protobufjs';
 import type { KafkaSchemaMetadata } from '../kafka-event/types.ts';
 import { jsonSyntaxCause, shownPath } from '../middleware/errors.ts';
 import { ProtoJsonMismatch, protoJsonReader } from '../protobuf/json.ts';
-import { jsonPosition } from '../text/json-position.ts';
+import { jsonSchemaDraft } from '../schema-registry/json-schema-draft.ts';
+import { jsonPosition, jsonValueOffset } from '../text/json-position.ts';
+import { lineAndColumn } from '../text/line-column.ts';
+import { protoParseProblem } from '../text/proto-position.ts';
 import { KafkaTestingError } from './errors.ts';
 
 const require = createRequire(import.meta.url);
@@ -24,9 +30,9 @@ const require = createRequire(import.meta.url);
  * The schema library a format needs, loaded when that format is asked for: avsc, protobufjs and ajv are
  * optional peer dependencies, and a project encoding Avro installs only avsc.
  */
-function peer<T>(name: 'avsc' | 'protobufjs' | 'ajv', format: string): T {
+function peer<T>(name: 'avsc' | 'protobufjs' | 'ajv', format: string, module: string = name): T {
   try {
-    return require(name) as T;
+    return require(module) as T;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
     throw new SchemaEncodeError(`${format} values need the ${name} package: npm install --save-dev ${name}`, {
@@ -60,13 +66,15 @@ export type SchemaWire = 'json' | 'source' | 'confluent' | 'glue';
  *
  * @example
  * ```ts
- * const options: SchemaEncoderOptions = { format: 'protobuf', schema: protoText, type: 'shop.Order', wire: 'source', schemaId: '17' };
+ * const options: SchemaEncoderOptions = { format: 'protobuf', schema: protoText, schemaPath: 'order.proto', type: 'shop.Order', wire: 'source', schemaId: '17' };
  * ```
  */
 export interface SchemaEncoderOptions {
   format: SchemaFormat;
   /** The schema text: Avro JSON (.avsc), .proto source, or a JSON Schema document. */
   schema: string;
+  /** The schema file's path, named in the errors about the schema. */
+  schemaPath?: string;
   /** Protobuf only: the message type, fully qualified (`shop.Order`). */
   type?: string;
   wire: SchemaWire;
@@ -156,69 +164,242 @@ export function schemaEncoder(options: SchemaEncoderOptions): (value: unknown) =
 type Codec = (value: unknown) => { encoded: Buffer; json: string; indexes?: number[]; glueIndex?: number };
 
 function compile(options: SchemaEncoderOptions): Codec {
-  if (options.format === 'avro') {
-    const avsc = peer<typeof Avsc>('avsc', 'Avro');
-    const schema = parseSchemaJson(options.schema, 'a valid Avro schema') as Avsc.Schema;
-    let type: Avsc.Type;
-    try {
-      type = avsc.Type.forSchema(schema);
-    } catch (error) {
-      throw new SchemaEncodeError(`not a valid Avro schema: ${(error as Error).message}`, { cause: error });
-    }
-    return (value) => {
-      const paths = new Set<string>();
-      if (!type.isValid(value, { errorHook: (path) => paths.add(shownPath(path.map(index)) || '(root)') }))
-        throw new SchemaEncodeError(`value does not fit the Avro schema at ${[...paths].join(', ')}`);
-      return { encoded: type.toBuffer(value), json: JSON.stringify(value) };
-    };
+  if (options.format === 'avro') return compileAvro(options);
+  if (options.format === 'protobuf') return compileProtobuf(options);
+  return compileJsonSchema(options);
+}
+
+/** `path: ` before a message about the schema file, when its path is known. */
+function about(path: string | undefined): string {
+  return path === undefined ? '' : `${path}: `;
+}
+
+/**
+ * A schema file's JSON (Avro's .avsc, a JSON Schema document). A file that is not JSON (the wrong file
+ * given) is refused saying where parsing stopped, never quoting it as V8's message would.
+ */
+function parseSchemaJson(text: string, what: string, path: string | undefined): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const cause = jsonSyntaxCause(error, 'the file', jsonPosition(text));
+    throw new SchemaEncodeError(
+      `${about(path)}not ${what}: ${text.trim() === '' ? 'the file is empty' : `not JSON: ${cause.message}`}`,
+      { cause },
+    );
   }
-  if (options.format === 'protobuf') {
-    if (!options.type)
-      throw new SchemaEncodeError('a Protobuf schema needs the message type (--type shop.Order)');
-    const protobuf = peer<typeof Protobuf>('protobufjs', 'Protobuf');
-    let root: Protobuf.Root;
-    let pkg: string | undefined;
-    try {
-      const parsed = protobuf.parse(options.schema, { keepCase: true });
-      root = parsed.root;
-      pkg = parsed.package;
-    } catch (error) {
-      throw new SchemaEncodeError(`not a valid .proto file: ${(error as Error).message}`, { cause: error });
-    }
-    let type: Protobuf.Type;
-    try {
-      type = root.lookupType(options.type);
-    } catch (error) {
-      throw new SchemaEncodeError(`the .proto file has no message ${options.type}`, { cause: error });
-    }
-    const scope = pkg ? (root.lookup(pkg) as Protobuf.Namespace) : root;
-    const indexes = messagePath(protobuf, scope, type);
-    const glueIndex = glueMessageIndex(protobuf, scope, type);
-    // protobufjs's verify and fromObject take only the names the type was parsed with, and fromObject
-    // drops any other key: a misspelt field was written as an empty message. The proto3 JSON reader
-    // refuses unknown fields and enum values and checks integer ranges, taking both field names.
-    const read = protoJsonReader(type, 'strict');
-    return (value) => {
-      let fields: { [key: string]: unknown };
-      try {
-        fields = read(value);
-      } catch (error) {
-        if (!(error instanceof ProtoJsonMismatch)) throw error;
-        throw new SchemaEncodeError(`value does not fit ${options.type} at ${error.message}`);
-      }
-      const message = type.fromObject(fields);
-      const encoded = Buffer.from(type.encode(message).finish());
-      const object = type.toObject(message, { longs: String, enums: String, bytes: String, defaults: true });
-      return { encoded, json: JSON.stringify(object), indexes, glueIndex };
-    };
+}
+
+/** ` at line L column C` of the value at `path` in a schema file's JSON text, or `''` when it has none. */
+function jsonWhere(text: string, path: readonly (string | number)[] | undefined): string {
+  const offset = path === undefined ? undefined : jsonValueOffset(text, path);
+  return offset === undefined ? '' : ` at ${lineAndColumn(text, offset)}`;
+}
+
+/**
+ * A schema library's refusal of a schema, its message withheld (it quotes names or content of the
+ * schema): the error thrown says what kind of problem and where, its cause says so too (a logger
+ * printing causes writes nothing of the schema).
+ */
+function schemaRefusal(message: string, library: string): SchemaEncodeError {
+  return new SchemaEncodeError(message, {
+    cause: new Error(`${library} refused the schema (its message is withheld: it quotes the schema)`),
+  });
+}
+
+const isObject = (value: unknown): value is { [key: string]: unknown } =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+// ---------------------------------------------------------------------------------------------------
+// Avro
+
+function compileAvro(options: SchemaEncoderOptions): Codec {
+  const avsc = peer<typeof Avsc>('avsc', 'Avro');
+  const schema = parseSchemaJson(options.schema, 'a valid Avro schema', options.schemaPath);
+  let type: Avsc.Type;
+  try {
+    type = avsc.Type.forSchema(schema as Avsc.Schema);
+  } catch (error) {
+    throw schemaRefusal(
+      `${about(options.schemaPath)}${avroSchemaProblem(error as Error, schema, options.schema)} (its message is withheld: it quotes the schema)`,
+      'avsc',
+    );
   }
-  const { Ajv: AjvClass } = peer<{ Ajv: typeof Ajv }>('ajv', 'JSON Schema');
-  const schema = parseSchemaJson(options.schema, 'a valid JSON Schema') as AnySchema;
+  return (value) => {
+    const paths = new Set<string>();
+    if (!type.isValid(value, { errorHook: (path) => paths.add(shownPath(path.map(index)) || '(root)') }))
+      throw new SchemaEncodeError(`value does not fit the Avro schema at ${[...paths].join(', ')}`);
+    return { encoded: type.toBuffer(value), json: JSON.stringify(value) };
+  };
+}
+
+const AVRO_PRIMITIVES = new Set(['null', 'boolean', 'int', 'long', 'float', 'double', 'bytes', 'string']);
+
+/**
+ * What is wrong with an Avro schema avsc refused, and where when it can be found, from avsc's message
+ * (which quotes names, defaults or the schema itself: read here, never shown).
+ */
+function avroSchemaProblem(error: Error, schema: unknown, text: string): string {
+  const message = error.message;
+  const quoted = (pattern: RegExp) => {
+    const found = pattern.exec(message)?.[1];
+    if (found === undefined) return undefined;
+    try {
+      return JSON.parse(found) as unknown;
+    } catch {
+      return found;
+    }
+  };
+  const kinds: Array<[RegExp, string, () => (string | number)[] | undefined]> = [
+    [
+      /^undefined type name: (.+)$/s,
+      'a type name is neither a primitive type nor a named type defined before it',
+      () => avroTypeReference(schema, String(quoted(/^undefined type name: (.+)$/s))),
+    ],
+    [
+      /^duplicate type name: /,
+      'a named type (record, enum, fixed) is defined twice',
+      () => avroSecondDefinition(schema, String(quoted(/^duplicate type name: (.+)$/s))),
+    ],
+    [
+      /^unknown type: /,
+      'a "type" is not an Avro type',
+      () =>
+        avroFind(schema, (node) => isObject(node) && node.type === quoted(/^unknown type: (.+)$/s), 'type'),
+    ],
+    [
+      /^invalid (?:\S+ )?name: /,
+      'a name is not a valid Avro name (a letter or _, then letters, digits or _; dots between the parts of a full name)',
+      () => {
+        const name = quoted(/^invalid (?:\S+ )?name: (.+)$/s);
+        return avroFind(schema, (node) => isObject(node) && node.name === name, 'name');
+      },
+    ],
+    [/^missing name property/, 'a named type (record, enum, fixed) has no "name"', () => undefined],
+    [/^cannot rename primitive type/, "a named type has a primitive type's name", () => undefined],
+    [/^duplicate field name/, 'a record has two fields of the same name', () => undefined],
+    [/^non-array record fields/, 'a record\'s "fields" is not an array', () => undefined],
+    [/^missing map values/, 'a map has no "values"', () => undefined],
+    [/^missing array items/, 'an array has no "items"', () => undefined],
+    [/^invalid \S+ size/, 'a fixed has no valid "size"', () => undefined],
+    [
+      /^(?:invalid enum symbols|invalid \S+ symbol|duplicate \S+ symbol)/,
+      "an enum's symbols are not valid (names, none twice)",
+      () => undefined,
+    ],
+    [
+      /^(?:incompatible field default|invalid \S+ default)/,
+      'a default does not fit its type',
+      () => undefined,
+    ],
+    [/^invalid order/, 'a field\'s "order" is not ascending, descending or ignore', () => undefined],
+    [
+      /^(?:empty union|non-array union|unions cannot be directly|duplicate union branch)/,
+      'a union is not valid (empty, directly in a union, or with two branches of one type)',
+      () => undefined,
+    ],
+    [/^invalid type: null/, 'a type is null (the null type is written "null")', () => undefined],
+  ];
+  for (const [pattern, kind, locate] of kinds) {
+    if (!pattern.test(message)) continue;
+    let path: (string | number)[] | undefined;
+    try {
+      path = locate();
+    } catch {
+      path = undefined;
+    }
+    return `not a valid Avro schema${jsonWhere(text, path)}: ${kind}`;
+  }
+  return 'not a valid Avro schema';
+}
+
+/** Every node of a parsed schema, with its path, in document order. */
+function* jsonNodes(
+  node: unknown,
+  path: (string | number)[] = [],
+): Generator<[unknown, (string | number)[]]> {
+  yield [node, path];
+  if (Array.isArray(node)) for (const [i, item] of node.entries()) yield* jsonNodes(item, [...path, i]);
+  else if (isObject(node))
+    for (const [key, item] of Object.entries(node)) yield* jsonNodes(item, [...path, key]);
+}
+
+/** The path of the first node `matches`, with `key` after it; `undefined` when none does. */
+function avroFind(
+  schema: unknown,
+  matches: (node: unknown) => boolean,
+  key: string,
+): (string | number)[] | undefined {
+  for (const [node, path] of jsonNodes(schema)) if (matches(node)) return [...path, key];
+  return undefined;
+}
+
+/** Where a type slot of the schema names `fullName` (written in full or without its namespace). */
+function avroTypeReference(schema: unknown, fullName: string): (string | number)[] | undefined {
+  for (const [node, path] of jsonNodes(schema)) {
+    if (typeof node !== 'string' || AVRO_PRIMITIVES.has(node)) continue;
+    if (node !== fullName && !fullName.endsWith(`.${node}`)) continue;
+    // A type slot: the schema itself, a "type", "items" or "values", or a branch of a union.
+    const slot = path.at(-1);
+    if (
+      path.length === 0 ||
+      slot === 'type' ||
+      slot === 'items' ||
+      slot === 'values' ||
+      typeof slot === 'number'
+    )
+      return path;
+  }
+  return undefined;
+}
+
+/** Where the second definition of the named type `fullName` gives its name. */
+function avroSecondDefinition(schema: unknown, fullName: string): (string | number)[] | undefined {
+  let seen = 0;
+  for (const [node, path] of jsonNodes(schema)) {
+    if (
+      !isObject(node) ||
+      typeof node.name !== 'string' ||
+      !['record', 'error', 'enum', 'fixed'].includes(String(node.type))
+    )
+      continue;
+    if (node.name !== fullName && !fullName.endsWith(`.${node.name}`)) continue;
+    if (++seen === 2) return [...path, 'name'];
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// JSON Schema
+
+type AjvClass = new (options: object) => Ajv;
+
+/** The Ajv class of a schema's dialect (`$schema`): 2020-12 and 2019-09 have their own, as the emulator's. */
+function ajvClass(schema: unknown): AjvClass {
+  const draft = jsonSchemaDraft(schema);
+  if (draft === '07') return peer<{ Ajv: AjvClass }>('ajv', 'JSON Schema').Ajv;
+  return peer<{ default: AjvClass }>(
+    'ajv',
+    'JSON Schema',
+    draft === '2020-12' ? 'ajv/dist/2020.js' : 'ajv/dist/2019.js',
+  ).default;
+}
+
+function compileJsonSchema(options: SchemaEncoderOptions): Codec {
+  const schema = parseSchemaJson(options.schema, 'a valid JSON Schema', options.schemaPath);
+  const AjvDialect = ajvClass(schema);
+  // Ajv warns on the console of an unknown format, quoting it: formats are not checked (as by the
+  // emulator's reader), without a word.
+  const ajv = new AjvDialect({ strict: false, logger: false });
   let validate: ReturnType<Ajv['compile']>;
   try {
-    validate = new AjvClass({ strict: false }).compile(schema);
+    if (!ajv.validateSchema(schema as AnySchema)) throw new InvalidAgainstMetaSchema(ajv.errors ?? []);
+    validate = ajv.compile(schema as AnySchema);
   } catch (error) {
-    throw new SchemaEncodeError(`not a valid JSON Schema: ${(error as Error).message}`, { cause: error });
+    throw schemaRefusal(
+      `${about(options.schemaPath)}${jsonSchemaProblem(error as Error, schema, options.schema)}`,
+      'Ajv',
+    );
   }
   return (value) => {
     if (!validate(value)) {
@@ -233,20 +414,76 @@ function compile(options: SchemaEncoderOptions): Codec {
   };
 }
 
-/**
- * A schema file's JSON (Avro's .avsc, a JSON Schema document). A file that is not JSON (the wrong file
- * given) is refused saying where parsing stopped, never quoting it as V8's message would.
- */
-function parseSchemaJson(text: string, what: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    const cause = jsonSyntaxCause(error, 'the file', jsonPosition(text));
-    throw new SchemaEncodeError(
-      `not ${what}: ${text.trim() === '' ? 'the file is empty' : `not JSON: ${cause.message}`}`,
-      { cause },
-    );
+/** The schema does not validate against its dialect's meta-schema: Ajv's errors, with their places. */
+class InvalidAgainstMetaSchema extends Error {
+  readonly errors: readonly ErrorObject[];
+  constructor(errors: readonly ErrorObject[]) {
+    super('schema is invalid');
+    this.errors = errors;
   }
+}
+
+/**
+ * What is wrong with a JSON Schema Ajv refused, and where: Ajv's own messages quote the schema's
+ * property names (`data/properties/secret/type must be…`), a `$ref` or a pattern.
+ */
+function jsonSchemaProblem(error: Error, schema: unknown, text: string): string {
+  const withheld = " (Ajv's message is withheld: it quotes the schema)";
+  if (error instanceof InvalidAgainstMetaSchema) {
+    // The first place the meta-schema refused, and everything it said of that place (meta-schema words).
+    const first = error.errors[0]?.instancePath ?? '';
+    const messages = [...new Set(error.errors.filter((e) => e.instancePath === first).map((e) => e.message))];
+    return `not a valid JSON Schema${jsonWhere(text, pointerPath(schema, first))}: ${messages.join(', ') || 'it does not fit its meta-schema'}`;
+  }
+  const missingRef = (error as { missingRef?: unknown }).missingRef;
+  if (typeof missingRef === 'string') {
+    const at = avroFind(
+      schema,
+      (node) =>
+        isObject(node) &&
+        typeof node.$ref === 'string' &&
+        (node.$ref === missingRef || missingRef.endsWith(node.$ref) || node.$ref.endsWith(missingRef)),
+      '$ref',
+    );
+    return `not a valid JSON Schema${jsonWhere(text, at)}: a "$ref" names a schema the file does not hold (none is fetched)${withheld}`;
+  }
+  if (/^no schema with key or ref /.test(error.message))
+    return `not a valid JSON Schema${jsonWhere(text, ['$schema'])}: its "$schema" is a dialect Ajv does not know here (draft-07, 2019-09 and 2020-12 are)${withheld}`;
+  if (error instanceof SyntaxError && /regular expression/i.test(error.message)) {
+    const at = avroFind(
+      schema,
+      (node) => {
+        if (!isObject(node) || typeof node.pattern !== 'string') return false;
+        try {
+          new RegExp(node.pattern, 'u');
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      'pattern',
+    );
+    return `not a valid JSON Schema${jsonWhere(text, at)}: a pattern is not a valid regular expression${withheld}`;
+  }
+  return `not a valid JSON Schema${withheld}`;
+}
+
+/** A JSON pointer of the schema as the path {@link jsonValueOffset} takes (array indexes as numbers). */
+function pointerPath(schema: unknown, pointer: string): (string | number)[] | undefined {
+  const path: (string | number)[] = [];
+  let node = schema;
+  for (const raw of pointer.split('/').slice(1)) {
+    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (Array.isArray(node)) {
+      if (!/^\d+$/.test(segment)) return undefined;
+      path.push(Number(segment));
+      node = node[Number(segment)];
+    } else if (isObject(node)) {
+      path.push(segment);
+      node = node[segment];
+    } else return undefined;
+  }
+  return path;
 }
 
 /**
@@ -256,6 +493,65 @@ function parseSchemaJson(text: string, what: string): unknown {
  */
 function index(segment: string): string | number {
   return /^\d+$/.test(segment) ? Number(segment) : segment;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Protobuf
+
+function compileProtobuf(options: SchemaEncoderOptions): Codec {
+  if (!options.type)
+    throw new SchemaEncodeError('a Protobuf schema needs the message type (--type shop.Order)');
+  const protobuf = peer<typeof Protobuf>('protobufjs', 'Protobuf');
+  const parse = (text: string) => protobuf.parse(text, { keepCase: true });
+  let root: Protobuf.Root;
+  let pkg: string | undefined;
+  try {
+    const parsed = parse(options.schema);
+    root = parsed.root;
+    pkg = parsed.package;
+  } catch (error) {
+    const problem = protoParseProblem((error as Error).message, options.schema, parse);
+    throw protoRefusal(options.schemaPath, problem === undefined ? '' : `: ${problem}`);
+  }
+  let type: Protobuf.Type;
+  try {
+    type = root.lookupType(options.type);
+  } catch (error) {
+    throw new SchemaEncodeError(
+      `${about(options.schemaPath)}the .proto file has no message ${options.type}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const scope = pkg ? (root.lookup(pkg) as Protobuf.Namespace) : root;
+  const indexes = messagePath(protobuf, scope, type);
+  const glueIndex = glueMessageIndex(protobuf, scope, type);
+  // protobufjs's verify and fromObject take only the names the type was parsed with, and fromObject
+  // drops any other key: a misspelt field was written as an empty message. The proto3 JSON reader
+  // refuses unknown fields and enum values and checks integer ranges, taking both field names.
+  const read = protoJsonReader(type, 'strict');
+  return (value) => {
+    let fields: { [key: string]: unknown };
+    try {
+      fields = read(value);
+    } catch (error) {
+      if (!(error instanceof ProtoJsonMismatch)) throw error;
+      throw new SchemaEncodeError(`value does not fit ${options.type} at ${error.message}`);
+    }
+    const message = type.fromObject(fields);
+    const encoded = Buffer.from(type.encode(message).finish());
+    const object = type.toObject(message, { longs: String, enums: String, bytes: String, defaults: true });
+    return { encoded, json: JSON.stringify(object), indexes, glueIndex };
+  };
+}
+
+/** A .proto file protobufjs refused: what and where, never its message (it quotes the file). */
+function protoRefusal(path: string | undefined, problem: string): SchemaEncodeError {
+  return schemaRefusal(
+    `${about(path)}not a valid .proto file${problem} (its message is withheld: it quotes the file)`,
+    'protobufjs',
+  );
 }
 
 /** The message's position path among the file's message types (Confluent's message indexes). */

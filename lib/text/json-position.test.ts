@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonSyntaxCause } from '../middleware/withheld.ts';
-import { jsonPosition, jsonStopOffset } from './json-position.ts';
+import { jsonPosition, jsonStopOffset, jsonValueOffset } from './json-position.ts';
 
 /** V8's verdict on a text: parsed, ended too soon, or stopped at a position it names (or at a token it does not). */
 function v8(text: string): { ok: true } | { ok: false; position: number | undefined; endOfInput: boolean } {
@@ -121,5 +121,48 @@ describe('jsonPosition', () => {
       'JSON.parse failed at position 14 (line 2 column 7) (its message is withheld: it quotes the event)',
     );
     expect(cause.message).not.toContain('SECRET');
+  });
+});
+
+describe('jsonValueOffset', () => {
+  const pathsOf = (value: unknown, path: (string | number)[] = []): (string | number)[][] => [
+    path,
+    ...(Array.isArray(value)
+      ? value.flatMap((item, index) => pathsOf(item, [...path, index]))
+      : typeof value === 'object' && value !== null
+        ? Object.entries(value).flatMap(([key, item]) => pathsOf(item, [...path, key]))
+        : []),
+  ];
+  const at = (value: unknown, path: (string | number)[]) =>
+    path.reduce<unknown>((inner, segment) => (inner as Record<string | number, unknown>)[segment], value);
+
+  it('finds where every value of a JSON text starts, compact or spaced', () => {
+    fc.assert(
+      fc.property(json, fc.constantFrom(undefined, 2, '\t'), (text, indent) => {
+        const value = JSON.parse(text) as unknown;
+        const spaced = JSON.stringify(value, null, indent);
+        for (const path of pathsOf(value)) {
+          const offset = jsonValueOffset(spaced, path);
+          expect(offset).toBeDefined();
+          const inner = at(value, path);
+          // The value's own text starts there: compactly written, it is the text from the offset.
+          if (indent === undefined) expect(spaced.startsWith(JSON.stringify(inner), offset)).toBe(true);
+          else expect(spaced[offset!]).toBe(JSON.stringify(inner)[0]);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('takes the last of a key given twice, as JSON.parse does, and finds nothing where there is nothing', () => {
+    const text = '{"a": 1, "b": {"c": [10, 20]}, "a": [true]}';
+    expect(jsonValueOffset(text, ['a'])).toBe(text.lastIndexOf('['));
+    expect(jsonValueOffset(text, ['b', 'c', 1])).toBe(text.indexOf('20'));
+    expect(jsonValueOffset(text, ['b', 'c', 2])).toBeUndefined();
+    expect(jsonValueOffset(text, ['b', 0])).toBeUndefined();
+    expect(jsonValueOffset(text, ['x'])).toBeUndefined();
+    expect(jsonValueOffset(text, [])).toBe(0);
+    const escaped = '{"a": "x\\"}", "b": 2}';
+    expect(jsonValueOffset(escaped, ['b'])).toBe(escaped.indexOf('2'));
   });
 });

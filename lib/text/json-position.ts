@@ -2,6 +2,7 @@
 // schema files) stops being valid, for error messages that must not quote it: V8 names no position for
 // an unexpected token. Never imported by the middleware, so that a consumer's bundle carries no JSON
 // scanner.
+import { lineAndColumn } from './line-column.ts';
 
 /**
  * Where parsing `text` stops, as V8 writes it (`position 14 (line 2 column 7)`); undefined for valid JSON.
@@ -14,20 +15,6 @@
 export function jsonPosition(text: string): string | undefined {
   const offset = jsonStopOffset(text);
   return offset === undefined ? undefined : `position ${offset} (${lineAndColumn(text, offset)})`;
-}
-
-/** `line L column C` of an offset, both from 1, lines ending at `\n`, `\r\n` or `\r` (as V8 counts them). */
-function lineAndColumn(text: string, offset: number): string {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x0a || (c === 0x0d && text.charCodeAt(i + 1) !== 0x0a)) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  return `line ${line} column ${offset - lineStart + 1}`;
 }
 
 /** What the scanner expects next (see {@link jsonStopOffset}). */
@@ -212,4 +199,86 @@ function scanWord(text: string, start: number, word: string): number {
     if (text.charCodeAt(start + k) !== word.charCodeAt(k)) return ~(start + k);
   }
   return start + word.length;
+}
+
+/**
+ * The offset where the value at `path` (object keys and array indexes, as a JSON pointer's segments)
+ * starts in a JSON text, for an error that says where in a file something is without quoting it;
+ * `undefined` when the text has no value there (or is not JSON). A key given twice is its last
+ * occurrence, the one `JSON.parse` keeps. Nothing of the text is kept.
+ *
+ * @example
+ * ```ts
+ * jsonValueOffset('{"a": [1, {"b": true}]}', ['a', 1, 'b']); // 16
+ * ```
+ */
+export function jsonValueOffset(text: string, path: readonly (string | number)[]): number | undefined {
+  let i = skipSpace(text, 0);
+  for (const segment of path) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b /* { */ && typeof segment === 'string') {
+      let found: number | undefined;
+      i = skipSpace(text, i + 1);
+      while (text.charCodeAt(i) === 0x22 /* " */) {
+        const keyEnd = scanString(text, i);
+        if (keyEnd < 0) return undefined;
+        const key = JSON.parse(text.slice(i, keyEnd)) as string;
+        i = skipSpace(text, keyEnd);
+        if (text.charCodeAt(i) !== 0x3a /* : */) return undefined;
+        i = skipSpace(text, i + 1);
+        if (key === segment) found = i;
+        const after = skipValue(text, i);
+        if (after === undefined) return undefined;
+        i = skipSpace(text, after);
+        if (text.charCodeAt(i) !== 0x2c /* , */) break;
+        i = skipSpace(text, i + 1);
+      }
+      if (found === undefined) return undefined;
+      i = found;
+    } else if (c === 0x5b /* [ */ && typeof segment === 'number') {
+      i = skipSpace(text, i + 1);
+      if (text.charCodeAt(i) === 0x5d /* ] */) return undefined;
+      for (let k = 0; k < segment; k++) {
+        const after = skipValue(text, i);
+        if (after === undefined) return undefined;
+        i = skipSpace(text, after);
+        if (text.charCodeAt(i) !== 0x2c /* , */) return undefined;
+        i = skipSpace(text, i + 1);
+      }
+    } else return undefined;
+  }
+  return i < text.length ? i : undefined;
+}
+
+function skipSpace(text: string, start: number): number {
+  let i = start;
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** The offset after the value starting at `start` of a valid JSON text, or `undefined` if it is not one. */
+function skipValue(text: string, start: number): number | undefined {
+  let depth = 0;
+  let i = start;
+  do {
+    const c = text.charCodeAt(i);
+    if (i >= text.length) return undefined;
+    if (c === 0x22) {
+      const after = scanString(text, i);
+      if (after < 0) return undefined;
+      i = after;
+    } else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      i++;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      i++;
+    } else if (depth > 0) i++;
+    else {
+      // A number, true, false or null: up to the next delimiter.
+      while (i < text.length && !isSpace(text.charCodeAt(i)) && !',}]'.includes(text[i]!)) i++;
+      return i > start ? i : undefined;
+    }
+  } while (depth > 0);
+  return depth === 0 ? i : undefined;
 }

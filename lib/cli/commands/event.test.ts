@@ -224,7 +224,7 @@ describe('kafka-lambda event', () => {
       expect(run.code).toBe(2);
       expect(run.stdout).toBe('');
       expect(run.stderr).toBe(
-        `error: not a valid ${flag === '--value-avro' ? 'Avro schema' : 'JSON Schema'}: not JSON: JSON.parse failed at position 0 (line 1 column 1) (its message is withheld: it quotes the file)\n`,
+        `error: ${notSchema}: not a valid ${flag === '--value-avro' ? 'Avro schema' : 'JSON Schema'}: not JSON: JSON.parse failed at position 0 (line 1 column 1) (its message is withheld: it quotes the file)\n`,
       );
     }
   });
@@ -239,7 +239,7 @@ describe('kafka-lambda event', () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(
-      "error: not a valid .proto file: parsing failed at line 4 column 3, ';' expected (its message is withheld: it quotes the file)\n",
+      `error: ${proto}: not a valid .proto file: parsing failed at line 4 column 3, ';' expected (its message is withheld: it quotes the file)\n`,
     );
   });
 

@@ -11,7 +11,6 @@ import {
 } from '../../testing/index.ts';
 import type { EncodedValue, SchemaWire } from '../../testing/schema-encode.ts';
 import { brokerEntryProblem } from '../broker-entry.ts';
-import { protoSyntaxMessage } from '../proto-position.ts';
 import { exitWithUsageCode, integerOption, invalidArgument, USAGE_EXIT_CODE } from '../usage.ts';
 
 const PLACEHOLDER = /\{i(?:%(\d+))?\}/g;
@@ -29,10 +28,10 @@ interface EventOptions {
   bootstrapServers?: string;
   startOffset: number;
   timestamp?: number;
-  /** The schema options hold their file's text (read as the option is parsed). */
-  valueAvro?: string;
-  valueProto?: string;
-  valueJsonSchema?: string;
+  /** The schema options hold their file's path and text (read as the option is parsed). */
+  valueAvro?: SchemaFile;
+  valueProto?: SchemaFile;
+  valueJsonSchema?: SchemaFile;
   type?: string;
   format: SchemaWire;
   schemaId?: string;
@@ -97,7 +96,8 @@ async function valueEncoder(options: EventOptions): Promise<((text: string) => E
   const [format, schema] = chosen[0]!;
   const encode = schemaEncoder({
     format,
-    schema: schema!,
+    schema: schema!.text,
+    schemaPath: schema!.path,
     ...(options.type ? { type: options.type } : {}),
     wire: options.format,
     ...(options.schemaId ? { schemaId: options.schemaId } : {}),
@@ -184,9 +184,15 @@ function fileValue(path: string): (index: number) => string | Uint8Array {
   return (index) => expandTemplate(text, index);
 }
 
-/** A schema option: the schema file's text. */
-function schemaFile(path: string): string {
-  return file(path).toString('utf8');
+/** A schema file given to a schema option: its path (named in errors about it) and its text. */
+interface SchemaFile {
+  path: string;
+  text: string;
+}
+
+/** A schema option: the schema file, read. */
+function schemaFile(path: string): SchemaFile {
+  return { path, text: file(path).toString('utf8') };
 }
 
 /** A `SchemaEncodeError` of the lazily loaded encoder module (a value that does not fit, a bad schema). */
@@ -323,9 +329,8 @@ Exit codes:
         encoder = await valueEncoder(options);
       } catch (error) {
         if (!isSchemaEncodeError(error)) throw error;
-        // A .proto file that does not parse: where, not protobufjs's message (it quotes the file).
-        const proto = options.valueProto && protoSyntaxMessage(error, options.valueProto);
-        console.error(`error: ${proto || error.message}`);
+        // A schema that does not compile is named with where and what, never quoted (schemaEncoder).
+        console.error(`error: ${error.message}`);
         process.exitCode = USAGE_EXIT_CODE;
         return;
       }

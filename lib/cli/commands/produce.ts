@@ -6,7 +6,6 @@ import { partitionForKey } from '../../testing/partitioner.ts';
 import { addClusterOptions, type ClusterOptions, reachCluster } from '../cluster.ts';
 import { displayUrl } from '../display-url.ts';
 import { CliError } from '../errors.ts';
-import { protoSyntaxMessage } from '../proto-position.ts';
 import { integerOption, reportUsageErrorsAsJson, topicOption, USAGE_EXIT_CODE } from '../usage.ts';
 import { expandTemplate, headerOption, templateOption } from './event.ts';
 
@@ -741,17 +740,18 @@ async function schemaValueEncoder(options: ProduceOptions): Promise<ValueEncoder
     throw new ProduceInputError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
   }
   const { SchemaEncodeError, schemaEncoder } = await import('../../testing/schema-encode.ts');
-  const encoderOptions = { format, schema, ...(options.type ? { type: options.type } : {}) };
+  const encoderOptions = {
+    format,
+    schema,
+    schemaPath: path!,
+    ...(options.type ? { type: options.type } : {}),
+  };
   try {
     // Compiled before registering: a schema that does not compile is not put in the registry.
     schemaEncoder({ ...encoderOptions, wire: 'source' });
   } catch (error) {
-    if (error instanceof SchemaEncodeError)
-      // A .proto file that does not parse: where, not protobufjs's message (it quotes the file).
-      throw new ProduceInputError(
-        `${path}: ${(format === 'protobuf' && protoSyntaxMessage(error, schema)) || error.message}`,
-        { cause: error },
-      );
+    // Its message names the file and where, never quoting it.
+    if (error instanceof SchemaEncodeError) throw new ProduceInputError(error.message, { cause: error });
     throw error;
   }
   const subject = options.subject ?? `${options.topic}-value`;

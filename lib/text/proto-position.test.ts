@@ -1,25 +1,24 @@
 import { createRequire } from 'node:module';
 import type * as Protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
-import { protoSyntaxMessage } from './proto-position.ts';
+import { protoParseProblem } from './proto-position.ts';
 
 const protobuf = createRequire(import.meta.url)('protobufjs') as typeof Protobuf;
-const WITHHELD = '(its message is withheld: it quotes the file)';
+const parse = (text: string) => protobuf.parse(text, { keepCase: true });
 
-/** The message for `source` as the CLI shows it, from the error schemaEncoder gives a .proto that does not parse. */
-function shown(source: string): string | undefined {
+/** What protoParseProblem says of `source`, from the error protobufjs throws for it. */
+function problem(source: string): string | undefined {
   try {
-    protobuf.parse(source, { keepCase: true });
-  } catch (cause) {
-    const error = new Error(`not a valid .proto file: ${(cause as Error).message}`, { cause });
-    return protoSyntaxMessage(error, source);
+    parse(source);
+  } catch (error) {
+    return protoParseProblem((error as Error).message, source, parse);
   }
   throw new Error('the source parsed');
 }
 
 const P3 = 'syntax = "proto3";\n';
 
-describe('protoSyntaxMessage', () => {
+describe('protoParseProblem', () => {
   it.each([
     // A missing ';': protobufjs stops at the next line's first token.
     [`${P3}message Order {\n  string SECRET_a = 1\n  int32 n = 2;\n}\n`, "line 4 column 3, ';' expected"],
@@ -30,12 +29,33 @@ describe('protoSyntaxMessage', () => {
     ['export const SECRET_TOKEN = "x";\n', 'line 1 column 1: an unexpected token'],
     [`${P3}/* SECRET, unterminated`, 'line 2 column 1: an illegal comment'],
   ])('names where %j stops parsing: %s', (source, where) => {
-    expect(shown(source)).toBe(`not a valid .proto file: parsing failed at ${where} ${WITHHELD}`);
+    expect(problem(source)).toBe(`parsing failed at ${where}`);
   });
 
   it('says a file that ends too soon does, with its last line', () => {
-    expect(shown(`${P3}message SECRET {\n  string a = 1;\n\n`)).toBe(
-      `not a valid .proto file: parsing failed at the end of the file (line 3): a statement or block is not finished ${WITHHELD}`,
+    expect(problem(`${P3}message SECRET {\n  string a = 1;\n\n`)).toBe(
+      'parsing failed at the end of the file (line 3): a statement or block is not finished',
+    );
+  });
+
+  it('finds the position with the parse it is given (a message naming the file is matched as it is)', () => {
+    const source = `${P3}message A { int32 x = 1 int32 y = 2; }`;
+    const named = (text: string) => {
+      try {
+        parse(text);
+      } catch (error) {
+        throw new Error((error as Error).message.replace('(line', '(SECRET.proto, line'));
+      }
+    };
+    let message = '';
+    try {
+      named(source);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('SECRET.proto');
+    expect(protoParseProblem(message, source, named)).toBe(
+      "parsing failed at line 2 column 25, ';' expected",
     );
   });
 
@@ -47,11 +67,10 @@ describe('protoSyntaxMessage', () => {
     [`${P3}message SECRET { int32 a = 1; int32 b = 1; }`, 'a field number is used twice in one message'],
     [`${P3}message SECRET { reserved 1; int32 a = 1; }`, 'a field uses a reserved name or number'],
   ])('says what kind of problem protobufjs found after parsing %j, not which name', (source, kind) => {
-    expect(shown(source)).toBe(`not a valid .proto file: ${kind} ${WITHHELD}`);
+    expect(problem(source)).toBe(kind);
   });
 
-  it('leaves any other error alone', () => {
-    expect(protoSyntaxMessage(new Error('the .proto file has no message shop.Order'), P3)).toBeUndefined();
-    expect(protoSyntaxMessage(new Error('not a valid .proto file: x'), P3)).toBeUndefined();
+  it('knows no other message', () => {
+    expect(protoParseProblem('something else', P3, parse)).toBeUndefined();
   });
 });
