@@ -181,6 +181,8 @@ export function createSchemaRegistryDecoder<TOutput>(
     return finish(data, record, field);
   }
 
+  const jsonMismatch = `does not fit ${codec.jsonTarget ?? `the ${codec.label} type`} (EventRecordFormat JSON)`;
+
   function fromJson(
     convert: NonNullable<FormatCodec['fromJson']>,
     json: unknown,
@@ -188,15 +190,14 @@ export function createSchemaRegistryDecoder<TOutput>(
     field: 'key' | 'value',
     schemaId: string | undefined,
   ): unknown {
-    const problem = `does not fit ${codec.jsonTarget ?? `the ${codec.label} type`} (EventRecordFormat JSON)`;
     let converted: { readonly data: unknown } | string;
     try {
       converted = convert(json);
     } catch (error) {
-      fail(record, field, 'DESERIALIZATION_ERROR', problem, schemaId, withheldCause(codec.label, error));
+      fail(record, field, 'DESERIALIZATION_ERROR', jsonMismatch, schemaId, withheldCause(codec.label, error));
     }
     if (typeof converted === 'string')
-      fail(record, field, 'DESERIALIZATION_ERROR', `${problem} at ${converted}`, schemaId);
+      fail(record, field, 'DESERIALIZATION_ERROR', `${jsonMismatch} at ${converted}`, schemaId);
     return converted.data;
   }
 
