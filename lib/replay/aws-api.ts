@@ -75,12 +75,17 @@ export function awsApiClientConfig({
   };
 }
 
+/** Connection losses that the SDK also names `TimeoutError`: the other side closed, nothing timed out. */
+const CONNECTION_LOST = new Set(['ECONNRESET', 'EPIPE']);
+
 /**
- * Whether an AWS SDK error is a request that took too long: the SDK's request or connection timeout
- * (`TimeoutError`), or the socket's (`ETIMEDOUT`).
+ * Whether an AWS SDK error is a request that took too long: the SDK's request, connection or socket
+ * timeout (`TimeoutError`), or the socket's `ETIMEDOUT`. A connection the other side closed is not one,
+ * although the SDK names it `TimeoutError` too (with code `ECONNRESET`).
  */
 export function isAwsTimeout(error: unknown): boolean {
   const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
+  if (typeof code === 'string' && CONNECTION_LOST.has(code)) return false;
   return name === 'TimeoutError' || code === 'ETIMEDOUT';
 }
 

@@ -4,7 +4,7 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type LocalEndpoint, silentEndpoint } from '../../test/support/aws-endpoints.ts';
 import { modelEventSourceMapping } from '../../test/support/esm-model.ts';
-import { awsApiClientConfig } from './aws-api.ts';
+import { awsApiClientConfig, isAwsTimeout } from './aws-api.ts';
 import { AwsApiTimeoutError, MappingNotFoundError, ReplayAbortedError } from './errors.ts';
 import { readMapping, setMappingEnabled, waitForMappingState } from './mapping.ts';
 import { describeReplayError } from './outcome.ts';
@@ -127,5 +127,17 @@ describe('a Lambda API endpoint that accepts connections and never answers', () 
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ReplayAbortedError);
     expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('isAwsTimeout', () => {
+  it('is the SDK’s timeouts, not a connection the other side closed (which the SDK also names TimeoutError)', () => {
+    const named = (name: string, code?: string) =>
+      Object.assign(new Error('x'), { name }, code ? { code } : {});
+    expect(isAwsTimeout(named('TimeoutError', 'ETIMEDOUT'))).toBe(true); // request timeout
+    expect(isAwsTimeout(named('TimeoutError'))).toBe(true); // connection or socket timeout
+    expect(isAwsTimeout(named('TimeoutError', 'ECONNRESET'))).toBe(false);
+    expect(isAwsTimeout(named('TimeoutError', 'EPIPE'))).toBe(false);
+    expect(isAwsTimeout(named('TooManyRequestsException'))).toBe(false);
   });
 });
