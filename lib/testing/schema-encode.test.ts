@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { PendingRecord } from '../emulator/batch.ts';
+import { createSchemaResolver } from '../emulator/schema-registry.ts';
+import { CachingSchemaRegistry, type RegisteredSchema } from '../schema-registry/registry.ts';
 import { SchemaEncodeError, schemaEncoder } from './schema-encode.ts';
 
 /** The SchemaEncodeError `run` throws. */
@@ -10,6 +13,51 @@ function thrown(run: () => unknown): SchemaEncodeError {
     return error as SchemaEncodeError;
   }
   throw new Error('nothing was thrown');
+}
+
+/** A record as the emulator's consumer hands it to the schema resolver. */
+function pending(value: Uint8Array): PendingRecord {
+  const json = JSON.stringify({
+    topic: 't',
+    partition: 0,
+    offset: 0,
+    timestamp: 1,
+    timestampType: 'CREATE_TIME',
+    key: null,
+    value: Buffer.from(value).toString('base64'),
+    headers: [],
+  });
+  return {
+    partition: 0,
+    offset: 0,
+    timestamp: 1,
+    json,
+    bytes: json.length,
+    get encoded() {
+      return JSON.parse(json);
+    },
+  };
+}
+
+/** The value the emulator's registry (EventRecordFormat JSON) hands a function for Confluent-framed bytes. */
+async function emulatorJson(schema: RegisteredSchema, bytes: Uint8Array): Promise<unknown> {
+  const registry = new (class extends CachingSchemaRegistry {
+    readonly registry = 'confluent';
+    protected async fetchSchema(): Promise<RegisteredSchema> {
+      return schema;
+    }
+  })();
+  const resolver = createSchemaResolver(
+    {
+      SchemaRegistryURI: 'http://127.0.0.1:1',
+      EventRecordFormat: 'JSON',
+      SchemaValidationConfigs: [{ Attribute: 'VALUE' }],
+    },
+    registry,
+  );
+  const outcome = await resolver.resolve(pending(bytes));
+  if (outcome.kind !== 'resolved') throw new Error(`the emulator failed the record: ${outcome.reason}`);
+  return JSON.parse(Buffer.from(outcome.record.encoded.value!, 'base64').toString());
 }
 
 function refusal(format: 'avro' | 'json-schema', schema: object, value: unknown): string {
@@ -40,7 +88,7 @@ describe('schemaEncoder refusing a value', () => {
 
   it('names the Avro fields and array indices that do not fit', () => {
     expect(refusal('avro', items, { items: [{ sku: 'a' }, { sku: 1 }] })).toBe(
-      'value does not fit the Avro schema at items.1.sku',
+      'value does not fit the Avro schema at items.1.sku (expected a string)',
     );
   });
 
@@ -50,7 +98,7 @@ describe('schemaEncoder refusing a value', () => {
       { type: 'map', values: 'int' },
       { 'SECRET-KEY-1': 'x', 'SECRET-KEY-2': 'y' },
     );
-    expect(message).toBe('value does not fit the Avro schema at *');
+    expect(message).toBe('value does not fit the Avro schema at * (expected an int, a 32-bit integer)');
   });
 
   it('names the JSON Schema paths that do not fit, with array indices', () => {
@@ -289,5 +337,65 @@ describe('schemaEncoder refusing a schema its library does not compile, never qu
       "order.proto: not a valid .proto file: parsing failed at line 4 column 3, ';' expected (its message is withheld: it quotes the file)",
     );
     expect(String(error.cause)).not.toContain('SECRET');
+  });
+});
+
+describe('schemaEncoder with Avro bytes, fixed and decimal values', () => {
+  const payment = {
+    type: 'record',
+    name: 'Payment',
+    namespace: 'shop',
+    fields: [
+      { name: 'id', type: 'string' },
+      { name: 'amount', type: { type: 'bytes', logicalType: 'decimal', precision: 10, scale: 2 } },
+      { name: 'hash', type: { type: 'fixed', name: 'Sha', size: 4 } },
+      { name: 'raw', type: 'bytes' },
+      { name: 'note', type: ['null', 'bytes'] },
+      { name: 'parts', type: { type: 'array', items: 'bytes' } },
+      { name: 'tags', type: { type: 'map', values: 'Sha' } },
+    ],
+  };
+  const schema = JSON.stringify(payment);
+  const value = {
+    id: 'p-1',
+    amount: 'BNI=', // 1234 unscaled: 12.34
+    hash: 'AAECAw==',
+    raw: 'aGk=',
+    note: 'bm90ZQ==',
+    parts: ['AQ==', ''],
+    tags: { a: '/////w==' },
+  };
+
+  it('takes base64 text, and the emulator reads the record back to the same JSON', async () => {
+    const encode = schemaEncoder({ format: 'avro', schema, wire: 'confluent', schemaId: '7' });
+    const { bytes } = encode(value);
+    // The decimal's bytes are its two's-complement integer, as written.
+    expect(Buffer.from(bytes).includes(Buffer.from([0x04, 0xd2]))).toBe(true);
+    expect(await emulatorJson({ id: '7', type: 'AVRO', definition: schema }, bytes)).toEqual(value);
+    // The JSON wire's text is what the emulator prints, too.
+    const json = schemaEncoder({ format: 'avro', schema, wire: 'json' })(value);
+    expect(JSON.parse(Buffer.from(json.bytes).toString())).toEqual(value);
+  });
+
+  it('says which form a value that does not fit should have (base64 text, the size of a fixed)', () => {
+    const encode = schemaEncoder({ format: 'avro', schema, wire: 'source' });
+    const error = thrown(() =>
+      encode({ ...value, amount: 12.34, hash: 'AAEC', raw: 'not base64!', tags: { 'SECRET-KEY': [1] } }),
+    );
+    expect(error.message).toBe(
+      "value does not fit the Avro schema at amount (expected decimal: base64 text of its unscaled two's-complement integer), hash (expected fixed: base64 text of 4 bytes), raw (expected bytes: base64 text), tags.* (expected fixed: base64 text of 4 bytes)",
+    );
+  });
+
+  it('keeps text in a union that has a string, even when it reads as base64', () => {
+    const either = JSON.stringify({
+      type: 'record',
+      name: 'R',
+      fields: [{ name: 'v', type: ['bytes', 'string'] }],
+    });
+    const encode = schemaEncoder({ format: 'avro', schema: either, wire: 'confluent' });
+    const { bytes } = encode({ v: 'abcd' });
+    // Branch 1 (string, zigzag 2), then the text itself.
+    expect(Buffer.from(bytes).subarray(5)).toEqual(Buffer.from([2, 8, ...Buffer.from('abcd')]));
   });
 });

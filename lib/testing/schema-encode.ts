@@ -8,8 +8,10 @@
  * - `confluent` / `glue`: no registry on the trigger: the producer serializer's framing, no metadata.
  * Used by `kafka-lambda event --value-avro|--value-proto|--value-json-schema` and the sample events.
  *
- * A schema that does not compile is refused saying what and where (line and column), never quoting it:
- * the libraries' own messages quote names or content.
+ * Values are JSON as the emulator prints the records it reads, so that what it prints can be sent again:
+ * Avro `bytes`, `fixed` and `decimal` values as base64 text. A schema that does not compile is refused
+ * saying what and where (line and column), never quoting it: the libraries' own messages quote names or
+ * content.
  */
 import { createRequire } from 'node:module';
 import type { Ajv, AnySchema, ErrorObject } from 'ajv';
@@ -210,15 +212,36 @@ function schemaRefusal(message: string, library: string): SchemaEncodeError {
 const isObject = (value: unknown): value is { [key: string]: unknown } =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Base64 text, standard or URL-safe alphabet, padding optional (what Buffer decodes without loss). */
+const BASE64 = /^(?:[A-Za-z0-9+/\-_]{4})*(?:[A-Za-z0-9+/\-_]{2}(?:==)?|[A-Za-z0-9+/\-_]{3}=?)?$/;
+
 // ---------------------------------------------------------------------------------------------------
 // Avro
 
+/**
+ * Avro: a value is JSON as the emulator prints a record it read (lib/emulator/schema-registry.ts), so
+ * that what it prints can be sent again: `bytes` and `fixed` values, a `decimal`'s among them (its
+ * unscaled two's-complement integer), are base64 text; unions as avsc writes them (a union that JSON
+ * cannot tell apart wrapped as `{"branch": value}`).
+ */
 function compileAvro(options: SchemaEncoderOptions): Codec {
   const avsc = peer<typeof Avsc>('avsc', 'Avro');
   const schema = parseSchemaJson(options.schema, 'a valid Avro schema', options.schemaPath);
+  const decimals = new WeakSet<Avsc.Type>();
   let type: Avsc.Type;
   try {
-    type = avsc.Type.forSchema(schema as Avsc.Schema);
+    type = avsc.Type.forSchema(schema as Avsc.Schema, {
+      // A decimal is compiled as the bytes or fixed it is written as (as the emulator's reader does,
+      // with no logical types), and remembered to say what a value of it must be.
+      typeHook: (inner, opts) => {
+        if (!isObject(inner) || inner.logicalType !== 'decimal') return undefined;
+        if (inner.type !== 'bytes' && inner.type !== 'fixed') return undefined;
+        const { logicalType: _decimal, ...plain } = inner;
+        const compiled = avsc.Type.forSchema(plain as Avsc.Schema, opts);
+        decimals.add(compiled);
+        return compiled;
+      },
+    });
   } catch (error) {
     throw schemaRefusal(
       `${about(options.schemaPath)}${avroSchemaProblem(error as Error, schema, options.schema)} (its message is withheld: it quotes the schema)`,
@@ -226,11 +249,117 @@ function compileAvro(options: SchemaEncoderOptions): Codec {
     );
   }
   return (value) => {
-    const paths = new Set<string>();
-    if (!type.isValid(value, { errorHook: (path) => paths.add(shownPath(path.map(index)) || '(root)') }))
-      throw new SchemaEncodeError(`value does not fit the Avro schema at ${[...paths].join(', ')}`);
-    return { encoded: type.toBuffer(value), json: JSON.stringify(value) };
+    const avroValue = avroFromJson(type, value);
+    const problems = new Map<string, string>();
+    const valid = type.isValid(avroValue, {
+      errorHook: (path, _any, at) =>
+        problems.set(shownPath(path.map(index)) || '(root)', avroExpected(at, decimals)),
+    });
+    if (!valid)
+      throw new SchemaEncodeError(
+        `value does not fit the Avro schema at ${[...problems].map(([path, expected]) => `${path} (expected ${expected})`).join(', ')}`,
+      );
+    return { encoded: type.toBuffer(avroValue), json: JSON.stringify(avroValue, bytesAsBase64) };
   };
+}
+
+/**
+ * The value avsc takes for JSON `json` of `type`: base64 text where bytes or a fixed is (a decimal's
+ * among them) becomes a Buffer; anything else stays as it is, for avsc's check to refuse where it
+ * does not fit.
+ */
+function avroFromJson(type: Avsc.Type, json: unknown): unknown {
+  switch (type.typeName) {
+    case 'bytes':
+    case 'fixed':
+      return typeof json === 'string' && BASE64.test(json) ? Buffer.from(json, 'base64') : json;
+    case 'record':
+    case 'error': {
+      if (!isObject(json)) return json;
+      const record = { ...json };
+      for (const field of (type as Avsc.types.RecordType).fields)
+        if (Object.hasOwn(json, field.name)) record[field.name] = avroFromJson(field.type, json[field.name]);
+      return record;
+    }
+    case 'array':
+      return Array.isArray(json)
+        ? json.map((item) => avroFromJson((type as Avsc.types.ArrayType).itemsType, item))
+        : json;
+    case 'map':
+      return isObject(json)
+        ? Object.fromEntries(
+            Object.entries(json).map(([key, item]) => [
+              key,
+              avroFromJson((type as Avsc.types.MapType).valuesType, item),
+            ]),
+          )
+        : json;
+    case 'union:unwrapped': {
+      const branches = (type as Avsc.types.UnwrappedUnionType).types;
+      // Text is a string where the union has one: base64 is read as bytes only where it cannot be.
+      if (typeof json === 'string' && branches.some((branch) => branch.typeName === 'string')) return json;
+      for (const branch of branches) {
+        const converted = avroFromJson(branch, json);
+        if (branch.isValid(converted)) return converted;
+      }
+      return json;
+    }
+    case 'union:wrapped': {
+      if (!isObject(json)) return json;
+      const keys = Object.keys(json);
+      const branch = (type as Avsc.types.WrappedUnionType).types.find((b) => b.branchName === keys[0]);
+      return keys.length === 1 && branch ? { [keys[0]!]: avroFromJson(branch, json[keys[0]!]) } : json;
+    }
+    default:
+      return json;
+  }
+}
+
+/** What a value of `type` is written as in JSON, for the error saying a value does not fit. */
+function avroExpected(type: Avsc.Type, decimals: WeakSet<Avsc.Type>): string {
+  const size = (type as { size?: number }).size;
+  if (decimals.has(type))
+    return `decimal: base64 text of its unscaled two's-complement integer${size === undefined ? '' : ` (${size} bytes)`}`;
+  switch (type.typeName) {
+    case 'bytes':
+      return 'bytes: base64 text';
+    case 'fixed':
+      return `fixed: base64 text of ${size} bytes`;
+    case 'null':
+      return 'null';
+    case 'boolean':
+      return 'true or false';
+    case 'int':
+      return 'an int, a 32-bit integer';
+    case 'long':
+      return 'a long, an integer';
+    case 'float':
+    case 'double':
+      return `a number (${type.typeName})`;
+    case 'string':
+      return 'a string';
+    case 'enum':
+      return 'a symbol of the enum';
+    case 'array':
+      return 'an array';
+    case 'map':
+      return 'an object (a map)';
+    case 'record':
+    case 'error':
+      return 'an object (a record)';
+    case 'union:wrapped':
+      return 'a union branch, null or wrapped as {"<branch type name>": value}';
+    default:
+      return "a value of one of the union's branches";
+  }
+}
+
+/** JSON of an avsc value: a Buffer (bytes, fixed) as base64 text, as the emulator prints it. */
+function bytesAsBase64(_key: string, value: unknown): unknown {
+  const buffer = value as { type?: unknown; data?: unknown };
+  if (buffer && buffer.type === 'Buffer' && Array.isArray(buffer.data))
+    return Buffer.from(buffer.data as number[]).toString('base64');
+  return value;
 }
 
 const AVRO_PRIMITIVES = new Set(['null', 'boolean', 'int', 'long', 'float', 'double', 'bytes', 'string']);

@@ -243,6 +243,29 @@ describe('kafka-lambda event', () => {
     );
   });
 
+  it('encodes Avro bytes, fixed and decimal values given as base64 text, and says so when one is not', async () => {
+    const avsc = join(dir, 'payment.avsc');
+    await writeFile(
+      avsc,
+      JSON.stringify({
+        type: 'record',
+        name: 'Payment',
+        fields: [
+          { name: 'amount', type: { type: 'bytes', logicalType: 'decimal', precision: 9, scale: 2 } },
+          { name: 'hash', type: { type: 'fixed', name: 'Hash', size: 2 } },
+        ],
+      }),
+    );
+    const base = ['--topic', 't', '--value-avro', avsc, '--format', 'source', '--value'];
+    const [record] = records(await event([...base, '{"amount":"BNI=","hash":"AAE="}']));
+    expect(Buffer.from(record!.value!, 'base64')).toEqual(Buffer.from([4, 0x04, 0xd2, 0x00, 0x01]));
+    const refused = await runCli(['event', ...base, '{"amount":12.34,"hash":"AAE="}']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(
+      "error: value does not fit the Avro schema at amount (expected decimal: base64 text of its unscaled two's-complement integer)\n",
+    );
+  });
+
   it('lists its exit codes in --help: 0 printed, 2 invalid flags or input', async () => {
     const help = await runCli(['event', '--help']);
     expect(help.code).toBe(0);

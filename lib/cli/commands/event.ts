@@ -292,6 +292,9 @@ Example:
   $ kafka-lambda event --topic order-events --partitions 3 --count 6 \\
       --key 'customer-{i%4}' --value '{"orderId":"o-{i}","items":[{"sku":"tea","quantity":1}]}' > event.json
 
+Values with a schema are JSON: Avro bytes, fixed and decimal values as base64 text (a decimal's unscaled
+two's-complement integer), as the emulator prints them.
+
 Exit codes:
   0  the event is printed (above Lambda's 6 MB payload limit: with a warning on stderr)
   2  invalid flags or input: an unreadable file, a schema that does not compile (or whose library,

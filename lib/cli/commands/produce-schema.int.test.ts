@@ -160,7 +160,7 @@ describe('kafka-lambda produce with a schema registry', () => {
     );
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
-      'kafka-lambda produce: line 1: value does not fit the Avro schema at total; nothing was sent\n',
+      'kafka-lambda produce: line 1: value does not fit the Avro schema at total (expected a number (double)); nothing was sent\n',
     );
     expect(run.stderr).not.toContain('secret-o-1');
     const admin = kafka.admin();
