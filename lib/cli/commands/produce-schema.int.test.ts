@@ -2,6 +2,9 @@
 // and a real registry (Apicurio's Confluent-compatible API, or SCHEMA_REGISTRY_URL): the records it
 // writes are decoded by an independent deserializer (@kafkajs/confluent-schema-registry) and by this
 // project's decoder.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { KafkaMessage } from 'kafkajs';
@@ -50,7 +53,7 @@ async function readAll(topic: string, count: number): Promise<KafkaMessage[]> {
   return seen.sort((a, b) => Number(a.offset) - Number(b.offset));
 }
 
-async function produce(topic: string, schemaArgs: string[], input: string) {
+async function produce(topic: string, schemaArgs: string[], input: string, registry = url) {
   return runCli(
     [
       'produce',
@@ -60,12 +63,30 @@ async function produce(topic: string, schemaArgs: string[], input: string) {
       '1',
       ...schemaArgs,
       '--schema-registry',
-      url,
+      registry,
       '--brokers',
       testBrokers().join(','),
     ],
     { input },
   );
+}
+
+async function topicExists(topic: string): Promise<boolean> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    return (await admin.listTopics()).includes(topic);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** The registry's versions of a subject ([] when it has none). */
+async function versionsOf(subject: string): Promise<number[]> {
+  const response = await fetch(`${url}/subjects/${encodeURIComponent(subject)}/versions`);
+  if (response.status === 404) return [];
+  expect(response.ok).toBe(true);
+  return (await response.json()) as number[];
 }
 
 describe('kafka-lambda produce with a schema registry', () => {
@@ -151,7 +172,7 @@ describe('kafka-lambda produce with a schema registry', () => {
     expect(run.stderr).toContain('1 record(s) before it were sent');
   }, 120_000);
 
-  it('refuses a first value that does not fit the schema before creating the topic (exit 2)', async () => {
+  it('refuses a first value that does not fit the schema before registering it and creating the topic (exit 2)', async () => {
     const topic = uniqueName('produce-bad-first');
     const run = await produce(
       topic,
@@ -159,17 +180,45 @@ describe('kafka-lambda produce with a schema registry', () => {
       '{"orderId":"secret-o-1","customerId":"c-1","total":"twenty"}\n',
     );
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(
+    expect(run.stderr).toBe(
       'kafka-lambda produce: line 1: value does not fit the Avro schema at total (expected a number (double)); nothing was sent\n',
     );
-    expect(run.stderr).not.toContain('secret-o-1');
-    const admin = kafka.admin();
-    await admin.connect();
+    expect(await topicExists(topic)).toBe(false);
+    expect(await versionsOf(`${topic}-value`)).toEqual([]);
+  }, 120_000);
+
+  it('names the registry without its query when it cannot be reached or refuses (exit 1), creating no topic', async () => {
+    const server = createServer((_request, response) => {
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.end('{"error_code":500,"message":"internal"}');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const avro = ['--value-avro', schemaFile('order.avsc')];
+    const line = `${JSON.stringify(orders[0])}\n`;
     try {
-      expect(await admin.listTopics()).not.toContain(topic);
+      const topic = uniqueName('produce-registry-refuses');
+      const refused = await produce(topic, avro, line, `${base}/?api_key=SECRET-KEY`);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toBe(
+        `kafka-lambda produce: the schema registry at ${base} did not register the schema for subject ${topic}-value (HTTP 500: internal); nothing was sent\n`,
+      );
+      expect(await topicExists(topic)).toBe(false);
     } finally {
-      await admin.disconnect();
+      server.close();
     }
+    const unreachable = await produce(
+      uniqueName('produce-registry-unreachable'),
+      avro,
+      line,
+      'http://127.0.0.1:1/apis/ccompat/v7?api_key=SECRET-KEY',
+    );
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain(
+      'the schema registry at http://127.0.0.1:1/apis/ccompat/v7 cannot be reached',
+    );
+    expect(unreachable.stderr).not.toContain('SECRET');
   }, 120_000);
 
   it('refuses a schema option without a registry, and --value-proto without --type (exit 2, before looking for a cluster)', async () => {

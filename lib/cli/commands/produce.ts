@@ -34,6 +34,16 @@ interface ProduceOptions extends ClusterOptions {
 /** Encodes one JSON value into a Confluent-framed record value; throws naming the problem, not the value. */
 type ValueEncoder = (value: unknown) => Buffer;
 
+/**
+ * A schema option's values: encoded and framed with the schema's id, which the registry gives when
+ * `register` is called (the schema is registered once the first record fits it). A value encoded
+ * before then carries id 0 in its framing until {@link stampSchemaId} writes the id in.
+ */
+interface SchemaValues {
+  encode: ValueEncoder;
+  register(): Promise<number>;
+}
+
 /** Records sent to the broker in one request at most (and sooner when the input pauses). */
 const MAX_BATCH_RECORDS = 500;
 /** How long a partial batch waits for more input before it is sent. */
@@ -245,7 +255,8 @@ Examples:
   $ kafka-lambda produce --topic orders --file orders.jsonl --value-avro order.avsc --schema-registry "$SCHEMA_REGISTRY_URL"
 With --value-avro, --value-proto (and --type) or --value-json-schema, each value is JSON encoded with the
 schema and framed as Confluent's serializers frame it (magic byte, schema id, Protobuf message indexes); the
-schema is registered under --subject first (an existing identical schema keeps its id).
+schema is registered under --subject once the first record fits it, before the topic is created (an
+existing identical schema keeps its id). Values are JSON as event --help says (Avro bytes as base64…).
 Exit codes: 0 sent, 1 the cluster failed, 2 invalid flags or input (records before a bad line were sent);
 with --json, stdout holds one object either way: {"ok":false,"error":{"message":…},…} on a failure
 (a usage error too: an unknown flag or a bad value, without "topic")`,
@@ -322,13 +333,12 @@ async function produceRecords(
   if (!generated && options.file === undefined && process.stdin.isTTY) {
     process.stderr.write('reading JSON lines from the terminal (Ctrl-D to end)…\n');
   }
-  // Schema flags are checked (and the schema registered) first: a usage error needs no cluster.
-  let encoder: ValueEncoder | undefined;
+  // Schema flags are checked (and the schema compiled) first: a usage error needs no cluster.
+  let schema: SchemaValues | undefined;
   try {
-    encoder = await schemaValueEncoder(options);
+    schema = await schemaValueEncoder(options);
   } catch (error) {
     if (error instanceof ProduceInputError) return fail(USAGE_EXIT_CODE, error.message);
-    if (error instanceof SchemaRegistrationError) return fail(1, error.message);
     throw error;
   }
   const cluster = await reachCluster(options, 'produce');
@@ -340,12 +350,12 @@ async function produceRecords(
   process.once('SIGTERM', onSignal);
   try {
     // The first record is read, and checked as every record is (its key field, its encoding with the
-    // schema), before the topic is created: input without one, or with a first one that cannot be sent,
-    // creates nothing.
+    // schema), before the schema is registered and the topic created: input without one, or with a
+    // first one that cannot be sent, registers and creates nothing.
     const input = preparedRecords(
       generated ? generatedValues(options) : inputLines(options.file, stop.signal),
       options,
-      encoder,
+      schema?.encode,
     );
     let first: IteratorResult<PreparedRecord>;
     try {
@@ -359,6 +369,18 @@ async function produceRecords(
         USAGE_EXIT_CODE,
         `no records ${options.file === undefined || options.file === '-' ? 'on stdin' : `in ${options.file}`} (blank lines are skipped): nothing was sent`,
       );
+
+    if (schema !== undefined) {
+      let schemaId: number;
+      try {
+        schemaId = await schema.register();
+      } catch (error) {
+        await input.return(undefined);
+        if (error instanceof SchemaRegistrationError) return fail(1, `${error.message}; nothing was sent`);
+        throw error;
+      }
+      stampSchemaId(first.value, schemaId);
+    }
 
     const kafka = new Kafka(cluster.kafkaConfig('kafka-lambda-produce'));
     let topic: Awaited<ReturnType<typeof ensureTopic>>;
@@ -706,11 +728,11 @@ export class SchemaRegistrationError extends CliError {}
 const SCHEMA_TYPES = { avro: 'AVRO', protobuf: 'PROTOBUF', 'json-schema': 'JSON' } as const;
 
 /**
- * With a schema option: reads and compiles the schema, registers it under the subject (Confluent's
- * `POST /subjects/{subject}/versions`, which answers an identical schema's existing id) and returns
- * an encoder framing values with that id. The encoding libraries load only then (see `event`).
+ * With a schema option: reads and compiles the schema, and returns its values' encoder and the
+ * registration, which registers the schema under the subject (Confluent's `POST /subjects/{subject}/versions`,
+ * which answers an identical schema's existing id). The encoding libraries load only then (see `event`).
  */
-async function schemaValueEncoder(options: ProduceOptions): Promise<ValueEncoder | undefined> {
+async function schemaValueEncoder(options: ProduceOptions): Promise<SchemaValues | undefined> {
   const chosen = (
     [
       ['avro', options.valueAvro],
@@ -746,19 +768,37 @@ async function schemaValueEncoder(options: ProduceOptions): Promise<ValueEncoder
     schemaPath: path!,
     ...(options.type ? { type: options.type } : {}),
   };
+  let encode: ReturnType<typeof schemaEncoder>;
   try {
-    // Compiled before registering: a schema that does not compile is not put in the registry.
-    schemaEncoder({ ...encoderOptions, wire: 'source' });
+    // Compiled before anything is registered: a schema that does not compile is not put in the registry.
+    // Its values are encoded without framing, which is added here with the registry's id.
+    encode = schemaEncoder({ ...encoderOptions, wire: 'source', schemaId: '1' });
   } catch (error) {
     // Its message names the file and where, never quoting it.
     if (error instanceof SchemaEncodeError) throw new ProduceInputError(error.message, { cause: error });
     throw error;
   }
+  const registry = options.schemaRegistry;
   const subject = options.subject ?? `${options.topic}-value`;
-  const schemaId = await registerSchema(options.schemaRegistry, subject, SCHEMA_TYPES[format], schema);
-  process.stderr.write(`registered ${path} as schema ${schemaId} (subject ${subject})\n`);
-  const encode = schemaEncoder({ ...encoderOptions, wire: 'confluent', schemaId });
-  return (value) => Buffer.from(encode(value).bytes);
+  let schemaId = 0;
+  return {
+    encode: (value) => {
+      const header = Buffer.alloc(5);
+      header.writeUInt32BE(schemaId, 1);
+      return Buffer.concat([header, encode(value).bytes]);
+    },
+    register: async () => {
+      const registered = await registerSchema(registry, subject, SCHEMA_TYPES[format], schema);
+      process.stderr.write(`registered ${path} as schema ${registered.id} (subject ${subject})\n`);
+      schemaId = registered.id;
+      return schemaId;
+    },
+  };
+}
+
+/** Writes the schema id into the framing of a value encoded before the schema was registered. */
+function stampSchemaId(record: PreparedRecord, schemaId: number): void {
+  record.value?.writeUInt32BE(schemaId, 1);
 }
 
 /**
@@ -778,12 +818,13 @@ function refuseCredentialsIn(url: string): void {
     );
 }
 
+/** Registers a schema under a subject (`POST /subjects/{subject}/versions`): its id. */
 async function registerSchema(
   url: string,
   subject: string,
   schemaType: (typeof SCHEMA_TYPES)[keyof typeof SCHEMA_TYPES],
   schema: string,
-): Promise<string> {
+): Promise<{ id: number }> {
   const base = url.replace(/\/+$/, '');
   let response: Response;
   try {
@@ -806,7 +847,7 @@ async function registerSchema(
     throw new SchemaRegistrationError(
       `the schema registry at ${displayUrl(base)} did not register the schema for subject ${subject} (HTTP ${response.status}${typeof answer?.message === 'string' ? `: ${answer.message}` : ''})`,
     );
-  return String(answer.id);
+  return { id: answer.id };
 }
 
 function keyFromField(value: Buffer | null, field: string, position: string): Buffer | null {
