@@ -6,12 +6,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../test/support/run-cli.ts';
 import {
+  expectCrashKeepsFolderWhileOwnerLives,
+  expectOwnerKilledLeavesNothing,
   jvmStartingIn,
-  leftOf,
   ownRemovers,
   removersOf,
   spawnOwner,
   waitFor,
+  withOwner,
 } from '../../test/support/run-dir-processes.ts';
 import { cacheBase, isAlive, packageRoot, waitForExit } from '../maven-server/index.ts';
 import { startBroker } from './broker.ts';
@@ -84,50 +86,29 @@ describe('the embedded broker process', () => {
     return spawnOwner(join(packageRoot, 'lib/broker/broker.ts'), 'startBroker', { ...env, TMPDIR: own });
   }
 
-  it('a broker JVM that dies by itself keeps its folder while its owner lives; once the owner is killed, the folder goes', async () => {
-    const own = await mkdtemp(join(tmp, 'owner-'));
-    const { child, served } = owner(own);
-    try {
-      const { pid: jvmPid, runDir } = await served;
+  it('a broker JVM that dies by itself keeps its folder while its owner lives; once the owner is killed, the folder goes', () =>
+    withOwner(tmp, owner, (started, own) =>
       // The JVM dies on its own (a crash): its data stays, for a broker relaunched on it and for its log.
-      process.kill(jvmPid, 'SIGKILL');
-      expect(await waitForExit(jvmPid, 30_000)).toBe(true);
-      await new Promise((r) => setTimeout(r, 3_000));
-      expect(existsSync(join(runDir, 'logs', 'server.log'))).toBe(true);
-      expect(existsSync(join(runDir, 'data'))).toBe(true);
       // Its owner killed (as `dev` killed with SIGKILL): nothing of the broker is left.
-      child.kill('SIGKILL');
-      expect(await leftOf(runDir)).toEqual({ folder: false, processes: [] });
-      expect(await readdir(own)).toEqual([]);
-    } finally {
-      child.kill('SIGKILL');
-      await rm(own, { recursive: true, force: true });
-    }
-  });
+      expectCrashKeepsFolderWhileOwnerLives(started, own, async (runDir) => {
+        expect(existsSync(join(runDir, 'logs', 'server.log'))).toBe(true);
+        expect(existsSync(join(runDir, 'data'))).toBe(true);
+      }),
+    ));
 
   it.each([
     ['while the broker storage is formatted', 'kafka.tools.StorageTool'],
     ['while the broker JVM starts', 'kafka.Kafka'],
   ])(
     'an owner killed %s leaves neither a JVM nor the broker folder once the watchdog has acted',
-    async (_phase, mainClass) => {
-      const own = await mkdtemp(join(tmp, 'owner-'));
-      const started = owner(own);
-      const { child } = started;
-      try {
+    (_phase, mainClass) =>
+      withOwner(tmp, owner, async (started, own) => {
         // The first moment a JVM of that class runs on the folder (the broker takes seconds more to serve).
-        const { runDir, pid: jvmPid } = await jvmStartingIn(own, started, mainClass, 90_000);
-        const log = await readFile(join(runDir, 'logs', 'server.log'), 'utf8').catch(() => '');
+        const server = await jvmStartingIn(own, started, mainClass, 90_000);
+        const log = await readFile(join(server.runDir, 'logs', 'server.log'), 'utf8').catch(() => '');
         expect(log).not.toContain('Kafka Server started');
-        child.kill('SIGKILL');
-        expect(await waitForExit(jvmPid, 60_000)).toBe(true);
-        expect(await leftOf(runDir)).toEqual({ folder: false, processes: [] });
-        expect(await readdir(own)).toEqual([]);
-      } finally {
-        child.kill('SIGKILL');
-        await rm(own, { recursive: true, force: true });
-      }
-    },
+        await expectOwnerKilledLeavesNothing(started, own, server);
+      }),
   );
 
   it('`broker start` killed with SIGKILL during start-up leaves no broker JVM running', async () => {

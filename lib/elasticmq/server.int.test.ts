@@ -1,18 +1,21 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   commandLines,
+  expectCrashKeepsFolderWhileOwnerLives,
+  expectOwnerKilledLeavesNothing,
   jvmStartingIn,
   leftOf,
   ownRemovers,
   removersOf,
   spawnOwner,
   waitFor,
+  withOwner,
 } from '../../test/support/run-dir-processes.ts';
-import { isAlive, packageRoot, waitForExit } from '../maven-server/index.ts';
+import { isAlive, packageRoot } from '../maven-server/index.ts';
 import { startElasticMq } from './server.ts';
 
 const MAIN = 'org.elasticmq.server.Main';
@@ -43,42 +46,25 @@ describe("an ElasticMQ server's run folder", () => {
   it.each([
     ['while the server starts', 'starting'],
     ['while the server runs', 'serving'],
-  ] as const)('an owner killed with SIGKILL %s leaves neither a JVM nor its folder', async (_phase, when) => {
-    const own = await mkdtemp(join(tmp, 'owner-'));
-    const started = owner(own);
-    try {
-      const { pid: jvmPid, runDir } =
+  ] as const)('an owner killed with SIGKILL %s leaves neither a JVM nor its folder', (_phase, when) =>
+    withOwner(tmp, owner, async (started, own) => {
+      const server =
         when === 'starting' ? await jvmStartingIn(own, started, MAIN, 60_000) : await started.served;
-      const log = await readFile(join(runDir, 'elasticmq.log'), 'utf8').catch(() => '');
+      const log = await readFile(join(server.runDir, 'elasticmq.log'), 'utf8').catch(() => '');
       expect(STARTED.test(log)).toBe(when === 'serving');
-      started.child.kill('SIGKILL');
-      expect(await waitForExit(jvmPid, 60_000)).toBe(true);
-      expect(await leftOf(runDir)).toEqual({ folder: false, processes: [] });
-      expect(await readdir(own)).toEqual([]);
-    } finally {
-      started.child.kill('SIGKILL');
-    }
-  });
+      await expectOwnerKilledLeavesNothing(started, own, server);
+    }),
+  );
 
-  it('a JVM that dies by itself keeps its folder while its owner lives; once the owner is killed, the folder goes', async () => {
-    const own = await mkdtemp(join(tmp, 'owner-'));
-    const { child, served } = owner(own);
-    try {
-      const { pid: jvmPid, runDir } = await served;
+  it('a JVM that dies by itself keeps its folder while its owner lives; once the owner is killed, the folder goes', () =>
+    withOwner(tmp, owner, (started, own) =>
       // The JVM dies on its own (a crash): its log and configuration stay, for whoever looks into it.
-      process.kill(jvmPid, 'SIGKILL');
-      expect(await waitForExit(jvmPid, 30_000)).toBe(true);
-      await new Promise((r) => setTimeout(r, 3_000));
-      expect(STARTED.test(await readFile(join(runDir, 'elasticmq.log'), 'utf8'))).toBe(true);
-      expect(existsSync(join(runDir, 'elasticmq.conf'))).toBe(true);
       // Its owner killed: nothing of the server is left.
-      child.kill('SIGKILL');
-      expect(await leftOf(runDir)).toEqual({ folder: false, processes: [] });
-      expect(await readdir(own)).toEqual([]);
-    } finally {
-      child.kill('SIGKILL');
-    }
-  });
+      expectCrashKeepsFolderWhileOwnerLives(started, own, async (runDir) => {
+        expect(STARTED.test(await readFile(join(runDir, 'elasticmq.log'), 'utf8'))).toBe(true);
+        expect(existsSync(join(runDir, 'elasticmq.conf'))).toBe(true);
+      }),
+    ));
 
   it('a stop keeps nothing; a detached server keeps its folder, with nothing waiting to delete it', async () => {
     const sqs = await startElasticMq();

@@ -4,9 +4,11 @@
  */
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { expect } from 'vitest';
+import { waitForExit } from '../../lib/maven-server/index.ts';
 
 /** The command lines of /proc (but this process's), by pid, as argument lists. */
 export async function commandLines(): Promise<{ pid: number; args: string[] }[]> {
@@ -169,4 +171,57 @@ export async function jvmStartingIn(
     }
     return undefined;
   });
+}
+
+/**
+ * Runs `body` with an owner that `spawn` starts in a new temporary folder (`own`, made in `parent`). The
+ * owner is killed with SIGKILL, and `own` removed, however `body` ends.
+ */
+export async function withOwner(
+  parent: string,
+  spawn: (own: string) => Owner,
+  body: (owner: Owner, own: string) => Promise<void>,
+): Promise<void> {
+  const own = await mkdtemp(join(parent, 'owner-'));
+  const owner = spawn(own);
+  try {
+    await body(owner, own);
+  } finally {
+    owner.child.kill('SIGKILL');
+    await rm(own, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Kills `owner` with SIGKILL and expects nothing of its server to be left: the JVM `server.pid` exits
+ * (within 60 s), neither its run folder nor a process naming it stays, and the owner's temporary folder
+ * `own` is empty.
+ */
+export async function expectOwnerKilledLeavesNothing(
+  owner: Owner,
+  own: string,
+  server: { pid: number; runDir: string },
+): Promise<void> {
+  owner.child.kill('SIGKILL');
+  expect(await waitForExit(server.pid, 60_000)).toBe(true);
+  expect(await leftOf(server.runDir)).toEqual({ folder: false, processes: [] });
+  expect(await readdir(own)).toEqual([]);
+}
+
+/**
+ * Once `owner` serves, its server JVM dies by itself (a crash, SIGKILL): `expectKept` checks, 3 s later,
+ * what of the run folder stays while the owner lives; then the owner is killed and nothing may be left
+ * ({@link expectOwnerKilledLeavesNothing}).
+ */
+export async function expectCrashKeepsFolderWhileOwnerLives(
+  owner: Owner,
+  own: string,
+  expectKept: (runDir: string) => Promise<void>,
+): Promise<void> {
+  const server = await owner.served;
+  process.kill(server.pid, 'SIGKILL');
+  expect(await waitForExit(server.pid, 30_000)).toBe(true);
+  await new Promise((r) => setTimeout(r, 3_000));
+  await expectKept(server.runDir);
+  await expectOwnerKilledLeavesNothing(owner, own, server);
 }
