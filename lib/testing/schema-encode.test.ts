@@ -1,8 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PendingRecord } from '../emulator/batch.ts';
 import { createSchemaResolver } from '../emulator/schema-registry.ts';
 import { CachingSchemaRegistry, type RegisteredSchema } from '../schema-registry/registry.ts';
-import { SchemaEncodeError, schemaEncoder } from './schema-encode.ts';
+import { protoImports, SchemaEncodeError, schemaEncoder } from './schema-encode.ts';
 
 /** The SchemaEncodeError `run` throws. */
 function thrown(run: () => unknown): SchemaEncodeError {
@@ -13,6 +17,24 @@ function thrown(run: () => unknown): SchemaEncodeError {
     return error as SchemaEncodeError;
   }
   throw new Error('nothing was thrown');
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-schema-encode-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Writes files under a new folder of the temporary folder; returns the folder. */
+async function files(tree: Record<string, string>): Promise<string> {
+  const root = await mkdtemp(join(dir, 'tree-'));
+  for (const [path, text] of Object.entries(tree)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), text);
+  }
+  return root;
 }
 
 /** A record as the emulator's consumer hands it to the schema resolver. */
@@ -228,6 +250,66 @@ describe('schemaEncoder refusing a schema file that is not JSON', () => {
   });
 });
 
+describe('schemaEncoder with Avro bytes, fixed and decimal values', () => {
+  const payment = {
+    type: 'record',
+    name: 'Payment',
+    namespace: 'shop',
+    fields: [
+      { name: 'id', type: 'string' },
+      { name: 'amount', type: { type: 'bytes', logicalType: 'decimal', precision: 10, scale: 2 } },
+      { name: 'hash', type: { type: 'fixed', name: 'Sha', size: 4 } },
+      { name: 'raw', type: 'bytes' },
+      { name: 'note', type: ['null', 'bytes'] },
+      { name: 'parts', type: { type: 'array', items: 'bytes' } },
+      { name: 'tags', type: { type: 'map', values: 'Sha' } },
+    ],
+  };
+  const schema = JSON.stringify(payment);
+  const value = {
+    id: 'p-1',
+    amount: 'BNI=', // 1234 unscaled: 12.34
+    hash: 'AAECAw==',
+    raw: 'aGk=',
+    note: 'bm90ZQ==',
+    parts: ['AQ==', ''],
+    tags: { a: '/////w==' },
+  };
+
+  it('takes base64 text, and the emulator reads the record back to the same JSON', async () => {
+    const encode = schemaEncoder({ format: 'avro', schema, wire: 'confluent', schemaId: '7' });
+    const { bytes } = encode(value);
+    // The decimal's bytes are its two's-complement integer, as written.
+    expect(Buffer.from(bytes).includes(Buffer.from([0x04, 0xd2]))).toBe(true);
+    expect(await emulatorJson({ id: '7', type: 'AVRO', definition: schema }, bytes)).toEqual(value);
+    // The JSON wire's text is what the emulator prints, too.
+    const json = schemaEncoder({ format: 'avro', schema, wire: 'json' })(value);
+    expect(JSON.parse(Buffer.from(json.bytes).toString())).toEqual(value);
+  });
+
+  it('says which form a value that does not fit should have (base64 text, the size of a fixed)', () => {
+    const encode = schemaEncoder({ format: 'avro', schema, wire: 'source' });
+    const error = thrown(() =>
+      encode({ ...value, amount: 12.34, hash: 'AAEC', raw: 'not base64!', tags: { 'SECRET-KEY': [1] } }),
+    );
+    expect(error.message).toBe(
+      "value does not fit the Avro schema at amount (expected decimal: base64 text of its unscaled two's-complement integer), hash (expected fixed: base64 text of 4 bytes), raw (expected bytes: base64 text), tags.* (expected fixed: base64 text of 4 bytes)",
+    );
+  });
+
+  it('keeps text in a union that has a string, even when it reads as base64', () => {
+    const either = JSON.stringify({
+      type: 'record',
+      name: 'R',
+      fields: [{ name: 'v', type: ['bytes', 'string'] }],
+    });
+    const encode = schemaEncoder({ format: 'avro', schema: either, wire: 'confluent' });
+    const { bytes } = encode({ v: 'abcd' });
+    // Branch 1 (string, zigzag 2), then the text itself.
+    expect(Buffer.from(bytes).subarray(5)).toEqual(Buffer.from([2, 8, ...Buffer.from('abcd')]));
+  });
+});
+
 describe('schemaEncoder refusing a schema its library does not compile, never quoting it', () => {
   const avro = (schema: object) =>
     thrown(() =>
@@ -340,62 +422,202 @@ describe('schemaEncoder refusing a schema its library does not compile, never qu
   });
 });
 
-describe('schemaEncoder with Avro bytes, fixed and decimal values', () => {
-  const payment = {
-    type: 'record',
-    name: 'Payment',
-    namespace: 'shop',
-    fields: [
-      { name: 'id', type: 'string' },
-      { name: 'amount', type: { type: 'bytes', logicalType: 'decimal', precision: 10, scale: 2 } },
-      { name: 'hash', type: { type: 'fixed', name: 'Sha', size: 4 } },
-      { name: 'raw', type: 'bytes' },
-      { name: 'note', type: ['null', 'bytes'] },
-      { name: 'parts', type: { type: 'array', items: 'bytes' } },
-      { name: 'tags', type: { type: 'map', values: 'Sha' } },
-    ],
-  };
-  const schema = JSON.stringify(payment);
-  const value = {
-    id: 'p-1',
-    amount: 'BNI=', // 1234 unscaled: 12.34
-    hash: 'AAECAw==',
-    raw: 'aGk=',
-    note: 'bm90ZQ==',
-    parts: ['AQ==', ''],
-    tags: { a: '/////w==' },
-  };
-
-  it('takes base64 text, and the emulator reads the record back to the same JSON', async () => {
-    const encode = schemaEncoder({ format: 'avro', schema, wire: 'confluent', schemaId: '7' });
-    const { bytes } = encode(value);
-    // The decimal's bytes are its two's-complement integer, as written.
-    expect(Buffer.from(bytes).includes(Buffer.from([0x04, 0xd2]))).toBe(true);
-    expect(await emulatorJson({ id: '7', type: 'AVRO', definition: schema }, bytes)).toEqual(value);
-    // The JSON wire's text is what the emulator prints, too.
-    const json = schemaEncoder({ format: 'avro', schema, wire: 'json' })(value);
-    expect(JSON.parse(Buffer.from(json.bytes).toString())).toEqual(value);
-  });
-
-  it('says which form a value that does not fit should have (base64 text, the size of a fixed)', () => {
-    const encode = schemaEncoder({ format: 'avro', schema, wire: 'source' });
-    const error = thrown(() =>
-      encode({ ...value, amount: 12.34, hash: 'AAEC', raw: 'not base64!', tags: { 'SECRET-KEY': [1] } }),
-    );
-    expect(error.message).toBe(
-      "value does not fit the Avro schema at amount (expected decimal: base64 text of its unscaled two's-complement integer), hash (expected fixed: base64 text of 4 bytes), raw (expected bytes: base64 text), tags.* (expected fixed: base64 text of 4 bytes)",
-    );
-  });
-
-  it('keeps text in a union that has a string, even when it reads as base64', () => {
-    const either = JSON.stringify({
-      type: 'record',
-      name: 'R',
-      fields: [{ name: 'v', type: ['bytes', 'string'] }],
+describe('schemaEncoder with a .proto that imports', () => {
+  const P3 = 'syntax = "proto3";\npackage shop;\n';
+  const money = `${P3}message Money {\n  string currency = 1;\n  int64 units = 2;\n}\n`;
+  /** The encoder of the .proto file at `path`, read as the CLI reads it. */
+  const encoderOf = (path: string, type: string, more: { importPaths?: string[] } = {}) =>
+    schemaEncoder({
+      format: 'protobuf',
+      schema: readFileSync(path, 'utf8'),
+      schemaPath: path,
+      type,
+      wire: 'confluent',
+      ...more,
     });
-    const encode = schemaEncoder({ format: 'avro', schema: either, wire: 'confluent' });
-    const { bytes } = encode({ v: 'abcd' });
-    // Branch 1 (string, zigzag 2), then the text itself.
-    expect(Buffer.from(bytes).subarray(5)).toEqual(Buffer.from([2, 8, ...Buffer.from('abcd')]));
+
+  it('reads a sibling import, relative to the importing file, and the well-known types', async () => {
+    const root = await files({
+      'schemas/money.proto': money,
+      'schemas/invoice.proto': `${P3}import "money.proto";\nimport "google/protobuf/timestamp.proto";\nmessage Invoice {\n  string id = 1;\n  Money total = 2;\n  google.protobuf.Timestamp issued_at = 3;\n}\n`,
+    });
+    const encode = encoderOf(join(root, 'schemas/invoice.proto'), 'shop.Invoice');
+    const { bytes } = encode({
+      id: 'i-1',
+      total: { currency: 'EUR', units: '12' },
+      issued_at: '2024-05-01T12:00:00.5Z',
+    });
+    // Framing, message index [0], then id (1), total (2: Money), issued_at (3: Timestamp 1714564800 s, 0.5e9 ns).
+    expect(Buffer.from(bytes).subarray(6)).toEqual(
+      Buffer.from([
+        ...[0x0a, 3, ...Buffer.from('i-1')],
+        ...[0x12, 7, 0x0a, 3, ...Buffer.from('EUR'), 0x10, 12],
+        ...[0x1a, 12, 0x08, 0xc0, 0xdd, 0xc8, 0xb1, 0x06, 0x10, 0x80, 0xca, 0xb5, 0xee, 0x01],
+      ]),
+    );
+    // The Timestamp's proto3 JSON text and its fields (as the emulator prints them) are the same message.
+    const asFields = encode({
+      id: 'i-1',
+      total: { currency: 'EUR', units: 12 },
+      issued_at: { seconds: '1714564800', nanos: 500_000_000 },
+    });
+    expect(Buffer.from(asFields.bytes)).toEqual(Buffer.from(bytes));
+  });
+
+  it('looks for an import in the importPaths folders (protoc -I), and says where one is not found', async () => {
+    const root = await files({
+      'proto/shop/v1/money.proto': money,
+      'proto/shop/v1/order.proto': `${P3}// import "commented/out.proto";\nimport "shop/v1/money.proto";\nmessage Order { Money total = 1; }\n`,
+    });
+    const path = join(root, 'proto/shop/v1/order.proto');
+    expect(thrown(() => encoderOf(path, 'shop.Order')).message).toBe(
+      `${path}: an import at line 4 column 1 names a file that is in none of: ${join(root, 'proto/shop/v1')}, the working directory (give the folder its path starts from with --proto-path, as protoc's -I)`,
+    );
+    const encode = encoderOf(path, 'shop.Order', { importPaths: [join(root, 'proto')] });
+    expect(Buffer.from(encode({ total: { units: 3 } }).bytes).subarray(6)).toEqual(
+      Buffer.from([0x0a, 2, 0x10, 3]),
+    );
+  });
+
+  it('names an imported file that does not parse, and where', async () => {
+    const root = await files({
+      'a.proto': `${P3}import "b.proto";\nmessage A { B b = 1; }\n`,
+      'b.proto': `${P3}message B {\n  int32 SECRET = 1\n}\n`,
+    });
+    expect(thrown(() => encoderOf(join(root, 'a.proto'), 'shop.A')).message).toBe(
+      `${join(root, 'b.proto')}: not a valid .proto file: parsing failed at line 5 column 1, ';' expected (its message is withheld: it quotes the file)`,
+    );
+  });
+
+  it('says where a type is defined nowhere, in which file, without naming it', async () => {
+    const root = await files({
+      'a.proto': `${P3}import "b.proto";\nmessage A { B b = 1; }\n`,
+      'b.proto': `${P3}message B {\n  map<string, SECRET_Money> totals = 4;\n}\n`,
+    });
+    const error = thrown(() => encoderOf(join(root, 'a.proto'), 'shop.A'));
+    expect(error.message).toBe(
+      `${join(root, 'b.proto')}: not a valid .proto file at line 4 column 15: a type it names is defined neither in the file nor in a file it imports (its message is withheld: it quotes the file)`,
+    );
+    expect(String(error.cause)).not.toContain('SECRET');
+  });
+
+  it('refuses an import cycle, a name two files define, and a --type of an imported file', async () => {
+    const cycle = await files({
+      'a.proto': `${P3}import "b.proto";\nmessage A {}\n`,
+      'b.proto': `${P3}import "a.proto";\nmessage B {}\n`,
+    });
+    expect(thrown(() => encoderOf(join(cycle, 'a.proto'), 'shop.A')).message).toBe(
+      `${join(cycle, 'b.proto')}: the import at line 3 column 1 closes a cycle: the file imports itself through the files it imports (protoc refuses this too)`,
+    );
+    const twice = await files({
+      'a.proto': `${P3}import "b.proto";\nmessage SECRET {}\n`,
+      'b.proto': `${P3}message SECRET {}\n`,
+    });
+    expect(thrown(() => encoderOf(join(twice, 'a.proto'), 'shop.SECRET')).message).toBe(
+      `${join(twice, 'a.proto')}: not a valid .proto file: a name is defined twice in one scope (with the files it imports) (its message is withheld: it quotes the file)`,
+    );
+    const imported = await files({
+      'a.proto': `${P3}import "money.proto";\nmessage A {}\n`,
+      'money.proto': money,
+    });
+    expect(thrown(() => encoderOf(join(imported, 'a.proto'), 'shop.Money')).message).toMatch(
+      /a\.proto: shop\.Money is a message of a file the \.proto file imports, not of the file itself/,
+    );
+  });
+
+  it("counts the message index among the messages of the schema's own file, not of the same package imported", async () => {
+    const root = await files({
+      'a.proto': `${P3}import "money.proto";\nmessage First {}\nmessage Second { Money m = 1; }\n`,
+      'money.proto': money,
+    });
+    // Second is the file's message 1 (Confluent writes [1] as the count 1 and the index 1, zigzag: 2 2).
+    expect(Buffer.from(encoderOf(join(root, 'a.proto'), 'shop.Second')({}).bytes).subarray(5)).toEqual(
+      Buffer.from([2, 2]),
+    );
+  });
+
+  it('lists the imported files, each after its own imports, as schema references (well-known types left out)', async () => {
+    const root = await files({
+      'a.proto': `${P3}import "b.proto";\nimport "shop/c.proto";\nimport "google/protobuf/empty.proto";\nmessage A {}\n`,
+      'b.proto': `${P3}import "shop/c.proto";\nmessage B {}\n`,
+      'shop/c.proto': `${P3}import "google/protobuf/timestamp.proto";\nmessage C {}\n`,
+    });
+    const path = join(root, 'a.proto');
+    const listed = protoImports({
+      schema: readFileSync(path, 'utf8'),
+      schemaPath: path,
+      importPaths: [root],
+    });
+    expect(listed.references).toEqual(['b.proto', 'shop/c.proto']);
+    expect(listed.imports.map(({ name, path, references }) => ({ name, path, references }))).toEqual([
+      { name: 'shop/c.proto', path: join(root, 'shop/c.proto'), references: [] },
+      { name: 'b.proto', path: join(root, 'b.proto'), references: ['shop/c.proto'] },
+    ]);
+    expect(listed.imports[1]!.schema).toBe(readFileSync(join(root, 'b.proto'), 'utf8'));
+  });
+});
+
+describe("schemaEncoder reading the well-known types' proto3 JSON forms", () => {
+  const proto = `syntax = "proto3"; package shop;
+    import "google/protobuf/timestamp.proto"; import "google/protobuf/duration.proto";
+    import "google/protobuf/wrappers.proto"; import "google/protobuf/struct.proto";
+    import "google/protobuf/field_mask.proto"; import "google/protobuf/any.proto";
+    message Item { int32 n = 1; }
+    message Wkt {
+      google.protobuf.Timestamp at = 1; google.protobuf.Duration took = 2; google.protobuf.Int64Value big = 3;
+      google.protobuf.StringValue name = 4; google.protobuf.Struct attrs = 5; google.protobuf.Value any_json = 6;
+      google.protobuf.FieldMask mask = 7; google.protobuf.Any item = 8; repeated google.protobuf.Timestamp times = 9;
+      map<string, google.protobuf.Duration> waits = 10;
+    }`;
+  const encode = schemaEncoder({ format: 'protobuf', schema: proto, type: 'shop.Wkt', wire: 'json' });
+  const json = (value: unknown) =>
+    JSON.parse(Buffer.from(encode(value).bytes).toString()) as Record<string, unknown>;
+
+  it('reads each into its fields, as the same message as those fields', () => {
+    expect(
+      json({
+        at: '2024-05-01T14:00:00.25+02:00',
+        took: '-1.5s',
+        big: '9007199254740993',
+        name: 'n',
+        attrs: { a: 1, b: [true, null, 'x'] },
+        anyJson: null,
+        mask: 'fooBar,a.bC',
+        item: { '@type': 'type.googleapis.com/shop.Item', n: 5 },
+        times: ['1970-01-01T00:00:00Z'],
+        waits: { k: '3s' },
+      }),
+    ).toMatchObject({
+      at: { seconds: '1714564800', nanos: 250_000_000 },
+      took: { seconds: '-1', nanos: -500_000_000 },
+      big: { value: '9007199254740993' },
+      name: { value: 'n' },
+      attrs: {
+        fields: {
+          a: { numberValue: 1 },
+          b: {
+            listValue: { values: [{ boolValue: true }, { nullValue: 'NULL_VALUE' }, { stringValue: 'x' }] },
+          },
+        },
+      },
+      any_json: { nullValue: 'NULL_VALUE' },
+      mask: { paths: ['foo_bar', 'a.b_c'] },
+      item: { type_url: 'type.googleapis.com/shop.Item', value: 'CAU=' },
+      times: [{ seconds: '0', nanos: 0 }],
+      waits: { k: { seconds: '3', nanos: 0 } },
+    });
+  });
+
+  it.each([
+    [{ at: '2024-02-30T00:00:00Z' }, 'at at: must be an RFC 3339 time'],
+    [{ times: ['SECRET'] }, 'at times.0: must be an RFC 3339 time'],
+    [{ took: '5m' }, 'at took: must be seconds with an s, as "1.5s"'],
+    [{ attrs: 'SECRET' }, 'at attrs: must be an object (a google.protobuf.Struct)'],
+    [{ item: { '@type': 'x/SECRET.Nope' } }, 'at item: has an @type that names no message'],
+    [{ item: { '@type': 'x/shop.Item', n: 'SECRET' } }, 'at item.n: must be an int32'],
+  ])('refuses %j, naming where and the form expected', (value, message) => {
+    const error = thrown(() => encode(value));
+    expect(error.message).toContain(`value does not fit shop.Wkt ${message}`);
+    expect(error.message).not.toContain('SECRET');
   });
 });

@@ -9,11 +9,14 @@
  * Used by `kafka-lambda event --value-avro|--value-proto|--value-json-schema` and the sample events.
  *
  * Values are JSON as the emulator prints the records it reads, so that what it prints can be sent again:
- * Avro `bytes`, `fixed` and `decimal` values as base64 text. A schema that does not compile is refused
- * saying what and where (line and column), never quoting it: the libraries' own messages quote names or
- * content.
+ * Avro `bytes`, `fixed` and `decimal` values as base64 text. Protobuf values are read in proto3's JSON
+ * mapping, the well-known types' forms included (a Timestamp as RFC 3339 text); a .proto file's imports
+ * are read as protoc reads them (`importPaths`). A schema that does not compile is refused saying what
+ * and where (line and column), never quoting it: the libraries' own messages quote names or content.
  */
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type { Ajv, AnySchema, ErrorObject } from 'ajv';
 import type * as Avsc from 'avsc';
 import type * as Protobuf from 'protobufjs';
@@ -75,8 +78,18 @@ export interface SchemaEncoderOptions {
   format: SchemaFormat;
   /** The schema text: Avro JSON (.avsc), .proto source, or a JSON Schema document. */
   schema: string;
-  /** The schema file's path, named in the errors about the schema. */
+  /**
+   * The schema file's path, named in the errors about the schema. A .proto file's imports are looked
+   * for in its folder first.
+   */
   schemaPath?: string;
+  /**
+   * Protobuf only: the folders an import (`import "shop/money.proto";`) is looked for in after the
+   * importing file's own folder, in order, as protoc's `--proto_path` (`-I`) folders; default: the
+   * working directory, as protoc's. The well-known types (`google/protobuf/timestamp.proto`…) are
+   * protobufjs's own.
+   */
+  importPaths?: readonly string[];
   /** Protobuf only: the message type, fully qualified (`shop.Order`). */
   type?: string;
   wire: SchemaWire;
@@ -627,21 +640,28 @@ function index(segment: string): string | number {
 // ---------------------------------------------------------------------------------------------------
 // Protobuf
 
+/** A .proto file read for the schema: the schema's own, or one it imports (directly or not). */
+interface ProtoFile {
+  /** Where it was read; `undefined` for a schema given as text alone. */
+  readonly path: string | undefined;
+  readonly text: string;
+  /** The file parsed alone: its package and its own messages (the message indexes count these). */
+  readonly own: Protobuf.IParserResult;
+  /** Its imports of files other than protobufjs's well-known types, as written, each with its file. */
+  readonly imports: Array<{ readonly name: string; readonly file: ProtoFile }>;
+}
+
+/** All the files of a schema compiled into one root, resolved. */
+interface LoadedProto {
+  readonly root: Protobuf.Root;
+  readonly top: ProtoFile;
+}
+
 function compileProtobuf(options: SchemaEncoderOptions): Codec {
   if (!options.type)
     throw new SchemaEncodeError('a Protobuf schema needs the message type (--type shop.Order)');
   const protobuf = peer<typeof Protobuf>('protobufjs', 'Protobuf');
-  const parse = (text: string) => protobuf.parse(text, { keepCase: true });
-  let root: Protobuf.Root;
-  let pkg: string | undefined;
-  try {
-    const parsed = parse(options.schema);
-    root = parsed.root;
-    pkg = parsed.package;
-  } catch (error) {
-    const problem = protoParseProblem((error as Error).message, options.schema, parse);
-    throw protoRefusal(options.schemaPath, problem === undefined ? '' : `: ${problem}`);
-  }
+  const { root, top } = loadProto(protobuf, options);
   let type: Protobuf.Type;
   try {
     type = root.lookupType(options.type);
@@ -653,17 +673,27 @@ function compileProtobuf(options: SchemaEncoderOptions): Codec {
       },
     );
   }
-  const scope = pkg ? (root.lookup(pkg) as Protobuf.Namespace) : root;
-  const indexes = messagePath(protobuf, scope, type);
-  const glueIndex = glueMessageIndex(protobuf, scope, type);
+  // The message indexes of the framing say where the message is among those of the schema's own file.
+  const ownScope = (
+    top.own.package ? top.own.root.lookup(top.own.package) : top.own.root
+  ) as Protobuf.Namespace;
+  const ownType = top.own.root.lookup(type.fullName);
+  if (!(ownType instanceof protobuf.Type))
+    throw new SchemaEncodeError(
+      `${about(options.schemaPath)}${options.type} is a message of a file the .proto file imports, not of the file itself: give the file that defines it (the framing's message index counts the messages of the schema's own file)`,
+    );
+  const indexes = messagePath(protobuf, ownScope, ownType);
+  const glueIndex = glueMessageIndex(protobuf, ownScope, ownType);
   // protobufjs's verify and fromObject take only the names the type was parsed with, and fromObject
   // drops any other key: a misspelt field was written as an empty message. The proto3 JSON reader
-  // refuses unknown fields and enum values and checks integer ranges, taking both field names.
+  // refuses unknown fields and enum values and checks integer ranges, taking both field names; the
+  // well-known types' JSON forms (a Timestamp as RFC 3339 text…) are read into their fields first.
   const read = protoJsonReader(type, 'strict');
+  const wellKnown = new WellKnownJson(protobuf, root);
   return (value) => {
     let fields: { [key: string]: unknown };
     try {
-      fields = read(value);
+      fields = read(wellKnown.message(type, value, []));
     } catch (error) {
       if (!(error instanceof ProtoJsonMismatch)) throw error;
       throw new SchemaEncodeError(`value does not fit ${options.type} at ${error.message}`);
@@ -681,6 +711,453 @@ function protoRefusal(path: string | undefined, problem: string): SchemaEncodeEr
     `${about(path)}not a valid .proto file${problem} (its message is withheld: it quotes the file)`,
     'protobufjs',
   );
+}
+
+/** protobufjs's well-known types: its common types, and the .proto files it ships (descriptor.proto…). */
+const WELL_KNOWN_FILE = /^google\/protobuf\/[A-Za-z0-9_/]+\.proto$/;
+
+/**
+ * The schema's .proto file and every file it imports, parsed into one root and resolved, as protoc
+ * reads them: an import is looked for in the importing file's folder, then in each of `importPaths`
+ * (default: the working directory); `google/protobuf/*.proto` are protobufjs's well-known types.
+ */
+function loadProto(
+  protobuf: typeof Protobuf,
+  options: Pick<SchemaEncoderOptions, 'schema' | 'schemaPath' | 'importPaths'>,
+): LoadedProto {
+  const importPaths = options.importPaths?.length ? options.importPaths : ['.'];
+  const root = new protobuf.Root();
+  const loaded = new Map<string, ProtoFile>();
+  const loading = new Set<string>();
+  const wellKnown = new Set<string>();
+  const files: ProtoFile[] = [];
+  const parse = (text: string) => protobuf.parse(text, { keepCase: true });
+
+  const addWellKnown = (name: string): boolean => {
+    if (!WELL_KNOWN_FILE.test(name)) return false;
+    if (wellKnown.has(name)) return true;
+    const common = protobuf.common.get(name);
+    if (common?.nested) {
+      wellKnown.add(name);
+      root.addJSON(common.nested);
+      return true;
+    }
+    let shipped: string;
+    try {
+      shipped = require.resolve(`protobufjs/${name}`);
+    } catch {
+      return false; // not one of protobufjs's: looked for as the user's
+    }
+    wellKnown.add(name);
+    const parsed = protobuf.parse(readFileSync(shipped, 'utf8'), root, { keepCase: true });
+    for (const inner of parsed.imports ?? []) addWellKnown(inner);
+    return true;
+  };
+
+  const load = (text: string, path: string | undefined): ProtoFile => {
+    let own: Protobuf.IParserResult;
+    try {
+      own = parse(text);
+    } catch (error) {
+      const problem = protoParseProblem((error as Error).message, text, parse);
+      throw protoRefusal(path, problem === undefined ? '' : `: ${problem}`);
+    }
+    const file: ProtoFile = { path, text, own, imports: [] };
+    const real = path === undefined ? undefined : realpathSync(path);
+    if (real !== undefined) loading.add(real);
+    for (const name of [...(own.imports ?? []), ...(own.weakImports ?? [])]) {
+      if (addWellKnown(name)) continue;
+      const folders = [...(path === undefined ? [] : [dirname(path)]), ...importPaths];
+      const found = folders.map((folder) => join(folder, name)).find(isFile);
+      if (found === undefined)
+        throw new SchemaEncodeError(
+          `${about(path)}an import${protoImportWhere(text, name)} names a file that is in none of: ${folders.map(shownFolder).join(', ')} (give the folder its path starts from with --proto-path, as protoc's -I)`,
+        );
+      const foundReal = realpathSync(found);
+      if (loading.has(foundReal))
+        throw new SchemaEncodeError(
+          `${about(path)}the import${protoImportWhere(text, name)} closes a cycle: the file imports itself through the files it imports (protoc refuses this too)`,
+        );
+      let imported = loaded.get(foundReal);
+      if (imported === undefined) {
+        let importedText: string;
+        try {
+          importedText = readFileSync(found, 'utf8');
+        } catch (error) {
+          throw new SchemaEncodeError(`${found}: cannot read it: ${(error as NodeJS.ErrnoException).code}`, {
+            cause: error,
+          });
+        }
+        imported = load(importedText, found);
+        loaded.set(foundReal, imported);
+      }
+      file.imports.push({ name, file: imported });
+    }
+    if (real !== undefined) loading.delete(real);
+    try {
+      protobuf.parse(text, root, { keepCase: true });
+    } catch (error) {
+      // Parsed alone, it parsed: a name another file defined already.
+      const problem = protoParseProblem((error as Error).message, text, parse);
+      throw protoRefusal(
+        path,
+        `: ${problem ?? 'it does not fit the files it imports'} (with the files it imports)`,
+      );
+    }
+    files.push(file);
+    return file;
+  };
+
+  const top = load(options.schema, options.schemaPath);
+  try {
+    root.resolveAll();
+  } catch (error) {
+    throw protoUnresolved(protobuf, (error as Error).message, root, files, top);
+  }
+  return { root, top };
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+const shownFolder = (folder: string) => (folder === '.' ? 'the working directory' : folder);
+
+/**
+ * The .proto text with its comments blanked (each character a space, line breaks kept), so that a
+ * statement is found where it is, not in a comment; strings are kept.
+ */
+function blankProtoComments(text: string): string {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '"' || c === "'") {
+      let j = i + 1;
+      while (j < text.length && text[j] !== c && text[j] !== '\n') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else if (text.startsWith('//', i) || text.startsWith('/*', i)) {
+      const line = text[i + 1] === '/';
+      const close = line ? text.indexOf('\n', i) : text.indexOf('*/', i + 2);
+      const stop = close === -1 ? text.length : line ? close : close + 2;
+      out += text.slice(i, stop).replace(/[^\r\n]/g, ' ');
+      i = stop;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+/** ` at line L column C` of the import statement of `name` in a .proto text, or `''`. */
+function protoImportWhere(text: string, name: string): string {
+  const statement = /\bimport\s+(?:(?:public|weak)\s+)?("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')/g;
+  for (const match of blankProtoComments(text).matchAll(statement))
+    if (match[1]!.slice(1, -1) === name) return ` at ${lineAndColumn(text, match.index)}`;
+  return '';
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A type name of the schema's files that resolves to nothing (a message or enum neither defined nor
+ * imported): which file and where, when protobufjs's message (which quotes the name) lets it be found.
+ */
+function protoUnresolved(
+  protobuf: typeof Protobuf,
+  message: string,
+  root: Protobuf.Root,
+  files: readonly ProtoFile[],
+  top: ProtoFile,
+): SchemaEncodeError {
+  let file: ProtoFile | undefined;
+  let where = '';
+  const names = /^no such Type or Enum '(.+?)' in Type (\S+)$/.exec(message);
+  if (names) {
+    const [, typeName, parentName] = names as unknown as [string, string, string];
+    file = files.find((candidate) => candidate.own.root.lookup(parentName) instanceof protobuf.Type);
+    const parent = root.lookup(parentName);
+    const field =
+      parent instanceof protobuf.Type ? parent.fieldsArray.find((f) => f.type === typeName) : undefined;
+    if (file !== undefined && field !== undefined) {
+      // `Money total = 2` or `map<string, Money> totals = 3`, with any label before it.
+      const declaration = new RegExp(
+        `(?<![\\w.])${escapeRegExp(typeName)}\\s*>?\\s*${escapeRegExp(field.name)}\\s*=\\s*${field.id}(?!\\d)`,
+      ).exec(blankProtoComments(file.text));
+      if (declaration) where = ` at ${lineAndColumn(file.text, declaration.index)}`;
+    }
+  }
+  return protoRefusal(
+    (file ?? top).path,
+    `${where}: a type it names is defined neither in the file nor in a file it imports`,
+  );
+}
+
+/**
+ * A .proto file the schema imports, as Confluent's serializer registers it: under a subject named as
+ * the import (Confluent's default reference subject name strategy), with its own imports as its
+ * references. The well-known types are left out, as Confluent's serializer leaves them
+ * (`skip.known.types`) and as every deserializer knows them.
+ *
+ * @example
+ * ```ts
+ * const { imports } = protoImports({ schema, schemaPath: 'schemas/invoice.proto' });
+ * // [{ name: 'money.proto', path: 'schemas/money.proto', schema: '…', references: [] }]
+ * ```
+ */
+export interface ProtoImport {
+  /** The import path as the importing file writes it (`money.proto`): the reference's name and subject. */
+  readonly name: string;
+  /** Where the file was found. */
+  readonly path: string;
+  /** The file's text. */
+  readonly schema: string;
+  /** The names of its own imports, well-known types left out. */
+  readonly references: readonly string[];
+}
+
+/**
+ * The files a .proto schema imports (directly or not), each after the ones it imports itself, and the
+ * names of the schema's own imports (its references), well-known types left out; see
+ * {@link ProtoImport}. The files are compiled as `schemaEncoder` compiles them.
+ *
+ * @example
+ * ```ts
+ * const { imports, references } = protoImports({ schema: readFileSync(path, 'utf8'), schemaPath: path });
+ * ```
+ * @throws SchemaEncodeError as `schemaEncoder` does for a schema that does not compile.
+ */
+export function protoImports(options: Pick<SchemaEncoderOptions, 'schema' | 'schemaPath' | 'importPaths'>): {
+  imports: ProtoImport[];
+  references: string[];
+} {
+  const protobuf = peer<typeof Protobuf>('protobufjs', 'Protobuf');
+  const { top } = loadProto(protobuf, options);
+  const imports: ProtoImport[] = [];
+  const byName = new Map<string, ProtoFile>();
+  const visit = (name: string, file: ProtoFile) => {
+    const seen = byName.get(name);
+    if (seen === file) return;
+    if (seen !== undefined)
+      throw new SchemaEncodeError(
+        `two imports written alike are different files (${seen.path}, ${file.path}): a registry holds one schema per subject, the import's name`,
+      );
+    byName.set(name, file);
+    for (const inner of file.imports) visit(inner.name, inner.file);
+    imports.push({
+      name,
+      path: file.path!,
+      schema: file.text,
+      references: file.imports.map((inner) => inner.name),
+    });
+  };
+  for (const { name, file } of top.imports) visit(name, file);
+  return { imports, references: top.imports.map(({ name }) => name) };
+}
+
+/** A JSON path as the proto3 JSON reader shows it: declared names and indexes, any other key `*`. */
+function protoPath(path: readonly (string | number)[]): string {
+  return path.length === 0 ? '(root)' : shownPath(path);
+}
+
+const TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const DURATION = /^(-)?(\d{1,12})(?:\.(\d{1,9}))?s$/;
+/** 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z, the range of a google.protobuf.Timestamp. */
+const TIMESTAMP_SECONDS = { min: -62_135_596_800, max: 253_402_300_799 };
+const DURATION_MAX_SECONDS = 315_576_000_000n;
+const WRAPPERS = new Set(
+  ['Double', 'Float', 'Int64', 'UInt64', 'Int32', 'UInt32', 'Bool', 'String', 'Bytes'].map(
+    (kind) => `google.protobuf.${kind}Value`,
+  ),
+);
+
+/**
+ * The well-known types' proto3 JSON forms (https://protobuf.dev/programming-guides/json/) read into the
+ * fields the proto3 JSON reader takes: a Timestamp as RFC 3339 text, a Duration as `"1.5s"`, a wrapper
+ * as its bare value, a Struct, Value or ListValue as any JSON, a FieldMask as `"a.b,c"`, an Any as
+ * `{"@type": …, fields…}`. Their fields' form (`{"seconds": …, "nanos": …}`, as the emulator prints
+ * them) is taken too; everything else is handed on as it is.
+ */
+class WellKnownJson {
+  private readonly protobuf: typeof Protobuf;
+  private readonly root: Protobuf.Root;
+  private readonly fields = new Map<Protobuf.Type, Map<string, Protobuf.Field>>();
+  private readonly readers = new Map<Protobuf.Type, (json: unknown) => { [key: string]: unknown }>();
+
+  constructor(protobuf: typeof Protobuf, root: Protobuf.Root) {
+    this.protobuf = protobuf;
+    this.root = root;
+  }
+
+  message(type: Protobuf.Type, json: unknown, path: (string | number)[]): unknown {
+    const name = type.fullName.slice(1);
+    if (name === 'google.protobuf.Timestamp' && typeof json === 'string') return timestamp(json, path);
+    if (name === 'google.protobuf.Duration' && typeof json === 'string') return duration(json, path);
+    if (name === 'google.protobuf.FieldMask' && typeof json === 'string')
+      return {
+        paths:
+          json === '' ? [] : json.split(',').map((p) => p.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)),
+      };
+    if (name === 'google.protobuf.Struct') return this.struct(json, path);
+    if (name === 'google.protobuf.Value') return this.value(json, path);
+    if (name === 'google.protobuf.ListValue') return this.list(json, path);
+    if (name === 'google.protobuf.Any' && isObject(json) && Object.hasOwn(json, '@type'))
+      return this.any(json, path);
+    if (WRAPPERS.has(name) && json !== null && typeof json !== 'object') return { value: json };
+    if (!isObject(json)) return json;
+    const out: { [key: string]: unknown } = {};
+    for (const [key, item] of Object.entries(json)) {
+      const field = this.fieldOf(type, key);
+      const inner = field?.resolvedType;
+      if (field === undefined || !(inner instanceof this.protobuf.Type)) {
+        out[key] = item;
+        continue;
+      }
+      // null is a field's default, except in a google.protobuf.Value, where it is JSON's null.
+      if (item === null && inner.fullName !== '.google.protobuf.Value') out[key] = item;
+      else if (field.map && isObject(item))
+        out[key] = Object.fromEntries(
+          Object.entries(item).map(([k, v]) => [k, this.message(inner, v, [...path, field.name, '*'])]),
+        );
+      else if (field.repeated && Array.isArray(item))
+        out[key] = item.map((v, i) => this.message(inner, v, [...path, field.name, i]));
+      else out[key] = this.message(inner, item, [...path, field.name]);
+    }
+    return out;
+  }
+
+  /** The field JSON names `key`: its proto name, its JSON name, or protobufjs's camelCase name. */
+  private fieldOf(type: Protobuf.Type, key: string): Protobuf.Field | undefined {
+    let table = this.fields.get(type);
+    if (table === undefined) {
+      table = new Map();
+      for (const field of type.fieldsArray) {
+        const jsonName =
+          (field.options?.json_name as string | undefined) ??
+          field.name.replace(/_+(.)?/g, (_m, c: string | undefined) => c?.toUpperCase() ?? '');
+        for (const name of [field.name, jsonName]) table.set(name, field);
+      }
+      this.fields.set(type, table);
+    }
+    return table.get(key) ?? table.get(key.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()));
+  }
+
+  private struct(json: unknown, path: (string | number)[]): unknown {
+    if (!isObject(json)) mismatch(path, 'must be an object (a google.protobuf.Struct)');
+    return {
+      fields: Object.fromEntries(Object.entries(json).map(([k, v]) => [k, this.value(v, [...path, '*'])])),
+    };
+  }
+
+  private value(json: unknown, path: (string | number)[]): unknown {
+    if (json === null) return { nullValue: 'NULL_VALUE' };
+    if (typeof json === 'number') return { numberValue: json };
+    if (typeof json === 'string') return { stringValue: json };
+    if (typeof json === 'boolean') return { boolValue: json };
+    if (Array.isArray(json)) return { listValue: this.list(json, path) };
+    return { structValue: this.struct(json, path) };
+  }
+
+  private list(json: unknown, path: (string | number)[]): unknown {
+    if (!Array.isArray(json)) mismatch(path, 'must be an array (a google.protobuf.ListValue)');
+    return { values: json.map((item, i) => this.value(item, [...path, i])) };
+  }
+
+  /** An Any: the message its `@type` names, encoded into its `value` (a well-known type's JSON as `value`). */
+  private any(json: { [key: string]: unknown }, path: (string | number)[]): unknown {
+    const url = json['@type'];
+    if (typeof url !== 'string')
+      mismatch(path, 'has an @type that is not a type URL, as type.googleapis.com/shop.Order');
+    let type: Protobuf.Type;
+    try {
+      type = this.root.lookupType(url.slice(url.lastIndexOf('/') + 1));
+    } catch {
+      return mismatch(path, 'has an @type that names no message of the schema or of the files it imports');
+    }
+    const { '@type': _url, ...fields } = json;
+    const special =
+      type.fullName.startsWith('.google.protobuf.') && type.fullName !== '.google.protobuf.Empty';
+    const inner = this.message(type, special ? json.value : fields, path);
+    let reader = this.readers.get(type);
+    if (reader === undefined) {
+      reader = protoJsonReader(type, 'strict');
+      this.readers.set(type, reader);
+    }
+    let object: { [key: string]: unknown };
+    try {
+      object = reader(inner);
+    } catch (error) {
+      if (!(error instanceof ProtoJsonMismatch)) throw error;
+      const at = error.message.startsWith('(root)')
+        ? error.message.slice('(root)'.length)
+        : `.${error.message}`;
+      throw new ProtoJsonMismatch(
+        `${protoPath(path)}${path.length === 0 && at.startsWith('.') ? at.slice(1) : at}`,
+      );
+    }
+    return {
+      typeUrl: url,
+      value: Buffer.from(type.encode(type.fromObject(object)).finish()).toString('base64'),
+    };
+  }
+}
+
+function mismatch(path: readonly (string | number)[], problem: string): never {
+  throw new ProtoJsonMismatch(`${protoPath(path)}: ${problem}`);
+}
+
+/** A google.protobuf.Timestamp of RFC 3339 text (`2024-05-01T12:00:00.5+02:00`), as its fields. */
+function timestamp(text: string, path: readonly (string | number)[]): { seconds: string; nanos: number } {
+  const refuse = () =>
+    mismatch(
+      path,
+      'must be an RFC 3339 time, as 2024-05-01T12:00:00Z, from year 1 to 9999 (a google.protobuf.Timestamp)',
+    );
+  const parts = TIMESTAMP.exec(text);
+  if (!parts) return refuse();
+  const [, year, month, day, hour, minute, second, fraction = '', utc, sign, offsetHours, offsetMinutes] =
+    parts;
+  const date = new Date(0);
+  date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
+  date.setUTCHours(Number(hour), Number(minute), Number(second), 0);
+  if (
+    date.getUTCFullYear() !== Number(year) ||
+    date.getUTCMonth() !== Number(month) - 1 ||
+    date.getUTCDate() !== Number(day) ||
+    date.getUTCHours() !== Number(hour) ||
+    date.getUTCMinutes() !== Number(minute) ||
+    date.getUTCSeconds() !== Number(second) ||
+    (utc === undefined && (Number(offsetHours) > 23 || Number(offsetMinutes) > 59))
+  )
+    return refuse();
+  const offset =
+    utc !== undefined
+      ? 0
+      : (sign === '-' ? -1 : 1) * (Number(offsetHours) * 3600 + Number(offsetMinutes) * 60);
+  const seconds = date.getTime() / 1000 - offset;
+  if (seconds < TIMESTAMP_SECONDS.min || seconds > TIMESTAMP_SECONDS.max) return refuse();
+  return { seconds: String(seconds), nanos: Number(fraction.padEnd(9, '0')) };
+}
+
+/** A google.protobuf.Duration of its JSON text (`"1.5s"`, `"-0.25s"`), as its fields. */
+function duration(text: string, path: readonly (string | number)[]): { seconds: string; nanos: number } {
+  const parts = DURATION.exec(text);
+  if (!parts || BigInt(parts[2]!) > DURATION_MAX_SECONDS)
+    return mismatch(
+      path,
+      'must be seconds with an s, as "1.5s" or "-30s", within ±10,000 years (a google.protobuf.Duration)',
+    );
+  const [, negative, whole, fraction = ''] = parts;
+  const sign = negative ? -1 : 1;
+  const nanos = Number(fraction.padEnd(9, '0'));
+  return { seconds: (BigInt(sign) * BigInt(whole!)).toString(), nanos: nanos === 0 ? 0 : sign * nanos };
 }
 
 /** The message's position path among the file's message types (Confluent's message indexes). */

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -159,6 +159,10 @@ describe('kafka-lambda event', () => {
     ],
     [['--schema-id', '7'], /^error: --schema-id needs a schema: --value-avro/],
     [['--type', 'shop.Order'], /^error: --type needs --value-proto \(it names its message type\)\n$/],
+    [
+      ['--proto-path', 'protos'],
+      /^error: --proto-path needs --value-proto \(it is where the \.proto file's imports are\)\n$/,
+    ],
   ])('refuses %j (exit 2)', async (args, message) => {
     const run = await runCli(['event', '--topic', 'orders', ...args]);
     expect(run.code).toBe(2);
@@ -241,6 +245,55 @@ describe('kafka-lambda event', () => {
     expect(run.stderr).toBe(
       `error: ${proto}: not a valid .proto file: parsing failed at line 4 column 3, ';' expected (its message is withheld: it quotes the file)\n`,
     );
+  });
+
+  it('encodes a --value-proto message whose file imports a sibling file and a well-known type, a Timestamp given as RFC 3339 text', async () => {
+    const protos = join(dir, 'imports');
+    await mkdir(join(protos, 'shop'), { recursive: true });
+    await writeFile(
+      join(protos, 'shop', 'money.proto'),
+      'syntax = "proto3"; package shop; message Money { int64 units = 1; }',
+    );
+    await writeFile(
+      join(protos, 'shop', 'invoice.proto'),
+      'syntax = "proto3"; package shop;\nimport "money.proto";\nimport "google/protobuf/timestamp.proto";\nmessage Invoice { Money total = 1; google.protobuf.Timestamp at = 2; }\n',
+    );
+    const value = '{"total":{"units":"5"},"at":"2024-05-01T12:00:00Z"}';
+    const args = [
+      '--topic',
+      't',
+      '--value-proto',
+      join(protos, 'shop', 'invoice.proto'),
+      '--type',
+      'shop.Invoice',
+    ];
+    const [record] = records(await event([...args, '--value', value, '--format', 'json']));
+    expect(JSON.parse(text(record!.value)!)).toEqual({
+      total: { units: '5' },
+      at: { seconds: '1714564800', nanos: 0 },
+    });
+    // An import written from a root folder is found in a --proto-path folder (protoc's -I), and only there.
+    await writeFile(
+      join(protos, 'shop', 'order.proto'),
+      'syntax = "proto3"; package shop;\nimport "shop/money.proto";\nmessage Order { Money total = 1; }\n',
+    );
+    const order = [
+      '--topic',
+      't',
+      '--value-proto',
+      join(protos, 'shop', 'order.proto'),
+      '--type',
+      'shop.Order',
+    ];
+    const missing = await runCli(['event', ...order, '--value', '{}']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(
+      /order\.proto: an import at line 2 column 1 names a file that is in none of: /,
+    );
+    const found = records(
+      await event([...order, '--proto-path', protos, '--value', '{"total":{"units":1}}']),
+    );
+    expect(Buffer.from(found[0]!.value!, 'base64').subarray(6)).toEqual(Buffer.from([0x0a, 2, 0x08, 1]));
   });
 
   it('encodes Avro bytes, fixed and decimal values given as base64 text, and says so when one is not', async () => {

@@ -33,6 +33,7 @@ interface EventOptions {
   valueProto?: SchemaFile;
   valueJsonSchema?: SchemaFile;
   type?: string;
+  protoPath: string[];
   format: SchemaWire;
   schemaId?: string;
 }
@@ -98,6 +99,7 @@ async function valueEncoder(options: EventOptions): Promise<((text: string) => E
     format,
     schema: schema!.text,
     schemaPath: schema!.path,
+    ...(options.protoPath.length > 0 ? { importPaths: options.protoPath } : {}),
     ...(options.type ? { type: options.type } : {}),
     wire: options.format,
     ...(options.schemaId ? { schemaId: options.schemaId } : {}),
@@ -195,6 +197,18 @@ function schemaFile(path: string): SchemaFile {
   return { path, text: file(path).toString('utf8') };
 }
 
+/**
+ * A commander option parser for a repeatable option: each value appended.
+ *
+ * @example
+ * ```ts
+ * command.option('--proto-path <dir>', 'a folder imports are looked for in (repeatable)', repeated, []);
+ * ```
+ */
+export function repeated(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 /** A `SchemaEncodeError` of the lazily loaded encoder module (a value that does not fit, a bad schema). */
 function isSchemaEncodeError(error: unknown): error is Error {
   return error instanceof Error && error.name === 'SchemaEncodeError';
@@ -258,6 +272,12 @@ export function registerEventCommand(program: Command): void {
     )
     .option('--type <message>', 'the Protobuf message type of --value-proto, e.g. shop.Order')
     .option(
+      '--proto-path <dir>',
+      "a folder --value-proto's imports are looked for in, after the importing file's own (repeatable; protoc's -I; default: the working directory)",
+      repeated,
+      [],
+    )
+    .option(
       '--value-json-schema <file.json>',
       'check each --value (JSON) against this JSON Schema',
       schemaFile,
@@ -293,7 +313,11 @@ Example:
       --key 'customer-{i%4}' --value '{"orderId":"o-{i}","items":[{"sku":"tea","quantity":1}]}' > event.json
 
 Values with a schema are JSON: Avro bytes, fixed and decimal values as base64 text (a decimal's unscaled
-two's-complement integer), as the emulator prints them.
+two's-complement integer), as the emulator prints them; Protobuf in proto3's JSON mapping (field names as
+in the .proto or lowerCamelCase, 64-bit integers as numbers or strings, bytes as base64, a Timestamp as
+RFC 3339 text or {"seconds","nanos"}, a Duration as "1.5s"). A .proto file's imports are read from its own
+folder, then from the --proto-path folders (as protoc's -I; without one, the working directory);
+google/protobuf/*.proto are the well-known types protobufjs ships.
 
 Exit codes:
   0  the event is printed (above Lambda's 6 MB payload limit: with a warning on stderr)
@@ -308,11 +332,12 @@ Exit codes:
         ['format', '--format', options.valueAvro ?? options.valueProto ?? options.valueJsonSchema],
         ['schemaId', '--schema-id', options.valueAvro ?? options.valueProto ?? options.valueJsonSchema],
         ['type', '--type', options.valueProto],
+        ['protoPath', '--proto-path', options.valueProto],
       ] as const;
       for (const [name, flag, schema] of needing) {
         if (given(name) && schema === undefined) {
           console.error(
-            `error: ${flag} needs ${name === 'type' ? '--value-proto (it names its message type)' : 'a schema: --value-avro, --value-proto or --value-json-schema'}`,
+            `error: ${flag} needs ${name === 'type' ? '--value-proto (it names its message type)' : name === 'protoPath' ? "--value-proto (it is where the .proto file's imports are)" : 'a schema: --value-avro, --value-proto or --value-json-schema'}`,
           );
           process.exitCode = USAGE_EXIT_CODE;
           return;

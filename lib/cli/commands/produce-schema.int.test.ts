@@ -3,8 +3,11 @@
 // writes are decoded by an independent deserializer (@kafkajs/confluent-schema-registry) and by this
 // project's decoder.
 import { once } from 'node:events';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { KafkaMessage } from 'kafkajs';
@@ -13,6 +16,8 @@ import { testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.
 import { useSchemaRegistry } from '../../../test/support/registry.ts';
 import { runCli } from '../../../test/support/run-cli.ts';
 import { avroDecoder } from '../../avro/index.ts';
+import type { PendingRecord } from '../../emulator/batch.ts';
+import { createSchemaResolver } from '../../emulator/schema-registry.ts';
 import { KafkaRecord } from '../../middleware/record.ts';
 import { confluentSchemaRegistry } from '../../schema-registry/registry.ts';
 
@@ -87,6 +92,38 @@ async function versionsOf(subject: string): Promise<number[]> {
   if (response.status === 404) return [];
   expect(response.ok).toBe(true);
   return (await response.json()) as number[];
+}
+
+/** The JSON the emulator's registry (EventRecordFormat JSON) hands a function for a record's value. */
+async function emulatorJson(value: Buffer): Promise<unknown> {
+  const resolver = createSchemaResolver({
+    SchemaRegistryURI: url,
+    EventRecordFormat: 'JSON',
+    SchemaValidationConfigs: [{ Attribute: 'VALUE' }],
+  });
+  const json = JSON.stringify({
+    topic: 't',
+    partition: 0,
+    offset: 0,
+    timestamp: 1,
+    timestampType: 'CREATE_TIME',
+    key: null,
+    value: value.toString('base64'),
+    headers: [],
+  });
+  const record: PendingRecord = {
+    partition: 0,
+    offset: 0,
+    timestamp: 1,
+    json,
+    bytes: json.length,
+    get encoded() {
+      return JSON.parse(json);
+    },
+  };
+  const outcome = await resolver.resolve(record);
+  if (outcome.kind !== 'resolved') throw new Error(`the emulator failed the record: ${outcome.reason}`);
+  return JSON.parse(Buffer.from(outcome.record.encoded.value!, 'base64').toString());
 }
 
 describe('kafka-lambda produce with a schema registry', () => {
@@ -170,6 +207,51 @@ describe('kafka-lambda produce with a schema registry', () => {
     expect(run.stderr).toContain('line 2: value does not fit the Avro schema at total');
     expect(run.stderr).not.toContain('secret-o-2');
     expect(run.stderr).toContain('1 record(s) before it were sent');
+  }, 120_000);
+
+  it('registers the files a .proto imports as schema references, each under the import as subject (well-known types left out), and the emulator decodes the records', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-produce-proto-'));
+    try {
+      // Import names unique to the run: the registry may be the user's own, kept between runs.
+      const money = `${uniqueName('money')}.proto`;
+      const unit = `shop/${uniqueName('unit')}.proto`;
+      await mkdir(join(dir, 'shop'));
+      await writeFile(join(dir, unit), 'syntax = "proto3";\npackage shop;\nenum Unit { CENT = 0; }\n');
+      await writeFile(
+        join(dir, money),
+        `syntax = "proto3";\npackage shop;\nimport "${unit}";\nmessage Money { int64 amount = 1; Unit unit = 2; }\n`,
+      );
+      const invoice = join(dir, 'invoice.proto');
+      await writeFile(
+        invoice,
+        `syntax = "proto3";\npackage shop;\nimport "${money}";\nimport "google/protobuf/timestamp.proto";\nmessage Invoice { string id = 1; Money total = 2; google.protobuf.Timestamp at = 3; }\n`,
+      );
+      const topic = uniqueName('produce-proto-refs');
+      const run = await produce(
+        topic,
+        ['--value-proto', invoice, '--type', 'shop.Invoice', '--proto-path', dir],
+        '{"id":"i-1","total":{"amount":"250"},"at":"2024-05-01T12:00:00Z"}\n',
+      );
+      expect(run.stderr).toContain(
+        `registered ${join(dir, unit)} as version 1 of subject ${unit} (imported by the schema)`,
+      );
+      expect(run.code).toBe(0);
+      expect(await versionsOf(unit)).toEqual([1]);
+      expect(await versionsOf(money)).toEqual([1]);
+      expect(await versionsOf('google/protobuf/timestamp.proto')).toEqual([]);
+      const latest = (await (await fetch(`${url}/subjects/${topic}-value/versions/latest`)).json()) as {
+        references?: unknown;
+      };
+      expect(latest.references).toEqual([{ name: money, subject: money, version: 1 }]);
+      const [message] = await readAll(topic, 1);
+      expect(await emulatorJson(message!.value!)).toEqual({
+        id: 'i-1',
+        total: { amount: '250', unit: 'CENT' },
+        at: { seconds: '1714564800', nanos: 0 },
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 
   it('refuses a first value that does not fit the schema before registering it and creating the topic (exit 2)', async () => {

@@ -47,6 +47,43 @@ describe('kafka-lambda produce --value-proto', { timeout: 60_000 }, () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+  it('refuses a .proto file whose import is not found, and --proto-path without --value-proto (exit 2, no cluster asked)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-produce-'));
+    try {
+      const proto = join(dir, 'order.proto');
+      await writeFile(
+        proto,
+        'syntax = "proto3";\nimport "shop/money.proto";\nmessage Order { shop.Money total = 1; }\n',
+      );
+      const base = ['produce', '--topic', 't', '--count', '1', '--schema-registry', 'http://127.0.0.1:1'];
+      const run = await runCli([
+        ...base,
+        '--value-proto',
+        proto,
+        '--type',
+        'Order',
+        '--brokers',
+        '127.0.0.1:1',
+      ]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe(
+        `kafka-lambda produce: ${proto}: an import at line 2 column 1 names a file that is in none of: ${dir}, the working directory (give the folder its path starts from with --proto-path, as protoc's -I)\n`,
+      );
+      const stray = await runCli([
+        ...base,
+        '--value-avro',
+        'test/events/schemas/order.avsc',
+        '--proto-path',
+        dir,
+      ]);
+      expect(stray.code).toBe(2);
+      expect(stray.stderr).toBe(
+        "kafka-lambda produce: --proto-path goes with --value-proto (it is where the .proto file's imports are)\n",
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('kafka-lambda produce without a cluster', { timeout: 60_000 }, () => {

@@ -7,7 +7,7 @@ import { addClusterOptions, type ClusterOptions, reachCluster } from '../cluster
 import { displayUrl } from '../display-url.ts';
 import { CliError } from '../errors.ts';
 import { integerOption, reportUsageErrorsAsJson, topicOption, USAGE_EXIT_CODE } from '../usage.ts';
-import { expandTemplate, headerOption, templateOption } from './event.ts';
+import { expandTemplate, headerOption, repeated, templateOption } from './event.ts';
 
 interface ProduceOptions extends ClusterOptions {
   topic: string;
@@ -26,6 +26,7 @@ interface ProduceOptions extends ClusterOptions {
   valueAvro?: string;
   valueProto?: string;
   type?: string;
+  protoPath: string[];
   valueJsonSchema?: string;
   schemaRegistry?: string;
   subject?: string;
@@ -225,6 +226,12 @@ export function registerProduceCommand(program: Command): void {
       ).conflicts(['valueJsonSchema', 'valueFile']),
     )
     .option('--type <message>', 'the Protobuf message type of --value-proto, e.g. shop.Order')
+    .option(
+      '--proto-path <dir>',
+      "a folder --value-proto's imports are looked for in, after the importing file's own (repeatable; protoc's -I; default: the working directory)",
+      repeated,
+      [],
+    )
     .addOption(
       new Option(
         '--value-json-schema <file.json>',
@@ -256,7 +263,9 @@ Examples:
 With --value-avro, --value-proto (and --type) or --value-json-schema, each value is JSON encoded with the
 schema and framed as Confluent's serializers frame it (magic byte, schema id, Protobuf message indexes); the
 schema is registered under --subject once the first record fits it, before the topic is created (an
-existing identical schema keeps its id). Values are JSON as event --help says (Avro bytes as base64…).
+existing identical schema keeps its id). The files a .proto imports are registered first, each under a
+subject named as the import (Confluent's default), and referenced by the schema; google/protobuf/*.proto
+are well-known types, not registered. Values are JSON as event --help says (Avro bytes as base64…).
 Exit codes: 0 sent, 1 the cluster failed, 2 invalid flags or input (records before a bad line were sent);
 with --json, stdout holds one object either way: {"ok":false,"error":{"message":…},…} on a failure
 (a usage error too: an unknown flag or a bad value, without "topic")`,
@@ -728,9 +737,10 @@ export class SchemaRegistrationError extends CliError {}
 const SCHEMA_TYPES = { avro: 'AVRO', protobuf: 'PROTOBUF', 'json-schema': 'JSON' } as const;
 
 /**
- * With a schema option: reads and compiles the schema, and returns its values' encoder and the
- * registration, which registers the schema under the subject (Confluent's `POST /subjects/{subject}/versions`,
- * which answers an identical schema's existing id). The encoding libraries load only then (see `event`).
+ * With a schema option: reads and compiles the schema (and the files a .proto imports), and returns
+ * its values' encoder and the registration, which registers the schema under the subject (Confluent's
+ * `POST /subjects/{subject}/versions`, which answers an identical schema's existing id), after the files
+ * it imports. The encoding libraries load only then (see `event`).
  */
 async function schemaValueEncoder(options: ProduceOptions): Promise<SchemaValues | undefined> {
   const chosen = (
@@ -745,6 +755,10 @@ async function schemaValueEncoder(options: ProduceOptions): Promise<SchemaValues
       throw new ProduceInputError(
         '--type and --subject go with --value-avro, --value-proto or --value-json-schema',
       );
+    if (options.protoPath.length > 0)
+      throw new ProduceInputError(
+        "--proto-path goes with --value-proto (it is where the .proto file's imports are)",
+      );
     return undefined;
   }
   const [format, path] = chosen[0]!;
@@ -755,24 +769,31 @@ async function schemaValueEncoder(options: ProduceOptions): Promise<SchemaValues
   refuseCredentialsIn(options.schemaRegistry);
   if (format === 'protobuf' && options.type === undefined)
     throw new ProduceInputError('--value-proto needs --type <message>, e.g. --type shop.Order');
+  if (format !== 'protobuf' && options.protoPath.length > 0)
+    throw new ProduceInputError(
+      "--proto-path goes with --value-proto (it is where the .proto file's imports are)",
+    );
   let schema: string;
   try {
     schema = readFileSync(path!, 'utf8');
   } catch (error) {
     throw new ProduceInputError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
   }
-  const { SchemaEncodeError, schemaEncoder } = await import('../../testing/schema-encode.ts');
+  const { SchemaEncodeError, protoImports, schemaEncoder } = await import('../../testing/schema-encode.ts');
   const encoderOptions = {
     format,
     schema,
     schemaPath: path!,
+    ...(options.protoPath.length > 0 ? { importPaths: options.protoPath } : {}),
     ...(options.type ? { type: options.type } : {}),
   };
   let encode: ReturnType<typeof schemaEncoder>;
+  let imported: ReturnType<typeof protoImports> = { imports: [], references: [] };
   try {
     // Compiled before anything is registered: a schema that does not compile is not put in the registry.
     // Its values are encoded without framing, which is added here with the registry's id.
     encode = schemaEncoder({ ...encoderOptions, wire: 'source', schemaId: '1' });
+    if (format === 'protobuf') imported = protoImports(encoderOptions);
   } catch (error) {
     // Its message names the file and where, never quoting it.
     if (error instanceof SchemaEncodeError) throw new ProduceInputError(error.message, { cause: error });
@@ -788,7 +809,28 @@ async function schemaValueEncoder(options: ProduceOptions): Promise<SchemaValues
       return Buffer.concat([header, encode(value).bytes]);
     },
     register: async () => {
-      const registered = await registerSchema(registry, subject, SCHEMA_TYPES[format], schema);
+      // The files the .proto imports first, each under a subject named as the import, as Confluent's
+      // serializer registers them (its default reference subject name strategy).
+      const versions = new Map<string, number>();
+      const referencesOf = (names: readonly string[]) =>
+        names.map((name) => ({ name, subject: name, version: versions.get(name)! }));
+      for (const file of imported.imports) {
+        const references = referencesOf(file.references);
+        const registered = await registerSchema(registry, file.name, 'PROTOBUF', file.schema, references, {
+          version: true,
+        });
+        versions.set(file.name, registered.version);
+        process.stderr.write(
+          `registered ${file.path} as version ${registered.version} of subject ${file.name} (imported by the schema)\n`,
+        );
+      }
+      const registered = await registerSchema(
+        registry,
+        subject,
+        SCHEMA_TYPES[format],
+        schema,
+        referencesOf(imported.references),
+      );
       process.stderr.write(`registered ${path} as schema ${registered.id} (subject ${subject})\n`);
       schemaId = registered.id;
       return schemaId;
@@ -818,36 +860,67 @@ function refuseCredentialsIn(url: string): void {
     );
 }
 
-/** Registers a schema under a subject (`POST /subjects/{subject}/versions`): its id. */
+/** A schema reference of Confluent's API: the name the schema uses, and the subject version it is. */
+interface SchemaReference {
+  name: string;
+  subject: string;
+  version: number;
+}
+
+/**
+ * Registers a schema under a subject (`POST /subjects/{subject}/versions`) and, with `version`, asks
+ * which version of the subject it is (`POST /subjects/{subject}`, which finds a registered schema): a
+ * schema that references it names that version.
+ */
 async function registerSchema(
   url: string,
   subject: string,
   schemaType: (typeof SCHEMA_TYPES)[keyof typeof SCHEMA_TYPES],
   schema: string,
-): Promise<{ id: number }> {
+  references: readonly SchemaReference[],
+  { version: askVersion = false } = {},
+): Promise<{ id: number; version: number }> {
   const base = url.replace(/\/+$/, '');
-  let response: Response;
-  try {
-    response = await fetch(`${base}/subjects/${encodeURIComponent(subject)}/versions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
-      // Confluent's API leaves schemaType out for Avro, its original format.
-      body: JSON.stringify(schemaType === 'AVRO' ? { schema } : { schema, schemaType }),
-      signal: AbortSignal.timeout(REGISTRY_TIMEOUT_MS),
-    });
-  } catch (error) {
-    throw new SchemaRegistrationError(`the schema registry at ${displayUrl(base)} cannot be reached`, {
-      cause: error,
-    });
-  }
-  const answer = (await response.json().catch(() => undefined)) as
-    | { id?: unknown; message?: unknown }
-    | undefined;
-  if (!response.ok || typeof answer?.id !== 'number')
+  // Confluent's API leaves schemaType out for Avro, its original format, and references out when none.
+  const body = JSON.stringify({
+    schema,
+    ...(schemaType === 'AVRO' ? {} : { schemaType }),
+    ...(references.length > 0 ? { references } : {}),
+  });
+  const ask = async (path: string): Promise<{ [key: string]: unknown }> => {
+    let response: Response;
+    try {
+      response = await fetch(`${base}/subjects/${encodeURIComponent(subject)}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+        body,
+        signal: AbortSignal.timeout(REGISTRY_TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw new SchemaRegistrationError(`the schema registry at ${displayUrl(base)} cannot be reached`, {
+        cause: error,
+      });
+    }
+    const answer = (await response.json().catch(() => undefined)) as { [key: string]: unknown } | undefined;
+    if (!response.ok || typeof answer !== 'object' || answer === null)
+      throw new SchemaRegistrationError(
+        `the schema registry at ${displayUrl(base)} did not register the schema for subject ${subject} (HTTP ${response.status}${typeof answer?.message === 'string' ? `: ${answer.message}` : ''})`,
+      );
+    return answer;
+  };
+  const { id } = await ask('/versions');
+  if (typeof id !== 'number')
     throw new SchemaRegistrationError(
-      `the schema registry at ${displayUrl(base)} did not register the schema for subject ${subject} (HTTP ${response.status}${typeof answer?.message === 'string' ? `: ${answer.message}` : ''})`,
+      `the schema registry at ${displayUrl(base)} did not register the schema for subject ${subject} (no id in its answer)`,
     );
-  return { id: answer.id };
+  // The version matters only to a schema that references this one (an imported .proto file).
+  if (!askVersion) return { id, version: 0 };
+  const { version } = await ask('');
+  if (typeof version !== 'number')
+    throw new SchemaRegistrationError(
+      `the schema registry at ${displayUrl(base)} did not say which version of subject ${subject} the schema is`,
+    );
+  return { id, version };
 }
 
 function keyFromField(value: Buffer | null, field: string, position: string): Buffer | null {
