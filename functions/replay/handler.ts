@@ -9,7 +9,9 @@
  * Output: { ok: true, executed, groupId, topic, mapping, plan, steps? } or { ok: false, error: { name, kind,
  * message, issues?, report? } } — `kind` is invalid | refused | failed | failed-unrestored | conflict | error. Messages
  * of the replay's own errors and of AWS service errors are passed on; any other error is answered (and
- * logged) by its name and error code only, as its message may quote a secret.
+ * logged) by its name and error code only, as its message may quote a secret. In the plan, a partition
+ * where the group has no committed offset is counted from the mapping's StartingPosition; without a
+ * mapping its `redeliver` and `skip` are null and `plan.totals.unknown` counts it.
  *
  * Environment variables:
  * - REPLAY_MAPPING_UUID       allowed event source mapping UUIDs (comma-separated); the first is the default

@@ -62,7 +62,13 @@ describe('executeReplay without a mapping, on a real broker', () => {
       'commit-offsets',
       'verify-offsets',
     ]);
-    expect(result.plan.totals).toEqual({ partitions: 3, changed: 3, redeliver: 5 + 6 + 7, skip: 0 });
+    expect(result.plan.totals).toEqual({
+      partitions: 3,
+      changed: 3,
+      redeliver: 5 + 6 + 7,
+      skip: 0,
+      unknown: 0,
+    });
     expect(kafka.requestCount()).toBeGreaterThan(before);
 
     expect(

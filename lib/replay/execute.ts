@@ -192,7 +192,14 @@ export async function executeReplay(request: ExecuteRequest): Promise<ReplayResu
   }
   if (!groupId || !topic)
     throw new ReplayInputError('a consumer group and a topic (or a mapping) are required');
-  const planRequest = { ...request, groupId, topic, kafka };
+  // A partition without a committed offset is counted from where the trigger would start it.
+  const planRequest = {
+    ...request,
+    groupId,
+    topic,
+    kafka,
+    startingPosition: request.startingPosition ?? info?.startingPosition,
+  };
   let plan = await timedStep('plan', `planning ${groupId} on ${topic}`, () => planReplay(planRequest));
   if (!mapping) refuseUnlessInactive(groupId, { ...plan, state: plan.groupState });
 

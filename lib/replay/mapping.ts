@@ -6,6 +6,7 @@ import {
 } from '@aws-sdk/client-lambda';
 import { callAwsApi, lambdaCall } from './aws-api.ts';
 import { MappingNotFoundError, MappingRefusedError } from './errors.ts';
+import type { StartingPosition } from './types.ts';
 
 export { enableMappingCommand } from './aws-cli.ts';
 
@@ -28,6 +29,8 @@ export interface MappingInfo {
   groupId: string | undefined;
   topic: string | undefined;
   functionArn: string | undefined;
+  /** Where the trigger starts a partition its group has no committed offset for, when the API says. */
+  startingPosition: StartingPosition | undefined;
 }
 
 /** Lambda API errors that mean "try again later": throttling, or the mapping is busy with another change. */
@@ -121,7 +124,17 @@ export async function readMapping({
       mapping.SelfManagedKafkaEventSourceConfig?.ConsumerGroupId,
     topic: mapping.Topics?.length === 1 ? mapping.Topics[0] : undefined,
     functionArn: mapping.FunctionArn,
+    startingPosition: startingPosition(mapping),
   };
+}
+
+function startingPosition(mapping: EventSourceMappingConfiguration): StartingPosition | undefined {
+  const { StartingPosition: position, StartingPositionTimestamp: timestamp } = mapping;
+  if (position === 'TRIM_HORIZON' || position === 'LATEST') return { position };
+  if (position === 'AT_TIMESTAMP' && timestamp instanceof Date && !Number.isNaN(timestamp.getTime())) {
+    return { position, timestamp: timestamp.toISOString() };
+  }
+  return undefined;
 }
 
 /**

@@ -10,6 +10,7 @@ import { checkMapping, readMapping } from './mapping.ts';
 import type { ReplayOutcome } from './outcome.ts';
 import { planReplay } from './plan.ts';
 import { type ReplayRequest, requestTarget, requestTopic } from './request.ts';
+import type { StartingPosition } from './types.ts';
 
 /**
  * How long reading the mapping before anything else may take, throttling retries included (a shorter
@@ -89,7 +90,9 @@ export async function runReplay(
   let groupId = request.group;
   let topic = requestTopic(request);
   let groupFromMapping = false;
-  let mapping: { lambda: LambdaClient; uuid: string; state: string } | undefined;
+  let mapping:
+    | { lambda: LambdaClient; uuid: string; state: string; startingPosition: StartingPosition | undefined }
+    | undefined;
   if (request.mapping !== undefined) {
     if (!lambda) {
       throw new ReplayInputError(`mapping ${request.mapping}: a Lambda API client is needed to control it`);
@@ -110,7 +113,7 @@ export async function runReplay(
       topic,
       atRest: request.execute,
     }));
-    mapping = { lambda, uuid: info.uuid, state: info.state };
+    mapping = { lambda, uuid: info.uuid, state: info.state, startingPosition: info.startingPosition };
   }
   if (groupId === undefined || topic === undefined) {
     throw new ReplayInputError('a request without a mapping needs "group" and "topic"');
@@ -121,7 +124,15 @@ export async function runReplay(
   const kafka = await connectReplayKafka(typeof connection === 'function' ? await connection() : connection);
   try {
     if (!request.execute) {
-      const plan = await planReplay({ kafka, groupId, topic, target, partitions, strict: request.strict });
+      const plan = await planReplay({
+        kafka,
+        groupId,
+        topic,
+        target,
+        partitions,
+        strict: request.strict,
+        startingPosition: mapping?.startingPosition,
+      });
       const state = mapping && { uuid: mapping.uuid, stateBefore: mapping.state, stateAfter: mapping.state };
       return { ok: true, executed: false, groupId, topic, mapping: state ?? null, plan };
     }

@@ -1,3 +1,9 @@
+import {
+  type EventSourceMappingConfiguration,
+  GetEventSourceMappingCommand,
+  LambdaClient,
+} from '@aws-sdk/client-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
 import { BASE_TIME, seedTopic } from '../../test/support/seed-topic.ts';
@@ -11,8 +17,10 @@ import {
   UnknownTopicError,
 } from './errors.ts';
 import { formatReplayMetadata } from './metadata.ts';
+import { runReplay } from './pipeline.ts';
 import { planReplay } from './plan.ts';
-import type { PlanRequest, ReplayPlan } from './types.ts';
+import { parseReplayRequest } from './request.ts';
+import type { PartitionPlan, PlanRequest, ReplayPlan } from './types.ts';
 
 // 3 partitions × 10 records (offset i has timestamp BASE_TIME + i s); partition 0 truncated to start at 3.
 // The group has committed 7, 8 and 9.
@@ -92,7 +100,7 @@ describe('planReplay on a real broker', () => {
       { partition: 1, target: 0, redeliver: 8, skip: 0, warnings: [] },
       { partition: 2, target: 0, redeliver: 9, skip: 0, warnings: [] },
     ]);
-    expect(result.totals).toEqual({ partitions: 3, changed: 3, redeliver: 21, skip: 0 });
+    expect(result.totals).toEqual({ partitions: 3, changed: 3, redeliver: 21, skip: 0, unknown: 0 });
   });
 
   it('latest: the log end, skipping what is left', async () => {
@@ -205,14 +213,78 @@ describe('planReplay on a real broker', () => {
     expect(error.partitions).toEqual([0, 1, 2]);
   });
 
-  it('a group without committed offsets: the plan says so', async () => {
-    const result = await plan({ groupId: uniqueName('nobody'), target: { kind: 'earliest' } });
-    expect(result.groupState).toBe('Dead');
-    expect(result.partitions.map((p) => [p.committed, p.warnings.map((w) => w.code)])).toEqual([
-      [null, ['NO_COMMITTED_OFFSET']],
-      [null, ['NO_COMMITTED_OFFSET']],
-      [null, ['NO_COMMITTED_OFFSET']],
+  it('a group without committed offsets: the plan says so, and what it re-delivers or skips is unknown (null), not 0', async () => {
+    for (const target of [
+      { kind: 'earliest' },
+      { kind: 'current' },
+      { kind: 'duration', duration: 'PT2H' },
+      { kind: 'latest' },
+    ] as const) {
+      const result = await plan({ groupId: uniqueName('nobody'), target });
+      expect(result.groupState).toBe('Dead');
+      expect(
+        result.partitions.map((p) => [p.committed, p.redeliver, p.skip, p.warnings.map((w) => w.code)]),
+        target.kind,
+      ).toEqual([
+        [null, null, null, ['NO_COMMITTED_OFFSET']],
+        [null, null, null, ['NO_COMMITTED_OFFSET']],
+        [null, null, null, ['NO_COMMITTED_OFFSET']],
+      ]);
+      expect(result.totals).toEqual({ partitions: 3, changed: 3, redeliver: 0, skip: 0, unknown: 3 });
+      expect(result.partitions[0]!.warnings[0]!.message).toContain('so both are unknown');
+    }
+  });
+
+  it('a partition without a committed offset is counted from the trigger’s StartingPosition when the plan has it', async () => {
+    // Partition 1 has a committed offset (4); 0 (records 3..9) and 2 (records 0..9) have none.
+    const group = uniqueName('replay-plan-start');
+    await kafka.commitOffsets({
+      groupId: group,
+      topic,
+      offsets: [{ partition: 1, offset: 4, metadata: '' }],
+    });
+    const counts = async (
+      target: PlanRequest['target'],
+      startingPosition?: PlanRequest['startingPosition'],
+    ) => {
+      const result = await plan({ groupId: group, target, startingPosition });
+      return {
+        rows: result.partitions.map((p) => [p.target, p.redeliver, p.skip]),
+        totals: result.totals,
+        notes: result.partitions.map((p) => p.warnings.map((w) => w.message).join()),
+      };
+    };
+    // --to-earliest: from the oldest record, nothing is re-delivered; from the log end, everything is.
+    expect((await counts({ kind: 'earliest' }, { position: 'TRIM_HORIZON' })).rows).toEqual([
+      [3, 0, 0],
+      [0, 4, 0],
+      [0, 0, 0],
     ]);
+    const latest = await counts({ kind: 'earliest' }, { position: 'LATEST' });
+    expect(latest.rows).toEqual([
+      [3, 7, 0],
+      [0, 4, 0],
+      [0, 10, 0],
+    ]);
+    expect(latest.totals).toMatchObject({ redeliver: 21, skip: 0, unknown: 0 });
+    expect(latest.notes[0]).toBe(
+      'the group has no committed offset here: the trigger would start at its StartingPosition, LATEST (offset 10); counted from there',
+    );
+    // --to-current pins the log end: from the oldest record, that skips what is there.
+    expect((await counts({ kind: 'current' }, { position: 'TRIM_HORIZON' })).rows).toEqual([
+      [10, 0, 7],
+      [4, 0, 0],
+      [10, 0, 10],
+    ]);
+    // AT_TIMESTAMP: from the first record at or after it (offset 5 of each partition).
+    const at = new Date(BASE_TIME + 4_500).toISOString();
+    const fromTime = await counts({ kind: 'earliest' }, { position: 'AT_TIMESTAMP', timestamp: at });
+    expect(fromTime.rows).toEqual([
+      [3, 2, 0],
+      [0, 4, 0],
+      [0, 5, 0],
+    ]);
+    expect(fromTime.notes[2]).toContain(`StartingPosition, AT_TIMESTAMP ${at} (offset 5)`);
   });
 
   it('unknown topics and partitions are typed errors', async () => {
@@ -280,9 +352,73 @@ describe('planReplay on a real broker', () => {
     ).toEqual([
       [1, 0, 0, ['COMMITTED_BELOW_LOW']],
       [4, 0, 0, []],
-      [10, 0, 0, ['NO_COMMITTED_OFFSET']],
+      [10, null, null, ['NO_COMMITTED_OFFSET']],
     ]);
   }, 60_000);
+});
+
+describe('a mapping’s StartingPosition, read through the Lambda API', () => {
+  /** A mapping of `group` on the topic, as GetEventSourceMapping describes it (aws-sdk-client-mock). */
+  function mappingOf(group: string, state: string, configuration: Partial<EventSourceMappingConfiguration>) {
+    const lambda = new LambdaClient({
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
+    mockClient(lambda)
+      .on(GetEventSourceMappingCommand)
+      .resolves({
+        UUID: 'esm-start',
+        State: state,
+        Topics: [topic],
+        AmazonManagedKafkaEventSourceConfig: { ConsumerGroupId: group },
+        ...configuration,
+      });
+    return lambda;
+  }
+
+  it('a dry run counts the partitions without a committed offset from it (LATEST: everything re-delivered)', async () => {
+    const group = uniqueName('replay-plan-esm');
+    await kafka.commitOffsets({
+      groupId: group,
+      topic,
+      offsets: [{ partition: 1, offset: 4, metadata: '' }],
+    });
+    const outcome = await runReplay(parseReplayRequest({ mapping: 'esm-start', toEarliest: true }), {
+      connection: { brokers: testBrokers() },
+      lambda: mappingOf(group, 'Enabled', { StartingPosition: 'LATEST' }),
+    });
+    expect(outcome.plan.partitions.map((p) => [p.redeliver, p.skip])).toEqual([
+      [7, 0],
+      [4, 0],
+      [10, 0],
+    ]);
+    expect(outcome.plan.totals).toMatchObject({ redeliver: 21, skip: 0, unknown: 0 });
+  });
+
+  it('an execution too (AT_TIMESTAMP), and the JSON keeps null for a mapping that reports no StartingPosition', async () => {
+    const group = uniqueName('replay-plan-esm-run');
+    const at = new Date(Math.floor((BASE_TIME + 4_500) / 1000) * 1000 + 1000);
+    const executed = await runReplay(
+      parseReplayRequest({ mapping: 'esm-start', toEarliest: true, partitions: [2], execute: true }),
+      {
+        connection: { brokers: testBrokers() },
+        // Disabled: the replay does not touch it, so reading it is all the Lambda API is asked.
+        lambda: mappingOf(group, 'Disabled', {
+          StartingPosition: 'AT_TIMESTAMP',
+          StartingPositionTimestamp: at,
+        }),
+      },
+    );
+    expect(executed.plan.partitions.map((p) => [p.target, p.redeliver, p.skip])).toEqual([[0, 5, 0]]);
+    const unknown = await runReplay(parseReplayRequest({ mapping: 'esm-start', toEarliest: true }), {
+      connection: { brokers: testBrokers() },
+      lambda: mappingOf(uniqueName('replay-plan-esm-none'), 'Enabled', {}),
+    });
+    expect(
+      JSON.parse(JSON.stringify(unknown)).plan.partitions.map((p: PartitionPlan) => p.redeliver),
+    ).toEqual([null, null, null]);
+    expect(unknown.plan.totals.unknown).toBe(3);
+  });
 });
 
 describe('planReplay against an open transaction, compared with kafka-consumer-groups --dry-run', () => {

@@ -33,19 +33,22 @@ export async function planReplay({
   kafka,
   ...request
 }: PlanRequest & { kafka: ReplayKafka }): Promise<ReplayPlan> {
-  const { groupId, topic, target, strict = false } = request;
+  const { groupId, topic, target, strict = false, startingPosition } = request;
   const { admin } = kafka;
   const now = request.now ?? new Date();
   const timestamp = targetTimestamp(target, now);
+  const startTimestamp =
+    startingPosition?.position === 'AT_TIMESTAMP' ? startingTimestamp(startingPosition.timestamp) : undefined;
   // listTopics is one metadata request, without kafkajs' retries on an unknown topic.
   if (!(await admin.listTopics()).includes(topic)) throw new UnknownTopicError(topic);
-  const [lows, highs, committed, groups, byTimestamp] = await Promise.all([
+  const [lows, highs, committed, groups, byTimestamp, byStartTimestamp] = await Promise.all([
     kafka.listOffsets({ topic, at: 'earliest' }),
     kafka.listOffsets({ topic, at: 'latest' }),
     admin.fetchOffsets({ groupId, topics: [topic] }),
     admin.describeGroups([groupId]),
     // Kafka reads negative times as special offsets (-1 latest, -2 earliest, …): never ask for one.
     timestamp === undefined || timestamp < 0 ? undefined : kafka.listOffsets({ topic, at: timestamp }),
+    startTimestamp === undefined ? undefined : kafka.listOffsets({ topic, at: startTimestamp }),
   ]);
   const existing = highs.size;
   const selected = selectPartitions(topic, existing, request.partitions, target);
@@ -127,12 +130,28 @@ export async function planReplay({
         message: `${requested} is past the log end; clamped to ${high}`,
       });
     }
+    // Where the group would read from without this replay: its committed offset, or where the trigger
+    // starts a partition without one (null: unknown).
     let position = committedOffset;
     if (committedOffset === null) {
-      warnings.push({
-        code: 'NO_COMMITTED_OFFSET',
-        message: 'the group has no committed offset here (its consumer would use its starting position)',
-      });
+      if (startingPosition) {
+        position =
+          startingPosition.position === 'TRIM_HORIZON'
+            ? low
+            : startingPosition.position === 'LATEST'
+              ? high
+              : (byStartTimestamp?.get(partition) ?? high);
+        warnings.push({
+          code: 'NO_COMMITTED_OFFSET',
+          message: `the group has no committed offset here: the trigger would start at its StartingPosition, ${startingPosition.position === 'AT_TIMESTAMP' ? `AT_TIMESTAMP ${startingPosition.timestamp}` : startingPosition.position} (offset ${position}); counted from there`,
+        });
+      } else {
+        warnings.push({
+          code: 'NO_COMMITTED_OFFSET',
+          message:
+            "the group has no committed offset here: where its consumer starts (a trigger's StartingPosition, a consumer's auto.offset.reset) decides what is re-delivered or skipped, so both are unknown",
+        });
+      }
     } else if (committedOffset < low) {
       position = low;
       warnings.push({
@@ -148,8 +167,8 @@ export async function planReplay({
       high,
       requested,
       target: offset,
-      redeliver: position === null ? 0 : Math.max(0, Math.min(position, high) - Math.max(offset, low)),
-      skip: position === null ? 0 : Math.max(0, offset - Math.min(position, high)),
+      redeliver: position === null ? null : Math.max(0, Math.min(position, high) - Math.max(offset, low)),
+      skip: position === null ? null : Math.max(0, offset - Math.min(position, high)),
       warnings,
     };
   });
@@ -167,10 +186,20 @@ export async function planReplay({
     totals: {
       partitions: partitions.length,
       changed: partitions.filter((p) => p.committed !== p.target).length,
-      redeliver: partitions.reduce((n, p) => n + p.redeliver, 0),
-      skip: partitions.reduce((n, p) => n + p.skip, 0),
+      redeliver: partitions.reduce((n, p) => n + (p.redeliver ?? 0), 0),
+      skip: partitions.reduce((n, p) => n + (p.skip ?? 0), 0),
+      unknown: partitions.filter((p) => p.redeliver === null).length,
     },
   };
+}
+
+/** A StartingPositionTimestamp as epoch ms (Lambda refuses one in the future; a bad one is an input error). */
+function startingTimestamp(timestamp: string): number {
+  const ms = Date.parse(timestamp);
+  if (Number.isNaN(ms)) {
+    throw new ReplayInputError(`starting position timestamp "${timestamp.slice(0, 64)}" is not a time`);
+  }
+  return Math.max(0, ms);
 }
 
 function targetTimestamp(target: ReplayTarget, now: Date): number | undefined {

@@ -27,7 +27,16 @@ export type ReplayTarget =
   | { kind: 'current' };
 
 /**
- * Something worth knowing about one partition's plan; `code` is stable for scripts.
+ * Something worth knowing about one partition's plan; `code` is stable for scripts, `message` is for
+ * people:
+ * - `CLAMPED_TO_LOW` / `CLAMPED_TO_HIGH`: the target was before the first retained record / past the log
+ *   end, and was moved there (`strict` refuses it instead);
+ * - `NO_RECORD_AT_OR_AFTER_TIMESTAMP`: no record at or after the time: the target is the log end;
+ * - `TIME_BEFORE_EPOCH`: the time is before 1970: the target is the first retained record;
+ * - `NO_COMMITTED_OFFSET`: the group has no committed offset here: `redeliver` and `skip` are counted
+ *   from the trigger's starting position when the plan knows it, and are null otherwise;
+ * - `COMMITTED_BELOW_LOW`: the committed offset was deleted from the log (retention): counted from the
+ *   first retained record.
  *
  * @example
  * ```ts
@@ -67,12 +76,35 @@ export interface PartitionPlan {
   requested: number;
   /** The offset that will be committed. */
   target: number;
-  /** Records that will be delivered again (target before the committed offset). */
-  redeliver: number;
-  /** Records that will never be delivered (target after the committed offset). */
-  skip: number;
+  /**
+   * Records that will be delivered again (target before the committed offset). Where the group has no
+   * committed offset, counted from where the trigger would start instead (its mapping's StartingPosition,
+   * when the plan knows it: see {@link PlanRequest.startingPosition}), and null when that is unknown.
+   */
+  redeliver: number | null;
+  /**
+   * Records that will never be delivered (target after the committed offset); where the group has no
+   * committed offset, as `redeliver` (null when unknown).
+   */
+  skip: number | null;
   warnings: PlanWarning[];
 }
+
+/**
+ * Where a Kafka trigger starts reading a partition its consumer group has no committed offset for: its
+ * event source mapping's `StartingPosition` (`TRIM_HORIZON`: the oldest retained record; `LATEST`: the log
+ * end; `AT_TIMESTAMP`: the first record at or after `StartingPositionTimestamp`, here as ISO 8601). A group
+ * with committed offsets resumes from them instead:
+ * https://docs.aws.amazon.com/lambda/latest/dg/kafka-starting-positions.html
+ *
+ * @example
+ * ```ts
+ * const start: StartingPosition = { position: 'AT_TIMESTAMP', timestamp: '2026-11-29T10:00:00.000Z' };
+ * ```
+ */
+export type StartingPosition =
+  | { position: 'TRIM_HORIZON' | 'LATEST' }
+  | { position: 'AT_TIMESTAMP'; timestamp: string };
 
 /**
  * What a replay would do (dry run) or did: per partition, from where to where.
@@ -95,7 +127,11 @@ export interface ReplayPlan {
   /** True when the members are another replay holding the group (an execution now is a conflict). */
   heldByReplay: boolean;
   partitions: PartitionPlan[];
-  totals: { redeliver: number; skip: number; partitions: number; changed: number };
+  /**
+   * Sums over the partitions: `redeliver` and `skip` add up the partitions where they are known;
+   * `unknown` counts the others (no committed offset, and no starting position to count from).
+   */
+  totals: { redeliver: number; skip: number; partitions: number; changed: number; unknown: number };
 }
 
 /**
@@ -116,6 +152,12 @@ export interface PlanRequest {
   strict?: boolean;
   /** "Now" for duration targets (default: the current time). */
   now?: Date;
+  /**
+   * Where the trigger starts a partition without a committed offset (its mapping's StartingPosition):
+   * such a partition's `redeliver` and `skip` are counted from there. Without it they are null (unknown):
+   * a plain consumer group's starting position is its consumers' own setting.
+   */
+  startingPosition?: StartingPosition;
 }
 
 /**

@@ -190,6 +190,37 @@ describe('kafka-lambda replay --brokers', () => {
     ]);
   });
 
+  it('partitions without a committed offset: ? in the table and null in --json, and the totals say how many', async () => {
+    const G = uniqueName('cli-no-commit');
+    await kafka.commitOffsets({ groupId: G, topic, offsets: [{ partition: 0, offset: 7, metadata: '' }] });
+    const table = await runOnGroup(G, topic, '--to-current');
+    expect(table.code).toBe(0);
+    const row = (partition: string) =>
+      table.stdout
+        .split('\n')
+        .map((line) =>
+          line
+            .split('│')
+            .map((cell) => cell.trim())
+            .filter(Boolean),
+        )
+        .find((cells) => cells[0] === partition)
+        ?.slice(0, 7);
+    expect(row('1')).toEqual(['1', '-', '0', '10', '10', '?', '?']);
+    expect(table.stdout).toContain(
+      '0 record(s) would be delivered again, 0 skipped on the partitions with a committed offset; unknown (?) on 2 partition(s) without one',
+    );
+    const json = await runOnGroup(G, topic, '--to-current', '--json');
+    const outcome = JSON.parse(json.stdout) as ReplayOutcome;
+    if (!outcome.ok) throw new Error(json.stdout);
+    expect(outcome.plan.partitions.map((p) => [p.partition, p.redeliver, p.skip])).toEqual([
+      [0, 0, 0],
+      [1, null, null],
+      [2, null, null],
+    ]);
+    expect(outcome.plan.totals).toEqual({ partitions: 3, changed: 2, redeliver: 0, skip: 0, unknown: 2 });
+  });
+
   it('--topic given twice adds up its partitions, as kafka-consumer-groups takes it', async () => {
     const G = await group();
     const exported = await runOnGroup(G, `${topic}:0`, '--topic', `${topic}:2`, '--to-earliest', '--export');

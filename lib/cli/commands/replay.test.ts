@@ -7,7 +7,7 @@ import { runCli } from '../../../test/support/run-cli.ts';
 import { formatReplayMetadata } from '../../replay/metadata.ts';
 import type { PartitionPlan, ReplayPlan } from '../../replay/types.ts';
 import { findControlCharacter } from '../../text/control-characters.ts';
-import { dryRunNotes, INVOKE_CLIENT, planTable } from './replay.ts';
+import { dryRunNotes, INVOKE_CLIENT, planSummary, planTable } from './replay.ts';
 
 function plan(partitions: Partial<PartitionPlan>[], group: Partial<ReplayPlan> = {}): ReplayPlan {
   return {
@@ -31,7 +31,13 @@ function plan(partitions: Partial<PartitionPlan>[], group: Partial<ReplayPlan> =
       warnings: [],
       ...p,
     })),
-    totals: { redeliver: 7 * partitions.length, skip: 0, partitions: partitions.length, changed: 1 },
+    totals: {
+      redeliver: 7 * partitions.length,
+      skip: 0,
+      partitions: partitions.length,
+      changed: 1,
+      unknown: 0,
+    },
     ...group,
   };
 }
@@ -62,6 +68,48 @@ describe('planTable', () => {
     expect(planTable(plan([{ committedMetadata: metadata }]), false)).toContain(
       'last replay 2026-11-29T09:00:00.000Z from 41: INC-42',
     );
+  });
+});
+
+describe('a partition without a committed offset, and no starting position to count from', () => {
+  // --to-current on a group that committed on partition 0 only: partition 1 has no committed offset.
+  const pinned = plan(
+    [
+      { committed: 7, target: 7, redeliver: 0 },
+      { committed: null, target: 10, redeliver: null, skip: null },
+    ],
+    {
+      target: { kind: 'current' },
+      totals: { redeliver: 0, skip: 0, partitions: 2, changed: 1, unknown: 1 },
+    },
+  );
+
+  it('shows ? in its RE-DELIVER and SKIP cells, not 0', () => {
+    const rows = planTable(pinned, false)
+      .split('\n')
+      .map((line) =>
+        line
+          .split('│')
+          .map((cell) => cell.trim())
+          .filter(Boolean),
+      );
+    expect(rows.find((cells) => cells[0] === '1')?.slice(0, 7)).toEqual([
+      '1',
+      '-',
+      '0',
+      '10',
+      '10',
+      '?',
+      '?',
+    ]);
+    expect(rows.find((cells) => cells[0] === '0')?.slice(0, 7)).toEqual(['0', '7', '0', '10', '7', '0', '0']);
+  });
+
+  it('the totals line says on how many partitions the counts are unknown', () => {
+    expect(planSummary(pinned, false)).toBe(
+      "0 record(s) would be delivered again, 0 skipped on the partitions with a committed offset; unknown (?) on 1 partition(s) without one: there the trigger's StartingPosition decides (counted from it when the mapping is given, --esm).",
+    );
+    expect(planSummary(plan([{}]), true)).toBe('7 record(s) will be delivered again, 0 skipped.');
   });
 });
 

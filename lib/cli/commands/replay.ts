@@ -553,9 +553,23 @@ function print(
     );
   }
   console.log(planTable(plan, outcome.executed));
-  console.log(
-    `${plan.totals.redeliver} record(s) ${outcome.executed ? 'will be' : 'would be'} delivered again, ${plan.totals.skip} skipped.`,
-  );
+  console.log(planSummary(plan, outcome.executed));
+}
+
+/**
+ * The line under the plan's table: records re-delivered and skipped, and on how many partitions that is
+ * unknown (no committed offset, and no mapping's StartingPosition to count from: `?` in the table).
+ *
+ * @example
+ * ```ts
+ * planSummary(plan, false); // '21 record(s) would be delivered again, 0 skipped.'
+ * ```
+ */
+export function planSummary(plan: ReplayPlan, executed: boolean): string {
+  const { redeliver, skip, unknown } = plan.totals;
+  const counted = `${redeliver} record(s) ${executed ? 'will be' : 'would be'} delivered again, ${skip} skipped`;
+  if (unknown === 0) return `${counted}.`;
+  return `${counted} on the partitions with a committed offset; unknown (?) on ${unknown} partition(s) without one: there the trigger's StartingPosition decides (counted from it when the mapping is given, --esm).`;
 }
 
 /**
@@ -582,7 +596,16 @@ export function planTable(plan: ReplayPlan, executed: boolean): string {
     chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
   });
   for (const p of plan.partitions) {
-    table.push([p.partition, p.committed ?? '-', p.low, p.high, p.target, p.redeliver, p.skip, notes(p)]);
+    table.push([
+      p.partition,
+      p.committed ?? '-',
+      p.low,
+      p.high,
+      p.target,
+      p.redeliver ?? '?',
+      p.skip ?? '?',
+      notes(p),
+    ]);
   }
   return table.toString();
 }
