@@ -89,3 +89,39 @@ describe('the replay function and a mapping that does not exist', () => {
     expect(model.updates).toEqual([]);
   });
 });
+
+describe('the replay function and a request naming a group without a mapping', () => {
+  it('says that the default mapping is not used then, and what to give: "topic" or "mapping"', async () => {
+    const config = replayConfigFromEnv({
+      KAFKA_BOOTSTRAP_SERVERS: 'b-1:9096',
+      REPLAY_MAPPING_UUID: 'esm-1',
+      REPLAY_CONSUMER_GROUP_ID: 'orders-consumer',
+      REPLAY_ALLOWED_TOPICS: 'orders',
+    });
+    const model = modelEventSourceMapping({ uuid: 'esm-1', topic: 'orders', groupId: 'orders-consumer' });
+    let connected = false;
+    const handle = createReplayHandler({
+      config: {
+        ...config,
+        connection: async () => {
+          connected = true;
+          return config.connection();
+        },
+      },
+      lambda: model.lambda,
+      log: () => {},
+    });
+    expect(await handle({ group: 'orders-consumer', toEarliest: true, execute: true })).toEqual({
+      ok: false,
+      error: {
+        name: 'ReplayInputError',
+        kind: 'invalid',
+        message:
+          'a request with "group" and no "mapping" does not use the default mapping (REPLAY_MAPPING_UUID): give "topic" to replay that group on its own, or "mapping" to replay the group of an event source mapping',
+      },
+    });
+    expect(connected).toBe(false);
+    expect(model.history).toEqual(['Enabled']);
+    expect(model.updates).toEqual([]);
+  });
+});

@@ -60,7 +60,9 @@ import { awsApiClientConfig } from '../../lib/replay/aws-api.ts';
 import {
   describeReplayError,
   parseReplayRequest,
+  ReplayInputError,
   type ReplayOutcome,
+  requestTopic,
   runReplay,
 } from '../../lib/replay/index.ts';
 import { type ReplayFunctionConfig, ReplayNotAllowedError, replayConfigFromEnv } from './config.ts';
@@ -103,6 +105,16 @@ export function createReplayHandler({
   ): Promise<ReplayFunctionResult> => {
     try {
       const parsed = parseReplayRequest(event);
+      if (
+        parsed.group !== undefined &&
+        parsed.mapping === undefined &&
+        requestTopic(parsed) === undefined &&
+        config.mappings.length > 0
+      ) {
+        throw new ReplayInputError(
+          'a request with "group" and no "mapping" does not use the default mapping (REPLAY_MAPPING_UUID): give "topic" to replay that group on its own, or "mapping" to replay the group of an event source mapping',
+        );
+      }
       const uuid = parsed.mapping ?? (parsed.group === undefined ? config.mappings[0] : undefined);
       if (uuid !== undefined && !config.mappings.includes(uuid)) {
         throw new ReplayNotAllowedError(`mapping ${uuid} is not allowed here`);

@@ -9,13 +9,21 @@ import { parseReplayRequest } from './request.ts';
 const neverConnect = () => Promise.reject(new Error('must not connect'));
 
 describe('runReplay', () => {
-  it('refuses a request without a mapping that lacks a group or a topic, before connecting', async () => {
+  it('refuses a request without a mapping that lacks a group or a topic, naming what it lacks, before connecting', async () => {
     const connection = vi.fn(neverConnect);
-    const error = await runReplay(parseReplayRequest({ group: 'g', toEarliest: true }), { connection }).catch(
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(ReplayInputError);
-    expect((error as Error).message).toBe('a request without a mapping needs "group" and "topic"');
+    for (const [request, missing] of [
+      [{ group: 'g' }, '"topic"'],
+      [{ topic: 't' }, '"group"'],
+      [{}, '"group" and "topic"'],
+    ] as const) {
+      const error = await runReplay(parseReplayRequest({ ...request, toEarliest: true }), {
+        connection,
+      }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ReplayInputError);
+      expect((error as Error).message).toBe(
+        `a request without "mapping" needs ${missing} (or "mapping", to replay the group of an event source mapping)`,
+      );
+    }
     expect(connection).not.toHaveBeenCalled();
   });
 

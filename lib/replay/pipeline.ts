@@ -116,7 +116,10 @@ export async function runReplay(
     mapping = { lambda, uuid: info.uuid, state: info.state, startingPosition: info.startingPosition };
   }
   if (groupId === undefined || topic === undefined) {
-    throw new ReplayInputError('a request without a mapping needs "group" and "topic"');
+    const missing = [groupId === undefined && '"group"', topic === undefined && '"topic"'].filter(Boolean);
+    throw new ReplayInputError(
+      `a request without "mapping" needs ${missing.join(' and ')} (or "mapping", to replay the group of an event source mapping)`,
+    );
   }
   authorize?.({ groupId, topic, mapping: request.mapping, groupFromMapping });
   const { target, partitions } = requestTarget(request, topic);

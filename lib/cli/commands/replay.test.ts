@@ -197,3 +197,20 @@ describe('a Lambda API endpoint that accepts connections and never answers', () 
     expect(silent.connections()).toBe(1); // sent once: a replay must never run twice
   }, 20_000);
 });
+
+describe('--function with --group and no --esm', () => {
+  it('says at once that the function’s default mapping is not used then, and to give --topic or --esm (exit 2)', async () => {
+    const result = await runCli([
+      'replay',
+      '--function',
+      'replay-fn',
+      '--group',
+      'orders-fn',
+      '--to-earliest',
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      "kafka-lambda replay: --group without --esm does not use the function's default mapping: give --topic too, to replay that group on its own, or --esm, to replay the group of an event source mapping\n",
+    );
+  });
+});

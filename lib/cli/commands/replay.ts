@@ -160,7 +160,15 @@ async function replay(options: ReplayOptions): Promise<ReplayOutcome> {
   const modes = [options.function, options.brokers].filter((m) => m !== undefined);
   if (modes.length !== 1) throw new ReplayInputError('give exactly one of --function or --brokers');
   const request = parseReplayRequest(await requestFromFlags(options));
-  if (options.function !== undefined) return invokeReplayFunction(options.function, request, options);
+  if (options.function !== undefined) {
+    if (request.group !== undefined && request.mapping === undefined && requestTopic(request) === undefined) {
+      // The function would say so in its request's words; said here in the flags', without a call.
+      throw new ReplayInputError(
+        "--group without --esm does not use the function's default mapping: give --topic too, to replay that group on its own, or --esm, to replay the group of an event source mapping",
+      );
+    }
+    return invokeReplayFunction(options.function, request, options);
+  }
   return replayDirectly(request, options);
 }
 
