@@ -214,3 +214,43 @@ describe('--function with --group and no --esm', () => {
     );
   });
 });
+
+describe('kafka-consumer-groups flags replay spells otherwise', () => {
+  it('are refused as unknown options (exit 2) saying what to give instead, on stderr and in --json', async () => {
+    const target = ['--group', 'orders-fn', '--topic', 'orders', '--to-earliest'];
+    for (const [flags, instead] of [
+      [['--bootstrap-server', '127.0.0.1:9092'], 'replay takes the brokers as --brokers <host:port,…>'],
+      [
+        ['--all-topics'],
+        'a replay moves one group on one topic (a trigger reads one): give it, e.g. --topic orders',
+      ],
+      [
+        ['--all-groups'],
+        'a replay moves one group (a trigger has one): give it, --group <id> or --esm <uuid>',
+      ],
+      [
+        ['--reset-offsets'],
+        'replay resets offsets by itself: give the target directly, e.g. --to-earliest (a dry run unless --execute)',
+      ],
+    ] as const) {
+      const result = await runCli(['replay', ...flags, ...target]);
+      expect(result.code, flags[0]).toBe(2);
+      expect(result.stderr).toBe(
+        `error: unknown option '${flags[0]}' (kafka-consumer-groups' spelling): ${instead}\n(see --help for usage)\n`,
+      );
+    }
+    const json = await runCli(['replay', '--reset-offsets', '--json', ...target]);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toEqual({
+      ok: false,
+      error: {
+        name: 'ReplayInputError',
+        kind: 'invalid',
+        message:
+          "unknown option '--reset-offsets' (kafka-consumer-groups' spelling): replay resets offsets by itself: give the target directly, e.g. --to-earliest (a dry run unless --execute)",
+      },
+    });
+    const help = await runCli(['replay', '--help']);
+    expect(help.stdout).not.toContain('--reset-offsets');
+  }, 60_000);
+});

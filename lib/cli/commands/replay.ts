@@ -128,6 +128,7 @@ export function registerReplayCommand(program: Command): void {
     .option('--strict', 'refuse targets outside the log instead of clamping them')
     .addOption(new Option('--json', 'print the outcome as JSON on stdout').conflicts('export'))
     .option('--export', 'print the plan as topic,partition,offset lines (what --from-file reads)');
+  refuseKafkaToolFlags(command);
   // A usage error is an invalid request, as the ones replay finds itself: the same object and exit code.
   reportUsageErrorsAsJson(command, (message) =>
     print({ ok: false, error: { name: 'ReplayInputError', kind: 'invalid', message } }, { json: true }),
@@ -154,6 +155,42 @@ export function registerReplayCommand(program: Command): void {
       print(outcome, options);
       process.exitCode = outcome.ok ? 0 : REPLAY_EXIT_CODES[outcome.error.kind];
     });
+}
+
+/**
+ * Flags of Kafka's `kafka-consumer-groups --reset-offsets` that replay does not take, with what to give
+ * instead (`--group`, `--topic` and the targets are spelled as there). Whether a flag takes a value.
+ */
+const KAFKA_TOOL_FLAGS: Record<string, { value: boolean; instead: string }> = {
+  'bootstrap-server': { value: true, instead: 'replay takes the brokers as --brokers <host:port,…>' },
+  'all-topics': {
+    value: false,
+    instead: 'a replay moves one group on one topic (a trigger reads one): give it, e.g. --topic orders',
+  },
+  'all-groups': {
+    value: false,
+    instead: 'a replay moves one group (a trigger has one): give it, --group <id> or --esm <uuid>',
+  },
+  'reset-offsets': {
+    value: false,
+    instead:
+      'replay resets offsets by itself: give the target directly, e.g. --to-earliest (a dry run unless --execute)',
+  },
+};
+
+/**
+ * Kafka's own spellings of what replay takes otherwise: an unknown option, as commander says, with what
+ * to give instead (commander's bare "unknown option" would leave the user guessing).
+ */
+function refuseKafkaToolFlags(command: Command): void {
+  for (const [name, { value, instead }] of Object.entries(KAFKA_TOOL_FLAGS)) {
+    command.addOption(new Option(`--${name}${value ? ' [value]' : ''}`).hideHelp());
+    command.on(`option:${name}`, () =>
+      command.error(`error: unknown option '--${name}' (kafka-consumer-groups' spelling): ${instead}`, {
+        code: 'commander.unknownOption',
+      }),
+    );
+  }
 }
 
 async function replay(options: ReplayOptions): Promise<ReplayOutcome> {
