@@ -426,12 +426,32 @@ describe('kafka-lambda replay --function', () => {
     log: () => {},
   });
   const invocations: { path: string; body: unknown }[] = [];
+  let configurationDenied = false;
 
   beforeAll(async () => {
     // The Lambda Invoke API: POST /2015-03-31/functions/{name}/invocations, the payload in and out.
     server = createServer(async (req, res) => {
       let body = '';
       for await (const chunk of req) body += chunk;
+      // GetFunctionConfiguration: the function's environment names its default mapping.
+      if (req.method === 'GET' && req.url?.startsWith('/2015-03-31/functions/replay-fn/configuration')) {
+        if (configurationDenied) {
+          res.writeHead(403, {
+            'content-type': 'application/json',
+            'x-amzn-errortype': 'AccessDeniedException',
+          });
+          res.end(JSON.stringify({ Message: 'not authorized to perform: lambda:GetFunctionConfiguration' }));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            FunctionName: 'replay-fn',
+            Environment: { Variables: { REPLAY_MAPPING_UUID: 'esm-cli,esm-other', KAFKA_AUTH: 'none' } },
+          }),
+        );
+        return;
+      }
       const event = JSON.parse(body) as unknown;
       invocations.push({ path: req.url ?? '', body: event });
       if (!req.url?.startsWith('/2015-03-31/functions/replay-fn/invocations')) {
@@ -526,7 +546,46 @@ describe('kafka-lambda replay --function', () => {
     expect(invocations.length - before).toBe(1);
     expect(dropped.code).toBe(5);
     expect(dropped.stderr).toContain('replay-fn gave no answer (unexpected ');
-    expect(dropped.stderr).toContain('--uuid <mapping uuid>');
+    // The function's default mapping, the first of its REPLAY_MAPPING_UUID (GetFunctionConfiguration).
+    expect(dropped.stderr).toContain(
+      'the mapping: aws lambda get-event-source-mapping --uuid esm-cli (resume it if Disabled: aws lambda update-event-source-mapping --uuid esm-cli --enabled)\n',
+    );
+    // Without permission to read it, the placeholder stays, saying where the UUID is.
+    configurationDenied = true;
+    try {
+      const denied = await run(
+        ['--function', 'replay-fn', '--shift-by', '-1', '--execute', '--reason', 'drop'],
+        env(),
+      );
+      expect(denied.code).toBe(5);
+      expect(denied.stderr).toContain(
+        "--uuid <mapping uuid> --enabled); replay-fn's default mapping is the first of its REPLAY_MAPPING_UUID (lambda:GetFunctionConfiguration would have named it)",
+      );
+    } finally {
+      configurationDenied = false;
+    }
+    // A group without a mapping: no trigger was paused; only the offsets are to check.
+    const groupOnly = await run(
+      [
+        '--function',
+        'replay-fn',
+        '--group',
+        G,
+        '--topic',
+        topic,
+        '--to-latest',
+        '--execute',
+        '--reason',
+        'drop',
+      ],
+      env(),
+    );
+    expect(groupOnly.code).toBe(5);
+    expect(groupOnly.stderr).toContain('no trigger was paused: the request names a group without a mapping');
+    expect(groupOnly.stderr).toContain(
+      `the offsets: kafka-lambda replay --function replay-fn --to-current --group ${G} --topic ${topic} (NOTES`,
+    );
+    expect(groupOnly.stderr).not.toContain('get-event-source-mapping');
     // A dry run changes nothing: its crash stays an error (exit 1).
     const dryRun = await run(['--function', 'replay-fn', '--shift-by', '-1', '--reason', 'drop'], env());
     expect(dryRun.code).toBe(1);

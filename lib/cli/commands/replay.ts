@@ -1,10 +1,15 @@
 import { readFile, stat } from 'node:fs/promises';
 import { Agent as HttpsAgent } from 'node:https';
 import { text } from 'node:stream/consumers';
-import { InvokeCommand, type InvokeCommandOutput, LambdaClient } from '@aws-sdk/client-lambda';
+import {
+  GetFunctionConfigurationCommand,
+  InvokeCommand,
+  type InvokeCommandOutput,
+  LambdaClient,
+} from '@aws-sdk/client-lambda';
 import Table from 'cli-table3';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { awsApiClientConfig, isAwsTimeout, lambdaCall } from '../../replay/aws-api.ts';
+import { awsApiClientConfig, callAwsApi, isAwsTimeout, lambdaCall } from '../../replay/aws-api.ts';
 import { enableMappingCommand, resumeMappingAdvice } from '../../replay/aws-cli.ts';
 import {
   AwsApiTimeoutError,
@@ -357,6 +362,7 @@ async function invokeReplayFunction(
     return unknownOutcome(
       name,
       request,
+      await mappingOf(lambda, name, request),
       timedOut
         ? `gave no answer in ${Math.round((Date.now() - started) / 1000)} s`
         : `gave no answer (${summarizeError(error).message})`,
@@ -366,7 +372,10 @@ async function invokeReplayFunction(
   if (response.FunctionError) {
     const { errorType, errorMessage } = parseFunctionError(payload);
     const failure = `${errorType}: ${errorMessage}`;
-    if (request.execute) return unknownOutcome(name, request, `failed without answering (${failure})`);
+    if (request.execute) {
+      const uuid = await mappingOf(lambda, name, request);
+      return unknownOutcome(name, request, uuid, `failed without answering (${failure})`);
+    }
     return {
       ok: false,
       error: { name: errorType, kind: 'error', message: `${name} failed: ${errorMessage}` },
@@ -393,25 +402,69 @@ function isRefusedRequest(error: unknown): boolean {
   return (error as { $fault?: unknown } | undefined)?.$fault === 'client';
 }
 
+/** How long finding the function's default mapping after a lost answer may take. */
+const FUNCTION_CONFIGURATION_MS = 10_000;
+
+/**
+ * The event source mapping a replay function's request went through: the one it names; none (null) for
+ * a group without a mapping; else the function's default, the first of its REPLAY_MAPPING_UUID, read
+ * with GetFunctionConfiguration (undefined when that cannot be read: no permission, an encrypted
+ * environment, no answer). Only that variable is read from the answer.
+ */
+async function mappingOf(
+  lambda: LambdaClient,
+  name: string,
+  request: ReplayRequest,
+): Promise<string | null | undefined> {
+  if (request.mapping !== undefined) return request.mapping;
+  if (request.group !== undefined) return null;
+  try {
+    const configuration = await callAwsApi(
+      lambdaCall('GetFunctionConfiguration'),
+      (abortSignal) =>
+        lambda.send(new GetFunctionConfigurationCommand({ FunctionName: name }), { abortSignal }),
+      { deadline: Date.now() + FUNCTION_CONFIGURATION_MS },
+    );
+    const first = configuration.Environment?.Variables?.REPLAY_MAPPING_UUID?.split(',')[0]?.trim();
+    // Printed in a command to run: only what a mapping UUID can be.
+    return first && /^[A-Za-z0-9-]{1,64}$/.test(first) ? first : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * An executing replay that ended without an answer (the function timed out, crashed, or the answer was
  * lost) may have stopped anywhere between pausing the trigger and resuming it: exit 5, with what to check
- * and how to resume.
+ * and how to resume. `uuid`: the mapping it went through (null: none; undefined: unknown here).
  */
-function unknownOutcome(name: string, request: ReplayRequest, what: string): ReplayOutcome {
-  const uuid = request.mapping ?? '<mapping uuid>';
+function unknownOutcome(
+  name: string,
+  request: ReplayRequest,
+  uuid: string | null | undefined,
+  what: string,
+): ReplayOutcome {
+  const offsets = `the offsets: kafka-lambda replay --function ${name} --to-current${request.group === undefined ? '' : ` --group ${request.group}`}${uuid === null ? ` --topic ${requestTopic(request)}` : ''} (NOTES shows this replay's audit record where it committed)`;
+  if (uuid === null) {
+    return outcomeUnknown([
+      `${name} ${what}: the replay may have stopped before or after committing the offsets (no trigger was paused: the request names a group without a mapping).`,
+      'Check them before anything else:',
+      `  ${offsets}`,
+    ]);
+  }
+  const mapping = uuid ?? '<mapping uuid>';
+  return outcomeUnknown([
+    `${name} ${what}: the replay may have stopped anywhere between pausing the trigger and resuming it.`,
+    'Check both before anything else:',
+    `  the mapping: aws lambda get-event-source-mapping --uuid ${mapping} (resume it if Disabled: ${enableMappingCommand(mapping)})${uuid === undefined ? `; ${name}'s default mapping is the first of its REPLAY_MAPPING_UUID (lambda:GetFunctionConfiguration would have named it)` : ''}`,
+    `  ${offsets}`,
+  ]);
+}
+
+function outcomeUnknown(lines: string[]): ReplayOutcome {
   return {
     ok: false,
-    error: {
-      name: 'ReplayOutcomeUnknownError',
-      kind: 'failed-unrestored',
-      message: [
-        `${name} ${what}: the replay may have stopped anywhere between pausing the trigger and resuming it.`,
-        'Check both before anything else:',
-        `  the mapping: aws lambda get-event-source-mapping --uuid ${uuid} (resume it if Disabled: ${enableMappingCommand(uuid)})`,
-        `  the offsets: kafka-lambda replay --function ${name} --to-current (NOTES shows this replay's audit record where it committed)`,
-      ].join('\n'),
-    },
+    error: { name: 'ReplayOutcomeUnknownError', kind: 'failed-unrestored', message: lines.join('\n') },
   };
 }
 
