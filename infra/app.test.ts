@@ -6,6 +6,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appConfigFromContext } from './app-config.ts';
 import { type BuiltApp, buildApp } from './build-app.ts';
+import { mskIamConsumerStatements, mskIamReplayStatements } from './msk-test-stacks.ts';
 import {
   allStatements,
   controlMappingStatement,
@@ -166,30 +167,11 @@ describe('the default app (MSK Serverless)', () => {
         Action: 'sqs:SendMessage',
         Resource: { 'Fn::GetAtt': [expect.stringMatching(/^OrdersFailureQueue/), 'Arn'] },
       },
-      {
-        Sid: 'MskClusterMetadata',
-        Effect: 'Allow',
-        Action: ['kafka:DescribeClusterV2', 'kafka:GetBootstrapBrokers'],
-        Resource: clusterArn,
-      },
-      {
-        Sid: 'MskConnect',
-        Effect: 'Allow',
-        Action: ['kafka-cluster:Connect', 'kafka-cluster:DescribeClusterDynamicConfiguration'],
-        Resource: clusterArn,
-      },
-      {
-        Sid: 'MskReadTopic',
-        Effect: 'Allow',
-        Action: ['kafka-cluster:DescribeTopic', 'kafka-cluster:ReadData'],
-        Resource: mskArnJoin(clusterArn, 'topic', 'orders'),
-      },
-      {
-        Sid: 'MskConsumerGroup',
-        Effect: 'Allow',
-        Action: ['kafka-cluster:DescribeGroup', 'kafka-cluster:AlterGroup'],
-        Resource: mskArnJoin(clusterArn, 'group', 'orders-consumer'),
-      },
+      ...mskIamConsumerStatements(
+        clusterArn,
+        mskArnJoin(clusterArn, 'topic', 'orders'),
+        mskArnJoin(clusterArn, 'group', 'orders-consumer'),
+      ),
       ...NETWORK_INTERFACE_STATEMENTS.trigger,
     ]);
   });
@@ -202,25 +184,11 @@ describe('the default app (MSK Serverless)', () => {
         Resource: { 'Fn::GetAtt': [expect.stringMatching(/^ReplayLogs/), 'Arn'] },
       },
       controlMappingStatement(mappingId),
-      {
-        Sid: 'MskBootstrapBrokers',
-        Effect: 'Allow',
-        Action: 'kafka:GetBootstrapBrokers',
-        Resource: clusterArn,
-      },
-      { Sid: 'MskConnect', Effect: 'Allow', Action: 'kafka-cluster:Connect', Resource: clusterArn },
-      {
-        Sid: 'MskReadTopics',
-        Effect: 'Allow',
-        Action: ['kafka-cluster:DescribeTopic', 'kafka-cluster:ReadData'],
-        Resource: mskArnJoin(clusterArn, 'topic', 'orders'),
-      },
-      {
-        Sid: 'MskConsumerGroup',
-        Effect: 'Allow',
-        Action: ['kafka-cluster:DescribeGroup', 'kafka-cluster:AlterGroup'],
-        Resource: mskArnJoin(clusterArn, 'group', 'orders-consumer'),
-      },
+      ...mskIamReplayStatements(
+        clusterArn,
+        mskArnJoin(clusterArn, 'topic', 'orders'),
+        mskArnJoin(clusterArn, 'group', 'orders-consumer'),
+      ),
       ...NETWORK_INTERFACE_STATEMENTS.function,
     ]);
   });

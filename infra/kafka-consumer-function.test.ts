@@ -19,7 +19,13 @@ import {
 import { importKafkaNetwork, type KafkaNetwork, type KafkaSource } from './kafka-source.ts';
 import { ClusterOutsideStackEnvironmentError, InvalidClusterArnError } from './msk-arns.ts';
 import {
+  clicksConsumer,
+  mskBootstrapBrokersStatement,
+  mskClusterMetadataStatement,
   mskConsumerStack,
+  mskIamConsumerStatements,
+  mskIamReplayStatements,
+  publicBrokers,
   secretDecryptStatement,
   secretReadStatement,
   TEST_CLUSTER_ARN,
@@ -121,16 +127,8 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
       source: privateSource,
       target: privateConsumer,
     });
-    const publicSource: KafkaSource = {
-      kind: 'self-managed',
-      bootstrapServers: ['kafka.example.com:9096'],
-      auth: { type: 'basic', secret },
-    };
-    const pub = new KafkaConsumerFunction(stack, 'Public', {
-      entry: ENTRY,
-      source: publicSource,
-      topic: 'clicks',
-      consumerGroupId: 'clicks-consumer',
+    const publicSource = publicBrokers({ type: 'basic', secret });
+    const pub = clicksConsumer(stack, 'Public', publicSource, {
       filterCriteria: { Filters: [{ Pattern: '{ "value": { "kind": ["click"] } }' }] },
     });
     publicDeliveryErrors = pub.metricOnFailureDeliveryErrors();
@@ -163,30 +161,11 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
   it('gives an MSK IAM consumer exactly its topic, its group and its failure topic', () => {
     expect(roleStatements(template, 'TunedRole')).toEqual([
       expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'] }),
-      {
-        Sid: 'MskClusterMetadata',
-        Effect: 'Allow',
-        Action: ['kafka:DescribeClusterV2', 'kafka:GetBootstrapBrokers'],
-        Resource: CLUSTER_ARN,
-      },
-      {
-        Sid: 'MskConnect',
-        Effect: 'Allow',
-        Action: ['kafka-cluster:Connect', 'kafka-cluster:DescribeClusterDynamicConfiguration'],
-        Resource: CLUSTER_ARN,
-      },
-      {
-        Sid: 'MskReadTopic',
-        Effect: 'Allow',
-        Action: ['kafka-cluster:DescribeTopic', 'kafka-cluster:ReadData'],
-        Resource: 'arn:aws:kafka:eu-west-1:111122223333:topic/shop/0f3c-uuid-1/orders',
-      },
-      {
-        Sid: 'MskConsumerGroup',
-        Effect: 'Allow',
-        Action: ['kafka-cluster:DescribeGroup', 'kafka-cluster:AlterGroup'],
-        Resource: 'arn:aws:kafka:eu-west-1:111122223333:group/shop/0f3c-uuid-1/orders-tuned',
-      },
+      ...mskIamConsumerStatements(
+        CLUSTER_ARN,
+        'arn:aws:kafka:eu-west-1:111122223333:topic/shop/0f3c-uuid-1/orders',
+        'arn:aws:kafka:eu-west-1:111122223333:group/shop/0f3c-uuid-1/orders-tuned',
+      ),
       {
         Sid: 'MskDescribeClusterForFailureTopic',
         Effect: 'Allow',
@@ -210,28 +189,14 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
     expect(roleStatements(template, 'TunedReplayRole')).toEqual([
       expect.objectContaining({ Action: ['logs:CreateLogStream', 'logs:PutLogEvents'] }),
       controlMappingStatement(mappingId),
-      {
-        Sid: 'MskBootstrapBrokers',
-        Effect: 'Allow',
-        Action: 'kafka:GetBootstrapBrokers',
-        Resource: CLUSTER_ARN,
-      },
-      { Sid: 'MskConnect', Effect: 'Allow', Action: 'kafka-cluster:Connect', Resource: CLUSTER_ARN },
-      {
-        Sid: 'MskReadTopics',
-        Effect: 'Allow',
-        Action: ['kafka-cluster:DescribeTopic', 'kafka-cluster:ReadData'],
-        Resource: [
+      ...mskIamReplayStatements(
+        CLUSTER_ARN,
+        [
           'arn:aws:kafka:eu-west-1:111122223333:topic/shop/0f3c-uuid-1/orders',
           'arn:aws:kafka:eu-west-1:111122223333:topic/shop/0f3c-uuid-1/orders-retry',
         ],
-      },
-      {
-        Sid: 'MskConsumerGroup',
-        Effect: 'Allow',
-        Action: ['kafka-cluster:DescribeGroup', 'kafka-cluster:AlterGroup'],
-        Resource: 'arn:aws:kafka:eu-west-1:111122223333:group/shop/0f3c-uuid-1/orders-tuned',
-      },
+        'arn:aws:kafka:eu-west-1:111122223333:group/shop/0f3c-uuid-1/orders-tuned',
+      ),
       ...NETWORK_INTERFACE_STATEMENTS.function,
     ]);
     template.hasResourceProperties('AWS::Lambda::Function', {
@@ -293,20 +258,17 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
   it('matches the full ARN in the encryption context of a secret imported by partial ARN or name', () => {
     const partialStack = unbundledStack('Partial', TEST_ENV);
     const partialArn = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:kafka-creds';
-    new KafkaConsumerFunction(partialStack, 'Partial', {
-      entry: ENTRY,
-      source: {
-        kind: 'self-managed',
-        bootstrapServers: ['kafka.example.com:9096'],
-        auth: {
+    clicksConsumer(
+      partialStack,
+      'Partial',
+      publicBrokers(
+        {
           type: 'basic',
           secret: secretsmanager.Secret.fromSecretPartialArn(partialStack, 'Secret', partialArn),
         },
-        rootCaCertificate: secretsmanager.Secret.fromSecretNameV2(partialStack, 'Ca', 'kafka-ca'),
-      },
-      topic: 'clicks',
-      consumerGroupId: 'clicks-consumer',
-    });
+        secretsmanager.Secret.fromSecretNameV2(partialStack, 'Ca', 'kafka-ca'),
+      ),
+    );
     const decrypts = roleStatements(Template.fromStack(partialStack), 'PartialRole').filter(
       (statement) => statement.Action === 'kms:Decrypt',
     );
@@ -342,16 +304,7 @@ describe('KafkaConsumerFunction and KafkaReplayFunction', () => {
       secretCompleteArn: SECRET_ARN,
       encryptionKey: key,
     });
-    new KafkaConsumerFunction(keyStack, 'Keyed', {
-      entry: ENTRY,
-      source: {
-        kind: 'self-managed',
-        bootstrapServers: ['kafka.example.com:9096'],
-        auth: { type: 'basic', secret },
-      },
-      topic: 'clicks',
-      consumerGroupId: 'clicks-consumer',
-    });
+    clicksConsumer(keyStack, 'Keyed', publicBrokers({ type: 'basic', secret }));
     const keyed = Template.fromStack(keyStack);
     expect(JSON.stringify(keyed.toJSON())).not.toContain(':key/*');
     // In the role's own policy too, as for a key imported by ARN, whose key policy CDK cannot change.
@@ -493,16 +446,7 @@ describe('a secret under a KMS key imported by ARN', () => {
       consumerId: 'Msk',
     });
     stack = built.stack;
-    new KafkaConsumerFunction(stack, 'SelfManaged', {
-      entry: ENTRY,
-      source: {
-        kind: 'self-managed',
-        bootstrapServers: ['kafka.example.com:9096'],
-        auth: { type: 'sasl-scram-512', secret: built.secret },
-      },
-      topic: 'clicks',
-      consumerGroupId: 'clicks-consumer',
-    });
+    clicksConsumer(stack, 'SelfManaged', publicBrokers({ type: 'sasl-scram-512', secret: built.secret }));
     template = Template.fromStack(stack);
   }, 120_000); // synth on a busy 2-core machine
 
@@ -525,22 +469,17 @@ describe('a secret under a KMS key imported by ARN', () => {
   // key, as a secret imported without one.
   it('grants a key given as an alias through Secrets Manager on any key of the account, acknowledged', () => {
     const aliasStack = unbundledStack('Alias', TEST_ENV);
-    new KafkaConsumerFunction(aliasStack, 'Aliased', {
-      entry: ENTRY,
-      source: {
-        kind: 'self-managed',
-        bootstrapServers: ['kafka.example.com:9096'],
-        auth: {
-          type: 'sasl-scram-512',
-          secret: secretsmanager.Secret.fromSecretAttributes(aliasStack, 'Scram', {
-            secretCompleteArn: SCRAM_ARN,
-            encryptionKey: kms.Alias.fromAliasName(aliasStack, 'Key', 'alias/kafka'),
-          }),
-        },
-      },
-      topic: 'clicks',
-      consumerGroupId: 'clicks-consumer',
-    });
+    clicksConsumer(
+      aliasStack,
+      'Aliased',
+      publicBrokers({
+        type: 'sasl-scram-512',
+        secret: secretsmanager.Secret.fromSecretAttributes(aliasStack, 'Scram', {
+          secretCompleteArn: SCRAM_ARN,
+          encryptionKey: kms.Alias.fromAliasName(aliasStack, 'Key', 'alias/kafka'),
+        }),
+      }),
+    );
     const decrypts = roleStatements(Template.fromStack(aliasStack), 'AliasedRole').filter(
       (statement) => statement.Action === 'kms:Decrypt',
     );
@@ -585,12 +524,7 @@ describe('an MSK source with mutual TLS', () => {
         [s.Action].flat().some((a) => /^(kafka|kafka-cluster|kms|secretsmanager):/.test(a)),
       ),
     ).toEqual([
-      {
-        Sid: 'MskClusterMetadata',
-        Effect: 'Allow',
-        Action: ['kafka:DescribeClusterV2', 'kafka:GetBootstrapBrokers'],
-        Resource: CLUSTER_ARN,
-      },
+      mskClusterMetadataStatement(CLUSTER_ARN),
       secretReadStatement(CERT_ARN),
       secretDecryptStatement(TEST_KEY_ARN, CERT_ARN, 'eu-west-1'),
     ]);
@@ -608,12 +542,7 @@ describe('an MSK source with mutual TLS', () => {
       },
     });
     const statements = roleStatements(template, 'OrdersReplayRole');
-    expect(statements).toContainEqual({
-      Sid: 'MskBootstrapBrokers',
-      Effect: 'Allow',
-      Action: 'kafka:GetBootstrapBrokers',
-      Resource: CLUSTER_ARN,
-    });
+    expect(statements).toContainEqual(mskBootstrapBrokersStatement(CLUSTER_ARN));
     expect(statements).toContainEqual(secretReadStatement(CERT_ARN));
     expect(statements).toContainEqual(secretDecryptStatement(TEST_KEY_ARN, CERT_ARN, 'eu-west-1'));
     expect(statements.flatMap((s) => s.Action).filter((a) => a.startsWith('kafka-cluster:'))).toEqual([]);

@@ -6,7 +6,13 @@ import { App, type Environment, Stack } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { KafkaConsumerFunction, type KafkaConsumerFunctionProps } from './kafka-consumer-function.ts';
-import { importKafkaNetwork, type MskSource } from './kafka-source.ts';
+import {
+  importKafkaNetwork,
+  type KafkaSource,
+  type MskSource,
+  type SelfManagedAuth,
+  type SelfManagedSource,
+} from './kafka-source.ts';
 import { KafkaReplayFunction } from './replay-function.ts';
 import type { TemplateStatement } from './template-queries.ts';
 
@@ -106,6 +112,47 @@ export function mskConsumerStack(options: {
 }
 
 /**
+ * Public self-managed brokers (`kafka.example.com:9096`, outside any VPC) reached with `auth`, trusting
+ * `rootCaCertificate` when it is given.
+ *
+ * @example
+ * const source = publicBrokers({ type: 'basic', secret });
+ */
+export function publicBrokers(
+  auth: SelfManagedAuth,
+  rootCaCertificate?: secretsmanager.ISecret,
+): SelfManagedSource {
+  return {
+    kind: 'self-managed',
+    bootstrapServers: ['kafka.example.com:9096'],
+    auth,
+    ...(rootCaCertificate && { rootCaCertificate }),
+  };
+}
+
+/**
+ * A consumer `id` (of {@link TEST_ENTRY}) of the topic `clicks` as the group `clicks-consumer`, reading
+ * `source`, with `props` added.
+ *
+ * @example
+ * clicksConsumer(stack, 'Keyed', publicBrokers({ type: 'basic', secret }));
+ */
+export function clicksConsumer(
+  stack: Stack,
+  id: string,
+  source: KafkaSource,
+  props: Partial<KafkaConsumerFunctionProps> = {},
+): KafkaConsumerFunction {
+  return new KafkaConsumerFunction(stack, id, {
+    entry: TEST_ENTRY,
+    source,
+    topic: 'clicks',
+    consumerGroupId: 'clicks-consumer',
+    ...props,
+  });
+}
+
+/**
  * The statement `Secret.grantRead` gives a role on a secret imported by complete ARN.
  *
  * @example
@@ -143,5 +190,100 @@ export function secretDecryptStatement(
     Condition: {
       StringEquals: { 'kms:ViaService': viaService, 'kms:EncryptionContext:SecretARN': secretArn },
     },
+  };
+}
+
+/**
+ * The statement letting a consumer's role find an MSK cluster and its brokers.
+ *
+ * @example
+ * expect(roleStatements(template, 'OrdersRole')).toContainEqual(mskClusterMetadataStatement(TEST_CLUSTER_ARN));
+ */
+export function mskClusterMetadataStatement(clusterArn: unknown): TemplateStatement {
+  return {
+    Sid: 'MskClusterMetadata',
+    Effect: 'Allow',
+    Action: ['kafka:DescribeClusterV2', 'kafka:GetBootstrapBrokers'],
+    Resource: clusterArn,
+  };
+}
+
+/**
+ * The statement letting a replay function's role find an MSK cluster's brokers.
+ *
+ * @example
+ * expect(roleStatements(template, 'OrdersReplayRole')).toContainEqual(mskBootstrapBrokersStatement(TEST_CLUSTER_ARN));
+ */
+export function mskBootstrapBrokersStatement(clusterArn: unknown): TemplateStatement {
+  return {
+    Sid: 'MskBootstrapBrokers',
+    Effect: 'Allow',
+    Action: 'kafka:GetBootstrapBrokers',
+    Resource: clusterArn,
+  };
+}
+
+/**
+ * The MSK statements of an IAM-auth consumer's role, in their order: the cluster's metadata, connecting,
+ * reading the topic and using the group. Each Resource as the template writes it (an ARN, or the
+ * `Fn::Join` of template-queries.ts' mskArnJoin).
+ *
+ * @example
+ * expect(roleStatements(template, 'OrdersRole')).toEqual([logs, ...mskIamConsumerStatements(arn, topicArn, groupArn), ...eni]);
+ */
+export function mskIamConsumerStatements(
+  clusterArn: unknown,
+  topicArn: unknown,
+  groupArn: unknown,
+): TemplateStatement[] {
+  return [
+    mskClusterMetadataStatement(clusterArn),
+    {
+      Sid: 'MskConnect',
+      Effect: 'Allow',
+      Action: ['kafka-cluster:Connect', 'kafka-cluster:DescribeClusterDynamicConfiguration'],
+      Resource: clusterArn,
+    },
+    {
+      Sid: 'MskReadTopic',
+      Effect: 'Allow',
+      Action: ['kafka-cluster:DescribeTopic', 'kafka-cluster:ReadData'],
+      Resource: topicArn,
+    },
+    mskConsumerGroupStatement(groupArn),
+  ];
+}
+
+/**
+ * The MSK statements of an IAM-auth replay function's role, in their order: finding the brokers,
+ * connecting, reading the allowed topics (`topicArns`: one ARN, or a list) and using the trigger's group.
+ *
+ * @example
+ * expect(roleStatements(template, 'ReplayRole')).toEqual([logs, control, ...mskIamReplayStatements(arn, topicArn, groupArn), ...eni]);
+ */
+export function mskIamReplayStatements(
+  clusterArn: unknown,
+  topicArns: unknown,
+  groupArn: unknown,
+): TemplateStatement[] {
+  return [
+    mskBootstrapBrokersStatement(clusterArn),
+    { Sid: 'MskConnect', Effect: 'Allow', Action: 'kafka-cluster:Connect', Resource: clusterArn },
+    {
+      Sid: 'MskReadTopics',
+      Effect: 'Allow',
+      Action: ['kafka-cluster:DescribeTopic', 'kafka-cluster:ReadData'],
+      Resource: topicArns,
+    },
+    mskConsumerGroupStatement(groupArn),
+  ];
+}
+
+function mskConsumerGroupStatement(groupArn: unknown): TemplateStatement {
+  return {
+    Sid: 'MskConsumerGroup',
+    Effect: 'Allow',
+    Action: ['kafka-cluster:DescribeGroup', 'kafka-cluster:AlterGroup'],
+    Resource: groupArn,
   };
 }

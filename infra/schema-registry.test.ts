@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { App, Stack } from 'aws-cdk-lib';
+import type { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as glue from 'aws-cdk-lib/aws-glue';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -8,6 +8,14 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { KafkaConsumerConfigError, KafkaConsumerFunction } from './kafka-consumer-function.ts';
 import type { KafkaSource } from './kafka-source.ts';
+import {
+  clicksConsumer,
+  importedSecret,
+  publicBrokers,
+  secretDecryptStatement,
+  TEST_KEY_ARN,
+  unbundledStack,
+} from './msk-test-stacks.ts';
 import { roleStatements } from './template-queries.ts';
 
 const ENTRY = join(import.meta.dirname, '../functions/orders/handler.ts');
@@ -19,7 +27,7 @@ const CA_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:registry-ca
 const msk: KafkaSource = { kind: 'msk', clusterArn: CLUSTER_ARN, auth: { type: 'iam' } };
 
 function newStack(): Stack {
-  return new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Registries');
+  return unbundledStack('Registries', undefined);
 }
 
 /** The mapping's `SchemaRegistryConfig`, which CloudFormation nests in the MSK source's settings. */
@@ -223,15 +231,7 @@ describe('KafkaConsumerFunction with a schema registry', () => {
     // Public self-managed brokers: the role has no EC2 Describe* statements, whose "*" is acknowledged too.
     const publicStack = newStack();
     const secret = secretsmanager.Secret.fromSecretCompleteArn(publicStack, 'S', BASIC_ARN);
-    new KafkaConsumerFunction(publicStack, 'Public', {
-      entry: ENTRY,
-      source: {
-        kind: 'self-managed',
-        bootstrapServers: ['kafka.example.com:9096'],
-        auth: { type: 'basic', secret },
-      },
-      topic: 'clicks',
-      consumerGroupId: 'clicks-consumer',
+    clicksConsumer(publicStack, 'Public', publicBrokers({ type: 'basic', secret }), {
       schemaRegistry: { kind: 'glue', registryArn: REGISTRY_ARN, eventRecordFormat: 'JSON' },
     });
     expect(new AwsSolutionsChecks().validateScope(publicStack).violations).toEqual([]);
@@ -244,18 +244,10 @@ describe('a schema registry secret imported by name, partial or complete ARN', (
 
   /** The secretsmanager: and kms: statements of a consumer's role, given the secrets the way `use` says. */
   function secretStatements(use: 'registry' | 'source'): unknown[] {
-    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Secrets', { env });
+    const stack = unbundledStack('Secrets', env);
     const basic = secretsmanager.Secret.fromSecretNameV2(stack, 'Basic', 'registry-basic');
     const ca = secretsmanager.Secret.fromSecretPartialArn(stack, 'Ca', partialCaArn);
-    const source: KafkaSource =
-      use === 'source'
-        ? {
-            kind: 'self-managed',
-            bootstrapServers: ['kafka.example.com:9096'],
-            auth: { type: 'basic', secret: basic },
-            rootCaCertificate: ca,
-          }
-        : msk;
+    const source = use === 'source' ? publicBrokers({ type: 'basic', secret: basic }, ca) : msk;
     new KafkaConsumerFunction(stack, 'C', {
       entry: ENTRY,
       source,
@@ -300,8 +292,16 @@ describe('a schema registry secret imported by name, partial or complete ARN', (
     );
   });
 
-  it('gets kms:Decrypt for a secret imported by complete ARN without its key', () => {
-    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Complete', { env });
+  /**
+   * A stack `id` whose consumer `C` of `orders` reads through a Confluent registry authenticating with
+   * `type` and the secret `secret` makes in that stack.
+   */
+  function registryAuthStack(
+    id: string,
+    type: 'basic' | 'mtls',
+    secret: (stack: Stack) => secretsmanager.ISecret,
+  ): Stack {
+    const stack = unbundledStack(id, env);
     new KafkaConsumerFunction(stack, 'C', {
       entry: ENTRY,
       source: msk,
@@ -310,64 +310,37 @@ describe('a schema registry secret imported by name, partial or complete ARN', (
       schemaRegistry: {
         kind: 'confluent',
         url: 'https://registry.example.com',
-        auth: { type: 'basic', secret: secretsmanager.Secret.fromSecretCompleteArn(stack, 'S', BASIC_ARN) },
+        auth: { type, secret: secret(stack) },
         eventRecordFormat: 'JSON',
       },
     });
-    expect(roleStatements(Template.fromStack(stack), 'CRole')).toContainEqual({
-      Effect: 'Allow',
-      Action: 'kms:Decrypt',
-      Resource: {
-        'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':kms:eu-west-1:111122223333:key/*']],
-      },
-      Condition: {
-        StringEquals: {
-          'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com',
-          'kms:EncryptionContext:SecretARN': BASIC_ARN,
-        },
-      },
-    });
+    return stack;
+  }
+
+  it('gets kms:Decrypt for a secret imported by complete ARN without its key', () => {
+    const stack = registryAuthStack('Complete', 'basic', (scope) =>
+      secretsmanager.Secret.fromSecretCompleteArn(scope, 'S', BASIC_ARN),
+    );
+    const anyKeyOfTheAccount = {
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':kms:eu-west-1:111122223333:key/*']],
+    };
+    expect(roleStatements(Template.fromStack(stack), 'CRole')).toContainEqual(
+      secretDecryptStatement(anyKeyOfTheAccount, BASIC_ARN, 'eu-west-1'),
+    );
     expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
   });
   // CDK cannot change the policy of a key imported by ARN: Secret.grantRead's decrypt grant, which goes
   // into the key policy, is dropped, so the role's own policy must name the key.
   it('gets kms:Decrypt on the key a secret is given with when that key is imported by ARN', () => {
-    const keyArn = 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab';
-    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'ImportedKey', { env });
-    const secret = secretsmanager.Secret.fromSecretAttributes(stack, 'S', {
-      secretCompleteArn: MTLS_ARN,
-      encryptionKey: kms.Key.fromKeyArn(stack, 'Key', keyArn),
-    });
-    new KafkaConsumerFunction(stack, 'C', {
-      entry: ENTRY,
-      source: msk,
-      topic: 'orders',
-      consumerGroupId: 'g',
-      schemaRegistry: {
-        kind: 'confluent',
-        url: 'https://registry.example.com',
-        auth: { type: 'mtls', secret },
-        eventRecordFormat: 'JSON',
-      },
-    });
+    const stack = registryAuthStack('ImportedKey', 'mtls', (scope) =>
+      importedSecret(scope, 'S', MTLS_ARN, TEST_KEY_ARN),
+    );
     const template = Template.fromStack(stack);
     expect(
       roleStatements(template, 'CRole').filter((statement) =>
         [statement.Action].flat().some((action) => action.startsWith('kms:')),
       ),
-    ).toEqual([
-      {
-        Effect: 'Allow',
-        Action: 'kms:Decrypt',
-        Resource: keyArn,
-        Condition: {
-          StringEquals: {
-            'kms:ViaService': 'secretsmanager.eu-west-1.amazonaws.com',
-            'kms:EncryptionContext:SecretARN': MTLS_ARN,
-          },
-        },
-      },
-    ]);
+    ).toEqual([secretDecryptStatement(TEST_KEY_ARN, MTLS_ARN, 'eu-west-1')]);
     expect(JSON.stringify(template.toJSON())).not.toContain(':key/*');
     expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
   });
