@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type Message } from 'kafkajs';
 import { inject } from 'vitest';
+import { testProducer } from './producer.ts';
 
 /** Bootstrap servers of the run's shared broker (see test/global-setup.ts). */
 export function testBrokers(): string[] {
@@ -25,6 +26,26 @@ export async function createTopic(kafka: Kafka, topic: string, numPartitions: nu
     await admin.createTopics({ topics: [{ topic, numPartitions }], waitForLeaders: true });
   } finally {
     await admin.disconnect();
+  }
+}
+
+/**
+ * Creates `topic` (`numPartitions` partitions, each with a leader) and produces `messages` to it, each
+ * stored once ({@link testProducer}).
+ */
+export async function createTopicWith(
+  kafka: Kafka,
+  topic: string,
+  messages: Message[],
+  numPartitions = 1,
+): Promise<void> {
+  await createTopic(kafka, topic, numPartitions);
+  const producer = testProducer(kafka);
+  await producer.connect();
+  try {
+    await producer.send({ topic, messages });
+  } finally {
+    await producer.disconnect();
   }
 }
 

@@ -2,14 +2,13 @@
 // broker starts, or by a signal before --exit-when-idle saw it idle (exit 128 + the signal's number).
 // Real process trees, a real broker.
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
-import { testProducer } from '../../../test/support/producer.ts';
-import { spawnCli } from '../../../test/support/run-cli.ts';
+import { devFixture } from '../../../test/support/dev-fixture.ts';
+import { testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
+import { watchCli } from '../../../test/support/run-cli.ts';
 import { cacheBase, isAlive, packageRoot, waitForExit } from '../../maven-server/index.ts';
 import { pollUntil } from '../../replay/wait.ts';
 
@@ -17,19 +16,14 @@ const kafka = testKafka('dev-lifecycle-cli');
 const cli = join(packageRoot, 'bin/kafka-lambda.js');
 
 it('dev whose parent is killed (npx killed, dev left with parent pid 1) stops as on Ctrl-C: commits, leaves its group, exits', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-dev-orphan-'));
-  const topic = uniqueName('dev-orphan');
-  const group = uniqueName('dev-orphan');
-  await createTopic(kafka, topic, 1);
-  const producer = testProducer(kafka);
-  await producer.connect();
-  await producer.send({ topic, messages: [0, 1, 2].map((i) => ({ value: `{"i":${i}}` })) });
-  await producer.disconnect();
-  const handler = join(dir, 'handler.mjs');
-  await writeFile(
-    handler,
+  const { dir, topic, handler } = await devFixture(
+    kafka,
+    'dev-orphan',
+    [0, 1, 2].map((i) => ({ value: `{"i":${i}}` })),
+    'handler.mjs',
     "export const handler = async (event) => {\n  for (const records of Object.values(event.records)) for (const r of records) console.log('handled');\n};\n",
   );
+  const group = uniqueName('dev-orphan');
   const log = join(dir, 'dev.log');
   // As `npx kafka-lambda dev … > log 2>&1 &`: a parent (npm's place) running dev with its output in a file.
   const parentScript = `const { spawn } = require('node:child_process');
@@ -134,20 +128,15 @@ it.each([
 ] as const)(
   'a %s before --exit-when-idle saw the run idle stops it cleanly (no error after the summary, offsets committed), exiting %i: not drained',
   async (signal, code) => {
-    const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-dev-idle-signal-'));
-    const topic = uniqueName('dev-idle-signal');
-    await createTopic(kafka, topic, 1);
-    const producer = testProducer(kafka);
-    await producer.connect();
-    await producer.send({ topic, messages: [0, 1].map((i) => ({ value: `{"i":${i}}` })) });
-    await producer.disconnect();
     // Slow enough that the signal comes while the first batch runs, long before the run is idle.
-    const handler = join(dir, 'slow.mjs');
-    await writeFile(
-      handler,
+    const { dir, topic, handler } = await devFixture(
+      kafka,
+      'dev-idle-signal',
+      [0, 1].map((i) => ({ value: `{"i":${i}}` })),
+      'slow.mjs',
       "export const handler = async () => {\n  console.log('handling');\n  await new Promise((resolve) => setTimeout(resolve, 2_000));\n};\n",
     );
-    const dev = spawnCli([
+    const dev = watchCli([
       'dev',
       handler,
       '--topic',
@@ -160,27 +149,19 @@ it.each([
       '0',
       '--exit-when-idle',
     ]);
-    dev.stdin.end();
-    let output = '';
-    for (const stream of [dev.stdout, dev.stderr])
-      stream.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-    const exited = once(dev, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    dev.child.stdin.end();
     try {
-      await pollUntil('the first invocation', { timeoutMs: 60_000, intervalMs: 50 }, async () => ({
-        done: output.includes('handling'),
-        seen: output.slice(-300),
-      }));
-      dev.kill(signal);
+      // The first invocation.
+      await dev.seen('handling', 60_000);
+      dev.child.kill(signal);
       // The exit status of a process the signal interrupted, as a shell reports it: 0 would read as drained.
-      expect(await exited).toEqual([code, null]);
-      expect(output).toContain('stopping: finishing in-flight batches');
+      expect(await dev.exited).toEqual([code, null]);
+      expect(dev.output()).toContain('stopping: finishing in-flight batches');
       // The summary is the last line: the emulator's refusal to wait for idle once stopping is not an error.
-      expect(output.trimEnd().split('\n').at(-1)).toBe(`offsets committed by this run: ${topic}-0=1`);
-      expect(output).not.toContain('will not become idle');
+      expect(dev.output().trimEnd().split('\n').at(-1)).toBe(`offsets committed by this run: ${topic}-0=1`);
+      expect(dev.output()).not.toContain('will not become idle');
     } finally {
-      dev.kill('SIGKILL');
+      dev.child.kill('SIGKILL');
       await rm(dir, { recursive: true, force: true });
     }
   },

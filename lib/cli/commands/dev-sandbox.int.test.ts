@@ -1,13 +1,18 @@
-import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, it } from 'vitest';
-import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
+import { devFixture } from '../../../test/support/dev-fixture.ts';
+import {
+  createTopic,
+  createTopicWith,
+  testBrokers,
+  testKafka,
+  uniqueName,
+} from '../../../test/support/kafka.ts';
 import { testProducer } from '../../../test/support/producer.ts';
-import { runCli, spawnCli } from '../../../test/support/run-cli.ts';
-import { pollUntil } from '../../replay/wait.ts';
+import { runCli, watchCli } from '../../../test/support/run-cli.ts';
 
 const kafka = testKafka('dev-sandbox-cli');
 const fixtures = 'test/support/handlers/sandbox-handlers.ts';
@@ -16,12 +21,12 @@ it('dev runs the handler in the sandbox: cold starts shown, a stuck handler ende
   const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-dev-sandbox-'));
   try {
     const topic = uniqueName('dev-sandbox');
-    await createTopic(kafka, topic, 1);
-    const producer = testProducer(kafka);
-    await producer.connect();
     const marker = join(dir, 'spun');
-    await producer.send({ topic, messages: [0, 1, 2].map(() => ({ value: JSON.stringify({ marker }) })) });
-    await producer.disconnect();
+    await createTopicWith(
+      kafka,
+      topic,
+      [0, 1, 2].map(() => ({ value: JSON.stringify({ marker }) })),
+    );
 
     const run = await runCli([
       'dev',
@@ -75,7 +80,7 @@ it('dev --watch: after a change to a file the function loaded, its next invocati
     handler,
     "import { version } from './version.ts';\nexport const handler = async () => {\n  console.log('handled by version', version);\n};\n",
   );
-  const dev = spawnCli([
+  const dev = watchCli([
     'dev',
     handler,
     '--topic',
@@ -86,17 +91,7 @@ it('dev --watch: after a change to a file the function loaded, its next invocati
     '0',
     '--watch',
   ]);
-  let output = '';
-  for (const stream of [dev.stdout, dev.stderr])
-    stream.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-  const exited = once(dev, 'exit');
-  const seen = (text: string) =>
-    pollUntil(text, { timeoutMs: 30_000, intervalMs: 50 }, async () => ({
-      done: output.includes(text),
-      seen: output.slice(-300),
-    }));
+  const { seen } = dev;
   try {
     await seen("dev: --watch: watching the 2 file(s) the function's init phase loaded");
     await producer.send({ topic, messages: [{ value: '{}' }] });
@@ -105,15 +100,15 @@ it('dev --watch: after a change to a file the function loaded, its next invocati
     await seen('version.ts: the next invocations start new environments (cold starts)');
     await producer.send({ topic, messages: [{ value: '{}' }] });
     await seen('handled by version 2');
-    expect(output).toMatch(/cold start: environment 2, init [\d.]+ ms/);
-    expect(output).not.toContain('ended: update');
+    expect(dev.output()).toMatch(/cold start: environment 2, init [\d.]+ ms/);
+    expect(dev.output()).not.toContain('ended: update');
   } finally {
-    dev.kill('SIGINT');
-    await exited;
+    dev.child.kill('SIGINT');
+    await dev.exited;
     await producer.disconnect();
     await rm(dir, { recursive: true, force: true });
   }
-  expect(dev.exitCode).toBe(0);
+  expect(dev.child.exitCode).toBe(0);
 });
 
 it.each([
@@ -141,20 +136,15 @@ it.each([
 ] as const)(
   'a second %s ends the invocation in flight and exits %i at once, committing nothing (redelivered, as after a crash)',
   async (signal, code) => {
-    const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-dev-abandon-'));
-    const topic = uniqueName('dev-abandon');
-    const group = uniqueName('dev-abandon');
-    await createTopic(kafka, topic, 1);
-    const producer = testProducer(kafka);
-    await producer.connect();
-    await producer.send({ topic, messages: [{ value: '{}' }] });
-    await producer.disconnect();
-    const handler = join(dir, 'hangs.ts');
-    await writeFile(
-      handler,
+    const { dir, topic, handler } = await devFixture(
+      kafka,
+      'dev-abandon',
+      [{ value: '{}' }],
+      'hangs.ts',
       "export const handler = async () => {\n  console.log('handling');\n  await new Promise((resolve) => setTimeout(resolve, 600_000));\n};\n",
     );
-    const dev = spawnCli([
+    const group = uniqueName('dev-abandon');
+    const dev = watchCli([
       'dev',
       handler,
       '--topic',
@@ -168,32 +158,22 @@ it.each([
       '--timeout',
       '600',
     ]);
-    let output = '';
-    for (const stream of [dev.stdout, dev.stderr])
-      stream.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-    const exited = once(dev, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-    const seen = (text: string) =>
-      pollUntil(text, { timeoutMs: 30_000, intervalMs: 50 }, async () => ({
-        done: output.includes(text),
-        seen: output.slice(-300),
-      }));
+    const { seen } = dev;
     try {
       await seen('handling');
-      dev.kill(signal);
+      dev.child.kill(signal);
       await seen('stopping: finishing in-flight batches (Ctrl-C again to abandon them)');
       const second = Date.now();
-      dev.kill(signal);
-      expect(await exited).toEqual([code, null]);
+      dev.child.kill(signal);
+      expect(await dev.exited).toEqual([code, null]);
       expect(Date.now() - second).toBeLessThan(10_000);
-      expect(output).toContain(
+      expect(dev.output()).toContain(
         'abandoning in-flight batches: their invocations end, nothing more is committed',
       );
-      expect(output).toContain(`offsets committed by this run: ${topic}-0=-`);
+      expect(dev.output()).toContain(`offsets committed by this run: ${topic}-0=-`);
       // dev ended the environment: the function did not exit (no Runtime.ExitError of its own).
-      expect(output).toContain('environment 1 ended: its invocation was abandoned');
-      expect(output).not.toContain('Runtime.ExitError');
+      expect(dev.output()).toContain('environment 1 ended: its invocation was abandoned');
+      expect(dev.output()).not.toContain('Runtime.ExitError');
       const admin = kafka.admin();
       await admin.connect();
       try {
@@ -204,7 +184,7 @@ it.each([
         await admin.disconnect();
       }
     } finally {
-      dev.kill('SIGKILL');
+      dev.child.kill('SIGKILL');
       await rm(dir, { recursive: true, force: true });
     }
   },
@@ -216,20 +196,14 @@ it.each([
 ])(
   "dev shows a failed invocation's stack trace under its line, once per invocation, its first frame in the handler (%s)",
   async (_mode, flags) => {
-    const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-dev-trace-'));
+    const { dir, topic, handler } = await devFixture(
+      kafka,
+      'dev-trace',
+      [{ value: JSON.stringify({ card: '4111-1111' }) }],
+      'rejects.ts',
+      "export const handler = async () => {\n  throw new RangeError('amount out of range');\n};\n",
+    );
     try {
-      const topic = uniqueName('dev-trace');
-      await createTopic(kafka, topic, 1);
-      const producer = testProducer(kafka);
-      await producer.connect();
-      await producer.send({ topic, messages: [{ value: JSON.stringify({ card: '4111-1111' }) }] });
-      await producer.disconnect();
-      const handler = join(dir, 'rejects.ts');
-      await writeFile(
-        handler,
-        "export const handler = async () => {\n  throw new RangeError('amount out of range');\n};\n",
-      );
-
       const run = await runCli([
         'dev',
         handler,

@@ -2,8 +2,13 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
-import { testProducer } from '../../../test/support/producer.ts';
+import {
+  createTopic,
+  createTopicWith,
+  testBrokers,
+  testKafka,
+  uniqueName,
+} from '../../../test/support/kafka.ts';
 import { runCli, spawnCli } from '../../../test/support/run-cli.ts';
 import { freePort, processOutput } from '../../maven-server/index.ts';
 
@@ -14,21 +19,33 @@ const handler = 'functions/orders/handler.ts';
 const runDev = (topic: string, rest: string[] = [], env: Record<string, string> = {}) =>
   runCli(['dev', handler, '--topic', topic, '--brokers', testBrokers().join(','), ...rest], { env });
 
+/** `kafka-lambda dev --invoke orders-fn --endpoint http://127.0.0.1:<port> --topic <topic> --brokers <test broker> …rest`. */
+const invokeArgs = (port: number, topic: string, rest: string[]) => [
+  'dev',
+  '--invoke',
+  'orders-fn',
+  '--endpoint',
+  `http://127.0.0.1:${port}`,
+  '--topic',
+  topic,
+  '--brokers',
+  testBrokers().join(','),
+  ...rest,
+];
+
 describe('kafka-lambda dev', () => {
   it('runs the orders function against a topic: progress lines, the poison order to the destination, final offsets', async () => {
     const topic = uniqueName('dev-orders');
-    await createTopic(kafka, topic, 2);
     await createTopic(kafka, `${topic}-dlq`, 1);
-    const producer = testProducer(kafka);
-    await producer.connect();
     const order = (i: number) => ({
       orderId: `o-${i}`,
       customerId: `c-${i % 3}`,
       items: [{ sku: 'tea', quantity: 1 + (i % 2) }],
     });
-    await producer.send({
+    await createTopicWith(
+      kafka,
       topic,
-      messages: [
+      [
         ...Array.from({ length: 8 }, (_, i) => ({
           partition: 0,
           key: `c-${i}`,
@@ -41,8 +58,8 @@ describe('kafka-lambda dev', () => {
           value: JSON.stringify(order(100 + i)),
         })),
       ],
-    });
-    await producer.disconnect();
+      2,
+    );
 
     const run = await runDev(
       topic,
@@ -166,24 +183,9 @@ describe('kafka-lambda dev', () => {
 
   it('--invoke with an --endpoint where nothing listens: refused before a record is read (exit 2), not retried forever', async () => {
     const topic = uniqueName('dev-endpoint');
-    await createTopic(kafka, topic, 1);
-    const producer = testProducer(kafka);
-    await producer.connect();
-    await producer.send({ topic, messages: [{ value: '{}' }] });
-    await producer.disconnect();
+    await createTopicWith(kafka, topic, [{ value: '{}' }]);
     const port = await freePort();
-    const dev = spawnCli([
-      'dev',
-      '--invoke',
-      'orders-fn',
-      '--endpoint',
-      `http://127.0.0.1:${port}`,
-      '--topic',
-      topic,
-      '--brokers',
-      testBrokers().join(','),
-      '--exit-when-idle',
-    ]);
+    const dev = spawnCli(invokeArgs(port, topic, ['--exit-when-idle']));
     dev.stdin.end();
     const output = processOutput(dev);
     // Before, every batch failed with ECONNREFUSED, retried every few seconds for as long as dev ran.
@@ -201,11 +203,11 @@ describe('kafka-lambda dev', () => {
 
   it('--invoke with a live --endpoint: checked without an invocation, then every record is delivered', async () => {
     const topic = uniqueName('dev-invoke');
-    await createTopic(kafka, topic, 1);
-    const producer = testProducer(kafka);
-    await producer.connect();
-    await producer.send({ topic, messages: [0, 1, 2].map((i) => ({ value: `{"i":${i}}` })) });
-    await producer.disconnect();
+    await createTopicWith(
+      kafka,
+      topic,
+      [0, 1, 2].map((i) => ({ value: `{"i":${i}}` })),
+    );
     // What `sam local start-lambda` serves: the Invoke API, each request recorded.
     const requests: Array<{ method?: string; url?: string; records: number }> = [];
     let connections = 0;
@@ -229,20 +231,7 @@ describe('kafka-lambda dev', () => {
     await once(server, 'listening');
     const { port } = server.address() as AddressInfo;
     try {
-      const run = await runCli([
-        'dev',
-        '--invoke',
-        'orders-fn',
-        '--endpoint',
-        `http://127.0.0.1:${port}`,
-        '--topic',
-        topic,
-        '--brokers',
-        testBrokers().join(','),
-        '--window',
-        '0',
-        '--exit-when-idle',
-      ]);
+      const run = await runCli(invokeArgs(port, topic, ['--window', '0', '--exit-when-idle']));
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(`offsets committed by this run: ${topic}-0=3`);
       // Every request was an invocation carrying records; the check before was a bare connection.
