@@ -1,8 +1,13 @@
 import { expect, it } from 'vitest';
-import { eventRecords, partialResponseMapping as mapping, seededTopic } from '../../test/support/emulator.ts';
+import {
+  envelopeOffsets,
+  eventRecords,
+  partialResponseMapping as mapping,
+  runToIdle,
+  seededTopic,
+} from '../../test/support/emulator.ts';
 import { committedOffsetsByKafkaTool, testKafka } from '../../test/support/kafka.ts';
 import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
-import type { FailureEnvelope } from './destination.ts';
 import { describeEvent } from './progress.ts';
 
 const kafka = testKafka('emulator-exhaustion');
@@ -15,29 +20,18 @@ function failures(topic: string, offsets: number[]): KafkaBatchResponse {
 
 it('a retry that fails as a whole after a partial failure sends every record it held to the destination', async () => {
   const { topic, group } = await seededTopic(kafka, 'exhaust-partial', 1, 10);
-  const invoked: number[][] = [];
-  const envelopes: FailureEnvelope[] = [];
-  const esm = mapping({
-    topic,
-    consumerGroupId: group,
-    maximumRetryAttempts: 1,
-    onFailure: (envelope) => void envelopes.push(envelope),
-    function: {
-      handler: async (event: KafkaEvent) => {
-        invoked.push(eventRecords(event).map((r) => r.offset));
-        if (invoked.length === 1) return failures(topic, [5]);
-        throw new Error('downstream unavailable');
-      },
+  const { invoked, envelopes } = await runToIdle(
+    { topic, consumerGroupId: group, maximumRetryAttempts: 1 },
+    async (_event, _offsets, invocation) => {
+      if (invocation === 1) return failures(topic, [5]);
+      throw new Error('downstream unavailable');
     },
-  });
-  await esm.start();
-  await esm.idle();
-  await esm.stop();
+  );
   expect(invoked).toEqual([
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
     [5, 6, 7, 8, 9],
   ]);
-  expect(envelopes.map((e) => e.KafkaBatchInfo.recordInfo.offset)).toEqual(['5', '6', '7', '8', '9']);
+  expect(envelopeOffsets(envelopes)).toEqual(['5', '6', '7', '8', '9']);
   expect(envelopes[0]?.responseContext?.functionError).toBe('Unhandled');
   expect(await committedOffsetsByKafkaTool(group)).toEqual([
     { topic, partition: 0, currentOffset: 10, logEndOffset: 10 },
@@ -47,29 +41,22 @@ it('a retry that fails as a whole after a partial failure sends every record it 
 it('bisect: records left after the first half exhausts its retries run before the second half, and no commit passes them', async () => {
   const { topic, group } = await seededTopic(kafka, 'exhaust-bisect', 1, 10);
   const timeline: Array<{ invoked: number[] } | { committed: number }> = [];
-  const envelopes: FailureEnvelope[] = [];
-  const esm = mapping({
-    topic,
-    consumerGroupId: group,
-    maximumRetryAttempts: 3,
-    bisectBatchOnFunctionError: true,
-    onFailure: (envelope) => void envelopes.push(envelope),
-    onEvent: (event) => {
-      if (event.type === 'commit') timeline.push({ committed: event.offsets[`${topic}-0`]! });
-    },
-    function: {
-      handler: async (event: KafkaEvent) => {
-        const offsets = eventRecords(event).map((r) => r.offset);
-        timeline.push({ invoked: offsets });
-        if (offsets.length > 5) throw new Error('batch too large');
-        return failures(topic, offsets.includes(2) ? [2] : []);
+  const { invoked, envelopes } = await runToIdle(
+    {
+      topic,
+      consumerGroupId: group,
+      maximumRetryAttempts: 3,
+      bisectBatchOnFunctionError: true,
+      onEvent: (event) => {
+        if (event.type === 'commit') timeline.push({ committed: event.offsets[`${topic}-0`]! });
       },
     },
-  });
-  await esm.start();
-  await esm.idle();
-  await esm.stop();
-  const invoked = timeline.flatMap((entry) => ('invoked' in entry ? [entry.invoked] : []));
+    async (_event, offsets) => {
+      timeline.push({ invoked: offsets });
+      if (offsets.length > 5) throw new Error('batch too large');
+      return failures(topic, offsets.includes(2) ? [2] : []);
+    },
+  );
   expect(invoked).toEqual([
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
     [0, 1, 2, 3, 4],
@@ -85,7 +72,7 @@ it('bisect: records left after the first half exhausts its retries run before th
     if ('committed' in entry) committed = entry.committed;
     else expect(committed).toBeLessThanOrEqual(entry.invoked[0]!);
   }
-  expect(envelopes.map((e) => e.KafkaBatchInfo.recordInfo.offset)).toEqual(['2']);
+  expect(envelopeOffsets(envelopes)).toEqual(['2']);
   expect(await committedOffsetsByKafkaTool(group)).toEqual([
     { topic, partition: 0, currentOffset: 10, logEndOffset: 10 },
   ]);
@@ -94,32 +81,26 @@ it('bisect: records left after the first half exhausts its retries run before th
 it('bisect does not use up retries: one poison record in a batch of 100 reaches the destination alone (3 retries)', async () => {
   const poison = 37;
   const { topic, group } = await seededTopic(kafka, 'exhaust-poison', 1, 100, (_p, seq) => ({ seq }));
-  const envelopes: FailureEnvelope[] = [];
   const poisonAttempts: number[] = [];
-  const esm = mapping({
-    topic,
-    consumerGroupId: group,
-    batchSize: 100,
-    // Wait for the whole batch: the first invocation holds all 100 records.
-    maximumBatchingWindowInSeconds: 5,
-    maximumRetryAttempts: 3,
-    bisectBatchOnFunctionError: true,
-    // The handler fails the whole batch (no partial response), as a crash or timeout does.
-    reportBatchItemFailures: false,
-    onFailure: (envelope) => void envelopes.push(envelope),
-    function: {
-      handler: async (event: KafkaEvent) => {
-        const offsets = eventRecords(event).map((r) => r.offset);
-        if (!offsets.includes(poison)) return;
-        if (offsets.length === 1) poisonAttempts.push(poison);
-        throw new Error('cannot process the batch');
-      },
+  const { envelopes } = await runToIdle(
+    {
+      topic,
+      consumerGroupId: group,
+      batchSize: 100,
+      // Wait for the whole batch: the first invocation holds all 100 records.
+      maximumBatchingWindowInSeconds: 5,
+      maximumRetryAttempts: 3,
+      bisectBatchOnFunctionError: true,
+      // The handler fails the whole batch (no partial response), as a crash or timeout does.
+      reportBatchItemFailures: false,
     },
-  });
-  await esm.start();
-  await esm.idle();
-  await esm.stop();
-  expect(envelopes.map((e) => e.KafkaBatchInfo.recordInfo.offset)).toEqual([String(poison)]);
+    async (_event, offsets) => {
+      if (!offsets.includes(poison)) return;
+      if (offsets.length === 1) poisonAttempts.push(poison);
+      throw new Error('cannot process the batch');
+    },
+  );
+  expect(envelopeOffsets(envelopes)).toEqual([String(poison)]);
   // Isolated, then the first attempt and 3 retries of the record alone.
   expect(poisonAttempts).toHaveLength(4);
   expect(envelopes[0]?.requestContext.approximateInvokeCount).toBe(4);

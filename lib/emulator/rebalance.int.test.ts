@@ -1,9 +1,12 @@
 import { type Consumer, Kafka, logLevel } from 'kafkajs';
 import { afterEach, expect, it } from 'vitest';
-import { eventRecords, partialResponseMapping as mapping, seededTopic } from '../../test/support/emulator.ts';
+import {
+  envelopeOffsets,
+  partialResponseMapping as mapping,
+  runToIdle,
+  seededTopic,
+} from '../../test/support/emulator.ts';
 import { committedOffsetsByKafkaTool, testBrokers, testKafka } from '../../test/support/kafka.ts';
-import type { KafkaEvent } from '../kafka-event/types.ts';
-import type { FailureEnvelope } from './destination.ts';
 
 const kafka = testKafka('emulator-rebalance');
 const members: Consumer[] = [];
@@ -52,51 +55,11 @@ async function joinMember(topic: string, group: string, clientId: string): Promi
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-it('a rejoin while a partial failure is retried: after exhaustion the rest runs once, in order, and only the failed record goes to the destination', async () => {
-  const { topic, group } = await seededTopic(kafka, 'rebalance-exhaust', 1, 10);
-  const invoked: number[][] = [];
-  const envelopes: FailureEnvelope[] = [];
-  const esm = mapping({
-    topic,
-    consumerGroupId: group,
-    maximumRetryAttempts: 1,
-    onFailure: (envelope) => void envelopes.push(envelope),
-    function: {
-      timeoutSeconds: 60,
-      handler: async (event: KafkaEvent) => {
-        const offsets = eventRecords(event).map((r) => r.offset);
-        invoked.push(offsets);
-        if (invoked.length === 2) {
-          // The retry: the group rebalances meanwhile and the mapping refetches from the committed offset.
-          await joinMember(topic, group, 'zz-member');
-          await sleep(1_500);
-        }
-        // Record 5 always fails.
-        return {
-          batchItemFailures: offsets.includes(5)
-            ? [{ itemIdentifier: { partition: `${topic}-0`, offset: 5 } }]
-            : [],
-        };
-      },
-    },
-  });
-  await esm.start();
-  await esm.idle();
-  await esm.stop();
-  expect(invoked).toEqual([
-    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
-    [5, 6, 7, 8, 9],
-    [6, 7, 8, 9],
-  ]);
-  expect(envelopes.map((e) => e.KafkaBatchInfo.recordInfo.offset)).toEqual(['5']);
-  expect(await committedOffsetsByKafkaTool(group)).toEqual([
-    { topic, partition: 0, currentOffset: 10, logEndOffset: 10 },
-  ]);
-});
-
-it('a partition paused for back-pressure resumes after a rejoin', { timeout: 60_000 }, async () => {
-  const total = 3_000; // well past the 1,000 buffered records that pause fetching
-  const { topic, group } = await seededTopic(kafka, 'rebalance-paused', 1, total);
+/**
+ * A mapping of `topic` as `group` whose invocations (the first only, or every one) wait for `release()`:
+ * `firstStarted` resolves once the first began.
+ */
+function heldMapping(topic: string, group: string, held: 'first' | 'every') {
   const { promise: released, resolve: release } = Promise.withResolvers<void>();
   const { promise: firstStarted, resolve: started } = Promise.withResolvers<void>();
   let invocations = 0;
@@ -106,12 +69,48 @@ it('a partition paused for back-pressure resumes after a rejoin', { timeout: 60_
     function: {
       timeoutSeconds: 60,
       handler: async () => {
-        if (++invocations > 1) return;
+        if (++invocations > 1 && held === 'first') return;
         started();
         await released;
       },
     },
   });
+  return { esm, firstStarted, release };
+}
+
+it('a rejoin while a partial failure is retried: after exhaustion the rest runs once, in order, and only the failed record goes to the destination', async () => {
+  const { topic, group } = await seededTopic(kafka, 'rebalance-exhaust', 1, 10);
+  const { invoked, envelopes } = await runToIdle(
+    { topic, consumerGroupId: group, maximumRetryAttempts: 1, timeoutSeconds: 60 },
+    async (_event, offsets, invocation) => {
+      if (invocation === 2) {
+        // The retry: the group rebalances meanwhile and the mapping refetches from the committed offset.
+        await joinMember(topic, group, 'zz-member');
+        await sleep(1_500);
+      }
+      // Record 5 always fails.
+      return {
+        batchItemFailures: offsets.includes(5)
+          ? [{ itemIdentifier: { partition: `${topic}-0`, offset: 5 } }]
+          : [],
+      };
+    },
+  );
+  expect(invoked).toEqual([
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    [5, 6, 7, 8, 9],
+    [6, 7, 8, 9],
+  ]);
+  expect(envelopeOffsets(envelopes)).toEqual(['5']);
+  expect(await committedOffsetsByKafkaTool(group)).toEqual([
+    { topic, partition: 0, currentOffset: 10, logEndOffset: 10 },
+  ]);
+});
+
+it('a partition paused for back-pressure resumes after a rejoin', { timeout: 60_000 }, async () => {
+  const total = 3_000; // well past the 1,000 buffered records that pause fetching
+  const { topic, group } = await seededTopic(kafka, 'rebalance-paused', 1, total);
+  const { esm, firstStarted, release } = heldMapping(topic, group, 'first');
   await esm.start();
   await firstStarted;
   await sleep(1_500); // the mapping buffers what it fetched and pauses the partition
@@ -126,19 +125,7 @@ it('a partition paused for back-pressure resumes after a rejoin', { timeout: 60_
 it('a batch that finishes after its partition moved to another member does not commit over the new owner', async () => {
   const total = 200;
   const { topic, group } = await seededTopic(kafka, 'rebalance-moved', 1, total);
-  const { promise: released, resolve: release } = Promise.withResolvers<void>();
-  const { promise: firstStarted, resolve: started } = Promise.withResolvers<void>();
-  const esm = mapping({
-    topic,
-    consumerGroupId: group,
-    function: {
-      timeoutSeconds: 60,
-      handler: async () => {
-        started();
-        await released;
-      },
-    },
-  });
+  const { esm, firstStarted, release } = heldMapping(topic, group, 'every');
   await esm.start();
   await firstStarted;
   // Sorting before the mapping's client id, the new member takes the partition, reads it all and commits.

@@ -1,9 +1,11 @@
 import type { Kafka } from 'kafkajs';
+import type { FailureEnvelope } from '../../lib/emulator/destination.ts';
 import {
   createLocalEventSourceMapping,
+  type LocalEventSourceMapping,
   type LocalEventSourceMappingOptions,
 } from '../../lib/emulator/index.ts';
-import type { KafkaEvent, KafkaEventRecord } from '../../lib/kafka-event/types.ts';
+import type { KafkaBatchResponse, KafkaEvent, KafkaEventRecord } from '../../lib/kafka-event/types.ts';
 import { createTopic, testBrokers, uniqueName } from './kafka.ts';
 import { testProducer } from './producer.ts';
 
@@ -83,4 +85,60 @@ export function partialResponseMapping(options: Omit<LocalEventSourceMappingOpti
     retryBackoff: { initialMs: 5, maxMs: 20 },
     ...options,
   });
+}
+
+/** What {@link runToIdle} recorded. */
+export interface IdleRun {
+  readonly esm: LocalEventSourceMapping;
+  /** Each invocation's offsets, in event order. */
+  readonly invoked: number[][];
+  /** What the mapping sent to its on-failure destination, in order. */
+  readonly envelopes: FailureEnvelope[];
+}
+
+/**
+ * Starts a {@link partialResponseMapping} with `options`, waits until it is idle and stops it, recording
+ * each invocation's offsets and each record sent to the on-failure destination. `handler` is the
+ * function's: it gets the event, its offsets and the invocation's number (1 for the first).
+ *
+ * @example
+ * ```ts
+ * const { invoked, envelopes } = await runToIdle({ topic, consumerGroupId: group }, async () => {});
+ * ```
+ */
+export async function runToIdle(
+  options: Omit<LocalEventSourceMappingOptions, 'brokers' | 'function' | 'onFailure'> & {
+    /** The function's timeout (the emulator's default without it). */
+    readonly timeoutSeconds?: number;
+  },
+  handler: (
+    event: KafkaEvent,
+    offsets: number[],
+    invocation: number,
+  ) => Promise<KafkaBatchResponse | undefined>,
+): Promise<IdleRun> {
+  const { timeoutSeconds, ...settings } = options;
+  const invoked: number[][] = [];
+  const envelopes: FailureEnvelope[] = [];
+  const esm = partialResponseMapping({
+    ...settings,
+    onFailure: (envelope) => void envelopes.push(envelope),
+    function: {
+      ...(timeoutSeconds !== undefined && { timeoutSeconds }),
+      handler: async (event: KafkaEvent) => {
+        const offsets = eventRecords(event).map((r) => r.offset);
+        invoked.push(offsets);
+        return handler(event, offsets, invoked.length);
+      },
+    },
+  });
+  await esm.start();
+  await esm.idle();
+  await esm.stop();
+  return { esm, invoked, envelopes };
+}
+
+/** The offsets of the records in `envelopes` (as the envelopes write them: strings), in order. */
+export function envelopeOffsets(envelopes: readonly FailureEnvelope[]): string[] {
+  return envelopes.map((envelope) => envelope.KafkaBatchInfo.recordInfo.offset);
 }
