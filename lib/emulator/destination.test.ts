@@ -163,14 +163,12 @@ describe('parseDestination', () => {
       region: 'eu-west-1',
       queueName: 'orders-dlq',
     });
-    expect(parseDestination('arn:aws-us-gov:sqs:us-gov-west-1:111122223333:q', 'orders')).toMatchObject({
-      kind: 'sqs',
-      region: 'us-gov-west-1',
-    });
-    expect(parseDestination('arn:aws:sqs:eusc-de-east-1:111122223333:q', 'orders')).toMatchObject({
-      kind: 'sqs',
-      region: 'eusc-de-east-1',
-    });
+    // Queues of other partitions: the Region read from the ARN.
+    for (const [arn, region] of [
+      ['arn:aws-us-gov:sqs:us-gov-west-1:111122223333:q', 'us-gov-west-1'],
+      ['arn:aws:sqs:eusc-de-east-1:111122223333:q', 'eusc-de-east-1'],
+    ])
+      expect(parseDestination(arn!, 'orders')).toMatchObject({ kind: 'sqs', region });
     expect(parseDestination('arn:aws:sns:eu-west-1:111122223333:alerts', 'orders')).toEqual({
       kind: 'sns',
       arn: 'arn:aws:sns:eu-west-1:111122223333:alerts',

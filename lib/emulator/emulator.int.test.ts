@@ -12,6 +12,7 @@ import {
 import {
   committedOffsetsByKafkaTool,
   createTopic,
+  createTopicWith,
   testBrokers,
   testKafka,
   uniqueName,
@@ -332,19 +333,12 @@ describe('emulator', () => {
 
   it('sends records older than maximumRecordAgeInSeconds to the destination without invoking them', async () => {
     const topic = uniqueName('esm-age');
-    await createTopic(kafka, topic, 1);
-    const producer = testProducer(kafka);
-    await producer.connect();
     const old = String(Date.now() - 120_000);
-    await producer.send({
-      topic,
-      messages: [
-        { key: 'a', value: '{"n":0}', timestamp: old },
-        { key: 'b', value: '{"n":1}', timestamp: old },
-        { key: 'c', value: '{"n":2}' },
-      ],
-    });
-    await producer.disconnect();
+    await createTopicWith(kafka, topic, [
+      { key: 'a', value: '{"n":0}', timestamp: old },
+      { key: 'b', value: '{"n":1}', timestamp: old },
+      { key: 'c', value: '{"n":2}' },
+    ]);
     const { invoked, envelopes } = await offsetsAndEnvelopes({
       topic,
       consumerGroupId: uniqueName('esm-age-group'),
@@ -440,11 +434,7 @@ describe('emulator', () => {
 
 it('becomes idle when a partition has never held a record', async () => {
   const topic = uniqueName('esm-empty');
-  await createTopic(kafka, topic, 2);
-  const producer = testProducer(kafka);
-  await producer.connect();
-  await producer.send({ topic, messages: [{ partition: 0, value: '{}' }] });
-  await producer.disconnect();
+  await createTopicWith(kafka, topic, [{ partition: 0, value: '{}' }], 2);
   const seen: number[] = [];
   const esm = mapping({
     topic,
@@ -584,11 +574,11 @@ describe('invocations at once', () => {
 describe('an onEvent callback that throws', () => {
   it('cannot make the emulator drop a batch: the failed batch is still retried, its exception reported apart', async () => {
     const topic = uniqueName('emulator-throwing-callback');
-    await createTopic(kafka, topic, 1);
-    const producer = testProducer(kafka);
-    await producer.connect();
-    await producer.send({ topic, messages: [0, 1, 2].map((n) => ({ value: JSON.stringify({ n }) })) });
-    await producer.disconnect();
+    await createTopicWith(
+      kafka,
+      topic,
+      [0, 1, 2].map((n) => ({ value: JSON.stringify({ n }) })),
+    );
     const script = fileURLToPath(
       new URL('../../test/support/emulator-throwing-callback.ts', import.meta.url),
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MappingStats } from './emulator.ts';
+import type { MappingEvent, MappingStats } from './emulator.ts';
 import { describeEvent, formatProgress } from './progress.ts';
 import { newCounters } from './stats.ts';
 
@@ -89,22 +89,25 @@ describe('describeEvent', () => {
   });
 
   describe('with trace: true', () => {
+    /** The second attempt of orders-0@10..12 failed with `errorType`, and `trace` if given. */
+    const failure = (
+      errorMessage: string,
+      trace: string[] | undefined,
+      errorType = 'TypeError',
+    ): MappingEvent => ({
+      type: 'invoke',
+      requestId: 'r',
+      attempt: 2,
+      records: 3,
+      offsets: { 'orders-0': [10, 12] },
+      durationMs: 3,
+      outcome: 'function-error',
+      detail: errorType,
+      errorMessage,
+      ...(trace ? { trace } : {}),
+    });
     const threw = (errorMessage: string, trace: string[] | undefined, errorType = 'TypeError') =>
-      describeEvent(
-        {
-          type: 'invoke',
-          requestId: 'r',
-          attempt: 2,
-          records: 3,
-          offsets: { 'orders-0': [10, 12] },
-          durationMs: 3,
-          outcome: 'function-error',
-          detail: errorType,
-          errorMessage,
-          ...(trace ? { trace } : {}),
-        },
-        { trace: true },
-      );
+      describeEvent(failure(errorMessage, trace, errorType), { trace: true });
 
     it("puts the trace's frames under the failure's line, indented, as the function's log gives them", () => {
       expect(
@@ -154,18 +157,7 @@ describe('describeEvent', () => {
       expect(threw('boom', undefined)).toBe(line);
       expect(threw('boom', ['TypeError: boom'])).toBe(line);
       expect(
-        describeEvent({
-          type: 'invoke',
-          requestId: 'r',
-          attempt: 2,
-          records: 3,
-          offsets: { 'orders-0': [10, 12] },
-          durationMs: 3,
-          outcome: 'function-error',
-          detail: 'TypeError',
-          errorMessage: 'boom',
-          trace: ['TypeError: boom', '    at handler (file:///app/handler.ts:3:9)'],
-        }),
+        describeEvent(failure('boom', ['TypeError: boom', '    at handler (file:///app/handler.ts:3:9)'])),
       ).toBe(line);
     });
   });

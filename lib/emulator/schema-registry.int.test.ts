@@ -5,7 +5,7 @@
  */
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { eventRecords, partialResponseMapping as mapping } from '../../test/support/emulator.ts';
+import { eventRecords, partialResponseMapping as mapping, runToIdle } from '../../test/support/emulator.ts';
 import { createTopic, testKafka, uniqueName } from '../../test/support/kafka.ts';
 import { testProducer } from '../../test/support/producer.ts';
 import { useSchemaRegistry } from '../../test/support/registry.ts';
@@ -33,6 +33,28 @@ beforeAll(() => {
   url = registry.url;
   producer = new SchemaRegistry({ host: url });
 });
+
+/** Registers `schema` (of `type`) as the subject `<run>-<name>-value`; its id. */
+async function registered(
+  type: SchemaType.AVRO | SchemaType.JSON,
+  schema: object,
+  name: string,
+): Promise<number> {
+  const { id } = await producer.register(
+    { type, schema: JSON.stringify(schema) },
+    { subject: `${run}-${name}-value` },
+  );
+  return id;
+}
+
+/** The mapping's schemaRegistry: the test registry, validating (and decoding) record values as `format`. */
+function valueRegistry(format: 'JSON' | 'SOURCE') {
+  return {
+    SchemaRegistryURI: url,
+    EventRecordFormat: format,
+    SchemaValidationConfigs: [{ Attribute: 'VALUE' as const }],
+  };
+}
 
 /** A Confluent frame naming a schema id no registry of this run has. */
 function unknownSchemaFrame(): Buffer {
@@ -99,10 +121,7 @@ function failKindFail(event: KafkaEvent): KafkaBatchResponse {
 
 describe('a mapping with schemaRegistry', () => {
   it("sends a partition's failed records to a kafka:// destination in offset order, whatever made each fail and when", async () => {
-    const { id } = await producer.register(
-      { type: SchemaType.JSON, schema: JSON.stringify(item) },
-      { subject: `${run}-items-value` },
-    );
+    const id = await registered(SchemaType.JSON, item, 'items');
     const value = (n: number, kind: string) => producer.encode(id, { id: `i-${n}`, kind });
     const unframed = Buffer.from(JSON.stringify({ id: 'plain', kind: 'ok' }));
     const topic = uniqueName('t-js');
@@ -118,31 +137,20 @@ describe('a mapping with schemaRegistry', () => {
       await value(4, 'ok'),
       await value(5, 'fail'),
     ]);
-    const invoked: number[][] = [];
     const events: string[] = [];
-    const esm = mapping({
-      topic,
-      consumerGroupId: uniqueName('t-js-group'),
-      maximumRetryAttempts: 0,
-      schemaRegistry: {
-        SchemaRegistryURI: url,
-        EventRecordFormat: 'JSON',
-        SchemaValidationConfigs: [{ Attribute: 'VALUE' }],
-      },
-      onFailure: `kafka://${dlq}`,
-      onEvent: (event: MappingEvent) => {
-        if (event.type === 'destination') events.push(`${event.offset} ${event.condition}`);
-      },
-      function: {
-        handler: async (event: KafkaEvent) => {
-          invoked.push(eventRecords(event).map((r) => r.offset));
-          return failKindFail(event);
+    const { esm, invoked } = await runToIdle(
+      {
+        topic,
+        consumerGroupId: uniqueName('t-js-group'),
+        maximumRetryAttempts: 0,
+        schemaRegistry: valueRegistry('JSON'),
+        onFailure: `kafka://${dlq}`,
+        onEvent: (event: MappingEvent) => {
+          if (event.type === 'destination') events.push(`${event.offset} ${event.condition}`);
         },
       },
-    });
-    await esm.start();
-    await esm.idle();
-    await esm.stop();
+      async (event) => failKindFail(event),
+    );
 
     expect(await destinationMessages(dlq, 5)).toEqual([
       '0 RetriesExhausted',
@@ -168,10 +176,7 @@ describe('a mapping with schemaRegistry', () => {
   }, 180_000);
 
   it('an exhausted record followed only by records the filter drops commits past them', async () => {
-    const { id } = await producer.register(
-      { type: SchemaType.JSON, schema: JSON.stringify(item) },
-      { subject: `${run}-items-value` },
-    );
+    const id = await registered(SchemaType.JSON, item, 'items');
     const topic = uniqueName('t-js-tail');
     await produce(topic, [
       await producer.encode(id, { id: 'i-0', kind: 'ok' }),
@@ -183,11 +188,7 @@ describe('a mapping with schemaRegistry', () => {
       topic,
       consumerGroupId: uniqueName('t-js-tail-group'),
       maximumRetryAttempts: 0,
-      schemaRegistry: {
-        SchemaRegistryURI: url,
-        EventRecordFormat: 'JSON',
-        SchemaValidationConfigs: [{ Attribute: 'VALUE' }],
-      },
+      schemaRegistry: valueRegistry('JSON'),
       filterCriteria: { Filters: [{ Pattern: JSON.stringify({ value: { kind: ['ok', 'fail'] } }) }] },
       onEvent: (event: MappingEvent) => {
         if (event.type === 'destination') events.push(`${event.offset} ${event.dropped}`);
@@ -207,38 +208,25 @@ describe('a mapping with schemaRegistry', () => {
   }, 180_000);
 
   it('sends an unknown schema to the destination with SCHEMA_NOT_FOUND, a corrupt record with DESERIALIZATION_ERROR, and delivers the rest in order as JSON with metadata', async () => {
-    const { id } = await producer.register(
-      { type: SchemaType.AVRO, schema: JSON.stringify(order) },
-      { subject: `${run}-orders-value` },
-    );
+    const id = await registered(SchemaType.AVRO, order, 'orders');
     const good = async (n: number) => producer.encode(id, { id: `o-${n}`, total: n });
     const corrupt = Buffer.concat([(await good(0)).subarray(0, 5), Buffer.from([0xff, 0xff, 0xff])]);
     const topic = uniqueName('schema-json');
     await produce(topic, [await good(1), unknownSchemaFrame(), await good(2), corrupt, await good(3)]);
 
     const delivered: KafkaEventRecord[] = [];
-    const failures: FailureEnvelope[] = [];
-    const esm = mapping({
-      topic,
-      consumerGroupId: uniqueName('schema-json-group'),
-      maximumRetryAttempts: 0,
-      schemaRegistry: {
-        SchemaRegistryURI: url,
-        EventRecordFormat: 'JSON',
-        SchemaValidationConfigs: [{ Attribute: 'VALUE' }],
+    const { esm, envelopes: failures } = await runToIdle(
+      {
+        topic,
+        consumerGroupId: uniqueName('schema-json-group'),
+        maximumRetryAttempts: 0,
+        schemaRegistry: valueRegistry('JSON'),
       },
-      onFailure: (envelope) => {
-        failures.push(envelope);
+      async (event) => {
+        delivered.push(...eventRecords(event));
+        return undefined;
       },
-      function: {
-        handler: async (event: KafkaEvent) => {
-          delivered.push(...eventRecords(event));
-        },
-      },
-    });
-    await esm.start();
-    await esm.idle();
-    await esm.stop();
+    );
 
     expect(delivered.map((r) => r.offset)).toEqual([0, 2, 4]);
     expect(delivered.map((r) => JSON.parse(Buffer.from(r.value!, 'base64').toString('utf8')))).toEqual([
@@ -270,10 +258,7 @@ describe('a mapping with schemaRegistry', () => {
   }, 120_000);
 
   it('SOURCE hands over the Avro bytes without the Confluent framing', async () => {
-    const { id } = await producer.register(
-      { type: SchemaType.AVRO, schema: JSON.stringify(order) },
-      { subject: `${run}-orders-value` },
-    );
+    const id = await registered(SchemaType.AVRO, order, 'orders');
     const framed = await producer.encode(id, { id: 'o-9', total: 9 });
     const topic = uniqueName('schema-source');
     await produce(topic, [framed]);
@@ -281,11 +266,7 @@ describe('a mapping with schemaRegistry', () => {
     const esm = mapping({
       topic,
       consumerGroupId: uniqueName('schema-source-group'),
-      schemaRegistry: {
-        SchemaRegistryURI: url,
-        EventRecordFormat: 'SOURCE',
-        SchemaValidationConfigs: [{ Attribute: 'VALUE' }],
-      },
+      schemaRegistry: valueRegistry('SOURCE'),
       function: {
         handler: async (event: KafkaEvent) => {
           delivered.push(...eventRecords(event));

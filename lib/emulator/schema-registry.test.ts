@@ -59,6 +59,35 @@ const config = (
   SchemaValidationConfigs: attributes.map((Attribute) => ({ Attribute })),
 });
 
+/** A registry answering from `schemas` by id (SchemaNotFoundError for any other), with the client's caching. */
+function registryOf(schemas: Record<string, RegisteredSchema>): CachingSchemaRegistry {
+  return new (class extends CachingSchemaRegistry {
+    readonly registry = 'confluent';
+    protected async fetchSchema(id: string): Promise<RegisteredSchema> {
+      const schema = schemas[id];
+      if (schema === undefined) throw new SchemaNotFoundError(id);
+      return schema;
+    }
+  })();
+}
+
+/** `body` after Confluent's framing: the magic byte 0 and the schema id `id` in 4 bytes. */
+function framed(id: number, body: Buffer): Buffer {
+  const header = Buffer.alloc(5);
+  header.writeInt32BE(id, 1);
+  return Buffer.concat([header, body]);
+}
+
+/** The value `resolver` (of the JSON format) delivers for the record value `bytes`, as text; throws if it fails. */
+async function resolvedJson(
+  resolver: ReturnType<typeof createSchemaResolver>,
+  bytes: Uint8Array,
+): Promise<string> {
+  const outcome = await resolver.resolve(pending(bytes));
+  if (outcome.kind !== 'resolved') throw new Error(`failed: ${outcome.reason}`);
+  return Buffer.from(outcome.record.encoded.value!, 'base64').toString('utf8');
+}
+
 describe('the emulator schema resolver', () => {
   it('JSON format writes an Avro long beyond 2^53 with all its digits, and a small one as a plain number', async () => {
     const schema = {
@@ -69,12 +98,7 @@ describe('the emulator schema resolver', () => {
         { name: 'small', type: 'long' },
       ],
     };
-    const registry = new (class extends CachingSchemaRegistry {
-      readonly registry = 'confluent';
-      protected async fetchSchema(id: string): Promise<RegisteredSchema> {
-        return { id, type: 'AVRO', definition: JSON.stringify(schema) };
-      }
-    })();
+    const registry = registryOf({ '9': { id: '9', type: 'AVRO', definition: JSON.stringify(schema) } });
     // Avro's zigzag varint of 2^63 − 1 and of 5, after Confluent's framing (magic 0, schema id 9).
     const zigzag = (n: bigint) => {
       const bytes: number[] = [];
@@ -84,9 +108,7 @@ describe('the emulator schema resolver', () => {
       }
     };
     const framed = Uint8Array.from([0, 0, 0, 0, 9, ...zigzag(2n ** 63n - 1n), ...zigzag(5n)]);
-    const outcome = await createSchemaResolver(config('JSON'), registry).resolve(pending(framed));
-    if (outcome.kind !== 'resolved') throw new Error(`failed: ${outcome.reason}`);
-    const json = Buffer.from(outcome.record.encoded.value!, 'base64').toString('utf8');
+    const json = await resolvedJson(createSchemaResolver(config('JSON'), registry), framed);
     expect(json).toBe('{"big":9223372036854775807,"small":5}');
   });
 
@@ -147,25 +169,8 @@ describe('the emulator schema resolver', () => {
           'syntax = "proto3"; package shop; import "google/protobuf/timestamp.proto"; message Paid { string order_id = 1; google.protobuf.Timestamp at = 2; }',
       },
     };
-    class Schemas extends CachingSchemaRegistry {
-      readonly registry = 'confluent';
-      protected async fetchSchema(id: string): Promise<RegisteredSchema> {
-        const schema = schemas[id];
-        if (schema === undefined) throw new SchemaNotFoundError(id);
-        return schema;
-      }
-    }
-    const framed = (id: number, body: Buffer) => {
-      const header = Buffer.alloc(5);
-      header.writeInt32BE(id, 1);
-      return Buffer.concat([header, body]);
-    };
-    const resolver = createSchemaResolver(config('JSON'), new Schemas());
-    const jsonOf = async (bytes: Buffer) => {
-      const outcome = await resolver.resolve(pending(bytes));
-      if (outcome.kind !== 'resolved') throw new Error(`failed: ${outcome.reason}`);
-      return Buffer.from(outcome.record.encoded.value!, 'base64').toString('utf8');
-    };
+    const resolver = createSchemaResolver(config('JSON'), registryOf(schemas));
+    const jsonOf = (bytes: Buffer) => resolvedJson(resolver, bytes);
     // Avro long: zigzag varint of 2^63 − 1 (9,223,372,036,854,775,807): ten bytes, the last 0x01.
     const maxLong = Buffer.from([0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
     expect(await jsonOf(framed(21, maxLong))).toBe('{"id":9223372036854775807}');
@@ -242,26 +247,9 @@ describe('the emulator schema resolver', () => {
         references: [{ name: 'shop.Address', type: 'JSON', definition: '{}' }],
       },
     };
-    class Schemas extends CachingSchemaRegistry {
-      readonly registry = 'confluent';
-      protected async fetchSchema(id: string): Promise<RegisteredSchema> {
-        const schema = schemas[id];
-        if (schema === undefined) throw new SchemaNotFoundError(id);
-        return schema;
-      }
-    }
-    const framed = (id: number, body: Buffer) => {
-      const header = Buffer.alloc(5);
-      header.writeInt32BE(id, 1);
-      return Buffer.concat([header, body]);
-    };
-    const resolver = createSchemaResolver(config('JSON'), new Schemas());
+    const resolver = createSchemaResolver(config('JSON'), registryOf(schemas));
     const outcomeOf = (bytes: Buffer) => resolver.resolve(pending(bytes));
-    const jsonOf = async (bytes: Buffer) => {
-      const outcome = await outcomeOf(bytes);
-      if (outcome.kind !== 'resolved') throw new Error(`failed: ${outcome.reason}`);
-      return JSON.parse(Buffer.from(outcome.record.encoded.value!, 'base64').toString('utf8'));
-    };
+    const jsonOf = async (bytes: Buffer) => JSON.parse(await resolvedJson(resolver, bytes));
     // Avro: the string "Delft" (length 5 as zigzag 10, then the bytes).
     const delft = Buffer.concat([Buffer.from([10]), Buffer.from('Delft')]);
     expect(await jsonOf(framed(31, delft))).toEqual({ address: { city: 'Delft' } });

@@ -1,8 +1,12 @@
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventRecords, partialResponseMapping as mapping, seededTopic } from '../../test/support/emulator.ts';
-import { committedOffsetsByKafkaTool, createTopic, testKafka, uniqueName } from '../../test/support/kafka.ts';
-import { testProducer } from '../../test/support/producer.ts';
+import {
+  committedOffsetsByKafkaTool,
+  createTopicWith,
+  testKafka,
+  uniqueName,
+} from '../../test/support/kafka.ts';
 import { type ElasticMq, startElasticMq } from '../elasticmq/index.ts';
 import type { KafkaBatchResponse, KafkaEvent } from '../kafka-event/types.ts';
 import type { BatchFailureEnvelope } from './destination.ts';
@@ -164,20 +168,18 @@ it('function errors: one SQS message per failed batch, whose offset ranges cover
 it("records too old and records whose retries ran out: the SQS messages follow each partition's offsets, no two covering the same record", async () => {
   const topic = uniqueName('sqs-mixed');
   const group = uniqueName('sqs-mixed-group');
-  await createTopic(kafka, topic, 2);
-  const producer = testProducer(kafka);
-  await producer.connect();
   const old = String(Date.now() - 120_000);
-  await producer.send({
+  await createTopicWith(
+    kafka,
     topic,
-    messages: [
+    [
       { partition: 0, value: '{"n":0}' },
       { partition: 0, value: '{"n":1}', timestamp: old },
       { partition: 0, value: '{"n":2}' },
       { partition: 1, value: '{"n":0}' },
     ],
-  });
-  await producer.disconnect();
+    2,
+  );
   const invoked: string[][] = [];
   const esm = mapping({
     topic,

@@ -33,6 +33,38 @@ async function groupTrace(group: string, topic: string) {
 
 const untouched = { state: 'Dead', members: 0, committed: [] };
 
+/** What `start()` of the mapping rejected with; undefined when it started. */
+function startError(esm: { start(): Promise<void> }): Promise<unknown> {
+  return esm.start().then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+}
+
+/**
+ * `start()` of a mapping of `options` refuses it at once (within `withinMs`) with an
+ * InvalidMappingSettingError of `setting` whose message matches `message`, and before anything is
+ * invoked, joined or committed. The check creates no topic, although the test broker creates topics on
+ * demand: `missing` still does not exist after it.
+ */
+async function expectRefusedForMissingTopic(
+  options: Parameters<typeof mapping>[0] & { consumerGroupId: string },
+  refusal: { setting: string; message: RegExp; withinMs: number; missing: string; invocations: () => number },
+): Promise<void> {
+  const started = Date.now();
+  const error = await startError(mapping(options));
+  expect(error).toBeInstanceOf(InvalidMappingSettingError);
+  expect(error).toMatchObject({ setting: refusal.setting });
+  expect((error as Error).message).toMatch(refusal.message);
+  expect(Date.now() - started).toBeLessThan(refusal.withinMs);
+  expect(refusal.invocations()).toBe(0);
+  expect(await groupTrace(options.consumerGroupId, options.topic)).toEqual(untouched);
+  const admin = kafka.admin();
+  await admin.connect();
+  expect(await admin.listTopics()).not.toContain(refusal.missing);
+  await admin.disconnect();
+}
+
 describe('start() checks the source topic exists', () => {
   it('rejects a missing topic, naming topic and the topic, at once and before anything is read, committed or created', async () => {
     const topic = uniqueName('missing-source');
@@ -47,29 +79,16 @@ describe('start() checks the source topic exists', () => {
         },
       },
     };
-    const started = Date.now();
-    const error = await mapping(options)
-      .start()
-      .then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
-    expect(error).toBeInstanceOf(InvalidMappingSettingError);
-    expect(error).toMatchObject({ setting: 'topic' });
-    expect((error as Error).message).toMatch(
-      new RegExp(
+    await expectRefusedForMissingTopic(options, {
+      setting: 'topic',
+      message: new RegExp(
         `^topic: the topic ${topic} does not exist on ${testBrokers().join(',').replace(/\./g, '\\.')}: create it first \\(.*ensureTopics from kafka-lambda/broker\\)`,
       ),
-    );
-    // Said at once: before, the admin client's retries took about 10 s to end in kafkajs's own message.
-    expect(Date.now() - started).toBeLessThan(5_000);
-    expect(invocations).toBe(0);
-    expect(await groupTrace(group, topic)).toEqual(untouched);
-    // The check creates nothing, although the test broker creates topics on demand.
-    const admin = kafka.admin();
-    await admin.connect();
-    expect(await admin.listTopics()).not.toContain(topic);
-    await admin.disconnect();
+      // Said at once: before, the admin client's retries took about 10 s to end in kafkajs's own message.
+      withinMs: 5_000,
+      missing: topic,
+      invocations: () => invocations,
+    });
 
     // Created as the message says, the same mapping runs and reads what is produced to it.
     await ensureTopics({ brokers: testBrokers(), topics: [{ topic, partitions: 1 }] });
@@ -100,29 +119,16 @@ describe('start() checks a kafka:// on-failure destination exists', () => {
         },
       },
     };
-    const started = Date.now();
-    const error = await mapping(options)
-      .start()
-      .then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
-    expect(error).toBeInstanceOf(InvalidMappingSettingError);
-    expect(error).toMatchObject({ setting: 'onFailure' });
-    expect((error as Error).message).toMatch(
-      new RegExp(
+    await expectRefusedForMissingTopic(options, {
+      setting: 'onFailure',
+      message: new RegExp(
         `^onFailure: the destination topic ${dlq} does not exist on .*: create it first \\(.*ensureTopics from kafka-lambda/broker\\)`,
       ),
-    );
-    // Said at once, where the destination producer took about 30 s of retries per failed record.
-    expect(Date.now() - started).toBeLessThan(10_000);
-    expect(invocations).toBe(0);
-    expect(await groupTrace(group, topic)).toEqual(untouched);
-    // The check creates nothing, even on a broker that creates topics on demand.
-    const admin = kafka.admin();
-    await admin.connect();
-    expect(await admin.listTopics()).not.toContain(dlq);
-    await admin.disconnect();
+      // Said at once, where the destination producer took about 30 s of retries per failed record.
+      withinMs: 10_000,
+      missing: dlq,
+      invocations: () => invocations,
+    });
 
     // Created as the message says, the same mapping runs and delivers the failed records there.
     await ensureTopics({ brokers: testBrokers(), topics: [{ topic: dlq, partitions: 1 }] });
@@ -156,10 +162,7 @@ describe('start() checks the function module loads', () => {
         onEvent: (event) => events.push(event),
         function: { handler, inProcess },
       });
-      const error = await esm.start().then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
+      const error = await startError(esm);
       expect(error).toBeInstanceOf(FunctionLoadError);
       expect(error).toMatchObject({ handler, errorType });
       expect((error as Error).cause).toBeInstanceOf(causeType);

@@ -92,14 +92,15 @@ export interface IdleRun {
   readonly esm: LocalEventSourceMapping;
   /** Each invocation's offsets, in event order. */
   readonly invoked: number[][];
-  /** What the mapping sent to its on-failure destination, in order. */
+  /** What the mapping sent to its on-failure destination, in order (none when `onFailure` was given). */
   readonly envelopes: FailureEnvelope[];
 }
 
 /**
  * Starts a {@link partialResponseMapping} with `options`, waits until it is idle and stops it, recording
- * each invocation's offsets and each record sent to the on-failure destination. `handler` is the
- * function's: it gets the event, its offsets and the invocation's number (1 for the first).
+ * each invocation's offsets and (unless `options.onFailure` names another destination) each record sent to
+ * the on-failure destination. `handler` is the function's: it gets the event, its offsets and the
+ * invocation's number (1 for the first).
  *
  * @example
  * ```ts
@@ -107,7 +108,7 @@ export interface IdleRun {
  * ```
  */
 export async function runToIdle(
-  options: Omit<LocalEventSourceMappingOptions, 'brokers' | 'function' | 'onFailure'> & {
+  options: Omit<LocalEventSourceMappingOptions, 'brokers' | 'function'> & {
     /** The function's timeout (the emulator's default without it). */
     readonly timeoutSeconds?: number;
   },
@@ -121,8 +122,8 @@ export async function runToIdle(
   const invoked: number[][] = [];
   const envelopes: FailureEnvelope[] = [];
   const esm = partialResponseMapping({
-    ...settings,
     onFailure: (envelope) => void envelopes.push(envelope),
+    ...settings,
     function: {
       ...(timeoutSeconds !== undefined && { timeoutSeconds }),
       handler: async (event: KafkaEvent) => {
