@@ -3,54 +3,26 @@
  * Confluent-compatible API, or the user's own via SCHEMA_REGISTRY_URL), with records framed by an
  * independent serializer (@kafkajs/confluent-schema-registry).
  */
-import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { SchemaType } from '@kafkajs/confluent-schema-registry';
+import { describe, expect, it } from 'vitest';
 import { eventRecords, partialResponseMapping as mapping, runToIdle } from '../../test/support/emulator.ts';
 import { createTopic, testKafka, uniqueName } from '../../test/support/kafka.ts';
 import { testProducer } from '../../test/support/producer.ts';
-import { useSchemaRegistry } from '../../test/support/registry.ts';
+import { ORDER_AVRO, useSchemaRegistry } from '../../test/support/registry.ts';
 import type { KafkaBatchResponse, KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
 import type { FailureEnvelope } from './destination.ts';
 import type { MappingEvent } from './emulator.ts';
 
 const kafka = testKafka('emulator-schema-registry');
-let url: string;
-let producer: SchemaRegistry;
 const run = `kl-esm-${Date.now().toString(36)}`;
-
-const order = {
-  type: 'record',
-  name: 'Order',
-  namespace: 'test.kafkalambda',
-  fields: [
-    { name: 'id', type: 'string' },
-    { name: 'total', type: 'double' },
-  ],
-};
+const order = ORDER_AVRO;
 
 const registry = useSchemaRegistry();
-beforeAll(() => {
-  url = registry.url;
-  producer = new SchemaRegistry({ host: url });
-});
-
-/** Registers `schema` (of `type`) as the subject `<run>-<name>-value`; its id. */
-async function registered(
-  type: SchemaType.AVRO | SchemaType.JSON,
-  schema: object,
-  name: string,
-): Promise<number> {
-  const { id } = await producer.register(
-    { type, schema: JSON.stringify(schema) },
-    { subject: `${run}-${name}-value` },
-  );
-  return id;
-}
 
 /** The mapping's schemaRegistry: the test registry, validating (and decoding) record values as `format`. */
 function valueRegistry(format: 'JSON' | 'SOURCE') {
   return {
-    SchemaRegistryURI: url,
+    SchemaRegistryURI: registry.url,
     EventRecordFormat: format,
     SchemaValidationConfigs: [{ Attribute: 'VALUE' as const }],
   };
@@ -121,8 +93,8 @@ function failKindFail(event: KafkaEvent): KafkaBatchResponse {
 
 describe('a mapping with schemaRegistry', () => {
   it("sends a partition's failed records to a kafka:// destination in offset order, whatever made each fail and when", async () => {
-    const id = await registered(SchemaType.JSON, item, 'items');
-    const value = (n: number, kind: string) => producer.encode(id, { id: `i-${n}`, kind });
+    const id = await registry.register(SchemaType.JSON, item, `${run}-items-value`);
+    const value = (n: number, kind: string) => registry.producer.encode(id, { id: `i-${n}`, kind });
     const unframed = Buffer.from(JSON.stringify({ id: 'plain', kind: 'ok' }));
     const topic = uniqueName('t-js');
     const dlq = `${topic}-dlq`;
@@ -176,12 +148,12 @@ describe('a mapping with schemaRegistry', () => {
   }, 180_000);
 
   it('an exhausted record followed only by records the filter drops commits past them', async () => {
-    const id = await registered(SchemaType.JSON, item, 'items');
+    const id = await registry.register(SchemaType.JSON, item, `${run}-items-value`);
     const topic = uniqueName('t-js-tail');
     await produce(topic, [
-      await producer.encode(id, { id: 'i-0', kind: 'ok' }),
-      await producer.encode(id, { id: 'i-1', kind: 'fail' }),
-      await producer.encode(id, { id: 'i-2', kind: 'skip' }),
+      await registry.producer.encode(id, { id: 'i-0', kind: 'ok' }),
+      await registry.producer.encode(id, { id: 'i-1', kind: 'fail' }),
+      await registry.producer.encode(id, { id: 'i-2', kind: 'skip' }),
     ]);
     const events: string[] = [];
     const esm = mapping({
@@ -208,8 +180,8 @@ describe('a mapping with schemaRegistry', () => {
   }, 180_000);
 
   it('sends an unknown schema to the destination with SCHEMA_NOT_FOUND, a corrupt record with DESERIALIZATION_ERROR, and delivers the rest in order as JSON with metadata', async () => {
-    const id = await registered(SchemaType.AVRO, order, 'orders');
-    const good = async (n: number) => producer.encode(id, { id: `o-${n}`, total: n });
+    const id = await registry.register(SchemaType.AVRO, order, `${run}-orders-value`);
+    const good = async (n: number) => registry.producer.encode(id, { id: `o-${n}`, total: n });
     const corrupt = Buffer.concat([(await good(0)).subarray(0, 5), Buffer.from([0xff, 0xff, 0xff])]);
     const topic = uniqueName('schema-json');
     await produce(topic, [await good(1), unknownSchemaFrame(), await good(2), corrupt, await good(3)]);
@@ -258,8 +230,8 @@ describe('a mapping with schemaRegistry', () => {
   }, 120_000);
 
   it('SOURCE hands over the Avro bytes without the Confluent framing', async () => {
-    const id = await registered(SchemaType.AVRO, order, 'orders');
-    const framed = await producer.encode(id, { id: 'o-9', total: 9 });
+    const id = await registry.register(SchemaType.AVRO, order, `${run}-orders-value`);
+    const framed = await registry.producer.encode(id, { id: 'o-9', total: 9 });
     const topic = uniqueName('schema-source');
     await produce(topic, [framed]);
     const delivered: KafkaEventRecord[] = [];

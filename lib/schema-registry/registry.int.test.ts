@@ -3,11 +3,11 @@
  * here, or the user's own via SCHEMA_REGISTRY_URL), with records serialized by an independent
  * implementation: @kafkajs/confluent-schema-registry for Avro and JSON Schema.
  */
-import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { SchemaType } from '@kafkajs/confluent-schema-registry';
 import middy from '@middy/core';
 import protobuf from 'protobufjs';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { useSchemaRegistry } from '../../test/support/registry.ts';
+import { describe, expect, it } from 'vitest';
+import { ORDER_AVRO, useSchemaRegistry } from '../../test/support/registry.ts';
 import { avroDecoder } from '../avro/index.ts';
 import { jsonSchemaDecoder } from '../json-schema/index.ts';
 import type { KafkaBatchLogger } from '../middleware/log.ts';
@@ -21,26 +21,11 @@ import { invokeHandler } from '../testing/invoke-handler.ts';
 import { type KafkaSchemaRegistryDecodeError, SchemaRegistryRequestError } from './errors.ts';
 import { confluentSchemaRegistry, type SchemaRegistryClient } from './registry.ts';
 
-let url: string;
-let producer: SchemaRegistry;
 /** Subjects are unique per run: a user's own registry may already hold ours. */
 const run = `kl-${Date.now().toString(36)}`;
 
-const registry = useSchemaRegistry();
-beforeAll(() => {
-  url = registry.url;
-  producer = new SchemaRegistry({ host: url });
-});
-
-const orderV1 = {
-  type: 'record',
-  name: 'Order',
-  namespace: 'test.kafkalambda',
-  fields: [
-    { name: 'id', type: 'string' },
-    { name: 'total', type: 'double' },
-  ],
-};
+const testRegistry = useSchemaRegistry();
+const orderV1 = ORDER_AVRO;
 const orderV2 = {
   ...orderV1,
   fields: [...orderV1.fields, { name: 'currency', type: 'string', default: 'EUR' }],
@@ -80,22 +65,16 @@ async function decodeBatch(
 }
 
 function newRegistry(): SchemaRegistryClient {
-  return confluentSchemaRegistry({ url });
+  return confluentSchemaRegistry({ url: testRegistry.url });
 }
 
 describe('Avro through a real registry', () => {
   it('decodes Confluent-framed records of two schema versions into the reader schema (evolution), one request per id', async () => {
     const subject = `${run}-orders-value`;
-    const v1 = await producer.register(
-      { type: SchemaType.AVRO, schema: JSON.stringify(orderV1) },
-      { subject },
-    );
-    const a = await producer.encode(v1.id, { id: 'o-1', total: 12.5 });
-    const v2 = await producer.register(
-      { type: SchemaType.AVRO, schema: JSON.stringify(orderV2) },
-      { subject },
-    );
-    const b = await producer.encode(v2.id, { id: 'o-2', total: 3, currency: 'USD' });
+    const v1 = await testRegistry.register(SchemaType.AVRO, orderV1, subject);
+    const a = await testRegistry.producer.encode(v1, { id: 'o-1', total: 12.5 });
+    const v2 = await testRegistry.register(SchemaType.AVRO, orderV2, subject);
+    const b = await testRegistry.producer.encode(v2, { id: 'o-2', total: 3, currency: 'USD' });
     const registry = newRegistry();
     const result = await decodeBatch({ value: avroDecoder({ registry, schema: orderV2 }) }, [
       { value: a },
@@ -114,12 +93,8 @@ describe('Avro through a real registry', () => {
   });
 
   it('reads EventRecordFormat SOURCE (framing removed, id in the metadata) and JSON', async () => {
-    const subject = `${run}-source-value`;
-    const { id } = await producer.register(
-      { type: SchemaType.AVRO, schema: JSON.stringify(orderV1) },
-      { subject },
-    );
-    const framed = await producer.encode(id, { id: 'o-3', total: 1 });
+    const id = await testRegistry.register(SchemaType.AVRO, orderV1, `${run}-source-value`);
+    const framed = await testRegistry.producer.encode(id, { id: 'o-3', total: 1 });
     const metadata = { dataFormat: 'AVRO', schemaId: String(id) };
     const source = await decodeBatch(
       { value: avroDecoder({ registry: newRegistry(), eventRecordFormat: 'SOURCE' }) },
@@ -134,12 +109,8 @@ describe('Avro through a real registry', () => {
   });
 
   it('isolates records whose schema id is unknown or whose bytes are not Avro, never quoting them', async () => {
-    const subject = `${run}-poison-value`;
-    const { id } = await producer.register(
-      { type: SchemaType.AVRO, schema: JSON.stringify(orderV1) },
-      { subject },
-    );
-    const good = await producer.encode(id, { id: 'o-5', total: 5 });
+    const id = await testRegistry.register(SchemaType.AVRO, orderV1, `${run}-poison-value`);
+    const good = await testRegistry.producer.encode(id, { id: 'o-5', total: 5 });
     const unknownId = Buffer.from(good);
     unknownId.writeInt32BE(2_000_000_000, 1);
     const secret = Buffer.from('SECRET-PAYLOAD-SECRET-PAYLOAD');
@@ -179,10 +150,7 @@ describe('schema references through a real registry', () => {
       namespace: 'test.kafkalambda',
       fields: [{ name: 'city', type: 'string' }],
     };
-    await producer.register(
-      { type: SchemaType.AVRO, schema: JSON.stringify(address) },
-      { subject: `${run}-address` },
-    );
+    await testRegistry.register(SchemaType.AVRO, address, `${run}-address`);
     const customer = {
       type: 'record',
       name: 'Customer',
@@ -192,44 +160,30 @@ describe('schema references through a real registry', () => {
         { name: 'address', type: 'test.kafkalambda.Address' },
       ],
     };
-    const avro = await producer.register(
-      {
-        type: SchemaType.AVRO,
-        schema: JSON.stringify(customer),
-        references: [{ name: 'test.kafkalambda.Address', subject: `${run}-address`, version: 1 }],
-      },
-      { subject: `${run}-customers-value` },
-    );
+    const avro = await testRegistry.register(SchemaType.AVRO, customer, `${run}-customers-value`, [
+      { name: 'test.kafkalambda.Address', subject: `${run}-address`, version: 1 },
+    ]);
     const addressUrl = `https://example.com/${run}/address.json`;
-    await producer.register(
-      {
-        type: SchemaType.JSON,
-        schema: JSON.stringify({
-          $id: addressUrl,
-          type: 'object',
-          properties: { city: { type: 'string' } },
-          required: ['city'],
-        }),
-      },
-      { subject: `${run}-address-json` },
+    await testRegistry.register(
+      SchemaType.JSON,
+      { $id: addressUrl, type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      `${run}-address-json`,
     );
-    const json = await producer.register(
+    const json = await testRegistry.register(
+      SchemaType.JSON,
       {
-        type: SchemaType.JSON,
-        schema: JSON.stringify({
-          type: 'object',
-          properties: { id: { type: 'string' }, address: { $ref: addressUrl } },
-          required: ['id', 'address'],
-        }),
-        references: [{ name: addressUrl, subject: `${run}-address-json`, version: 1 }],
+        type: 'object',
+        properties: { id: { type: 'string' }, address: { $ref: addressUrl } },
+        required: ['id', 'address'],
       },
-      { subject: `${run}-customers-json-value` },
+      `${run}-customers-json-value`,
+      [{ name: addressUrl, subject: `${run}-address-json`, version: 1 }],
     );
     const value = { id: 'c-1', address: { city: 'Delft' } };
     const registry = newRegistry();
     const avroRecords = await decodeBatch({ value: avroDecoder({ registry }) }, [
-      { value: await producer.encode(avro.id, value) },
-      { value: await producer.encode(avro.id, { id: 'c-2', address: { city: 'Leiden' } }) },
+      { value: await testRegistry.producer.encode(avro, value) },
+      { value: await testRegistry.producer.encode(avro, { id: 'c-2', address: { city: 'Leiden' } }) },
     ]);
     expect(avroRecords.failed).toEqual({});
     expect(JSON.parse(JSON.stringify(avroRecords.data))).toEqual([
@@ -247,11 +201,11 @@ describe('schema references through a real registry', () => {
         },
       },
       [
-        { value: await producer.encode(json.id, value) },
+        { value: await testRegistry.producer.encode(json, value) },
         // Framed by hand: the serializer checks the value against the schema first.
         {
           value: Buffer.concat([
-            (await producer.encode(json.id, value)).subarray(0, 5),
+            (await testRegistry.producer.encode(json, value)).subarray(0, 5),
             Buffer.from('{"id":"c-3","address":{}}'),
           ]),
         },
@@ -264,15 +218,12 @@ describe('schema references through a real registry', () => {
 
 describe("the registry's 404s", () => {
   it('retries a record when the URL is not the registry API (unknown path), and poisons one whose id is unknown', async () => {
-    const { id } = await producer.register(
-      { type: SchemaType.AVRO, schema: JSON.stringify(orderV1) },
-      { subject: `${run}-url-value` },
-    );
-    const good = await producer.encode(id, { id: 'o-8', total: 8 });
+    const id = await testRegistry.register(SchemaType.AVRO, orderV1, `${run}-url-value`);
+    const good = await testRegistry.producer.encode(id, { id: 'o-8', total: 8 });
     const unknownId = Buffer.from(good);
     unknownId.writeInt32BE(2_000_000_000, 1);
     // The server's root, without the compatible API's path: the server answers 404 for the path.
-    const wrong = confluentSchemaRegistry({ url: new URL(url).origin });
+    const wrong = confluentSchemaRegistry({ url: new URL(testRegistry.url).origin });
     const error = await wrong.getSchema(String(id)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SchemaRegistryRequestError);
     expect((error as Error).message).toContain('check the registry URL');
@@ -303,11 +254,8 @@ describe('JSON Schema through a real registry', () => {
       properties: { id: { type: 'string' } },
       required: ['id'],
     };
-    const { id } = await producer.register(
-      { type: SchemaType.JSON, schema: JSON.stringify(schema) },
-      { subject: `${run}-json-value` },
-    );
-    const good = await producer.encode(id, { id: 'o-6' });
+    const id = await testRegistry.register(SchemaType.JSON, schema, `${run}-json-value`);
+    const good = await testRegistry.producer.encode(id, { id: 'o-6' });
     const bad = Buffer.concat([good.subarray(0, 5), Buffer.from('{"id":42}')]);
     const result = await decodeBatch(
       { value: jsonSchemaDecoder({ registry: newRegistry() }), onPoison: 'skip' },
@@ -331,10 +279,7 @@ message Refund { string order_id = 1; int32 cents = 2; }
   const Refund = root.lookupType('test.kafkalambda.Refund');
 
   it("reads Confluent's message-index array exactly: [0] as one byte, [1] as count and index", async () => {
-    const { id } = await producer.register(
-      { type: SchemaType.PROTOBUF, schema: proto },
-      { subject: `${run}-proto-value` },
-    );
+    const id = await testRegistry.register(SchemaType.PROTOBUF, proto, `${run}-proto-value`);
     // Confluent's wire format, byte by byte: magic 0, the id, the zigzag-varint index array, the message.
     const header = Buffer.alloc(5);
     header.writeInt32BE(id, 1);

@@ -1,5 +1,45 @@
+import { SchemaRegistry, type SchemaType } from '@kafkajs/confluent-schema-registry';
 import { afterAll, beforeAll } from 'vitest';
 import { type LocalSchemaRegistry, startRegistry } from '../../lib/schema-registry/server.ts';
+
+/** The Avro writer schema the registry tests register: `test.kafkalambda.Order`, an id and a total. */
+export const ORDER_AVRO = {
+  type: 'record',
+  name: 'Order',
+  namespace: 'test.kafkalambda',
+  fields: [
+    { name: 'id', type: 'string' },
+    { name: 'total', type: 'double' },
+  ],
+};
+
+/** A reference of a registered schema to another subject's version, as Confluent's API takes it. */
+export interface SchemaReference {
+  readonly name: string;
+  readonly subject: string;
+  readonly version: number;
+}
+
+/** The schema registry of an integration test file: see {@link useSchemaRegistry}. */
+export interface TestSchemaRegistry {
+  /** Its Confluent-compatible API's URL. */
+  readonly url: string;
+  /**
+   * A client of it independent of this package (@kafkajs/confluent-schema-registry): it registers schemas
+   * and frames records as Confluent's serializers do.
+   */
+  readonly producer: SchemaRegistry;
+  /**
+   * Registers `schema` (an object is written as JSON) of `type` as `subject`, with `references`; its id.
+   * Subjects should be unique to the run: a user's own registry may already hold the test's.
+   */
+  register(
+    type: SchemaType.AVRO | SchemaType.JSON | SchemaType.PROTOBUF,
+    schema: object | string,
+    subject: string,
+    references?: SchemaReference[],
+  ): Promise<number>;
+}
 
 /**
  * The schema registry of an integration test file: the user's own (`SCHEMA_REGISTRY_URL`) or a local
@@ -10,13 +50,15 @@ import { type LocalSchemaRegistry, startRegistry } from '../../lib/schema-regist
  * ```ts
  * const registry = useSchemaRegistry();
  * it('registers', async () => {
- *   await new SchemaRegistry({ host: registry.url }).register(schema);
+ *   const id = await registry.register(SchemaType.AVRO, ORDER_AVRO, `${run}-orders-value`);
+ *   const framed = await registry.producer.encode(id, { id: 'o-1', total: 1 });
  * });
  * ```
  */
-export function useSchemaRegistry(startTimeoutMs = 600_000): { readonly url: string } {
+export function useSchemaRegistry(startTimeoutMs = 600_000): TestSchemaRegistry {
   let local: LocalSchemaRegistry | undefined;
   let url: string | undefined;
+  let producer: SchemaRegistry | undefined;
   beforeAll(async () => {
     if (process.env.SCHEMA_REGISTRY_URL) url = process.env.SCHEMA_REGISTRY_URL;
     else {
@@ -27,10 +69,25 @@ export function useSchemaRegistry(startTimeoutMs = 600_000): { readonly url: str
   afterAll(async () => {
     await local?.stop();
   });
-  return {
+  const registry: TestSchemaRegistry = {
     get url() {
       if (url === undefined) throw new Error('the schema registry is read before its beforeAll hook ran');
       return url;
     },
+    get producer() {
+      producer ??= new SchemaRegistry({ host: registry.url });
+      return producer;
+    },
+    async register(type, schema, subject, references) {
+      const text = typeof schema === 'string' ? schema : JSON.stringify(schema);
+      const { id } = await registry.producer.register(
+        { type, schema: text, ...(references && { references }) } as Parameters<
+          SchemaRegistry['register']
+        >[0],
+        { subject },
+      );
+      return id;
+    },
   };
+  return registry;
 }

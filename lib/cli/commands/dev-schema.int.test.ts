@@ -1,48 +1,37 @@
 // kafka-lambda dev with the trigger's schema registry (--schema-registry) and --filter, against the real
 // broker and a real registry: the filter sees the deserialized value, an unknown schema goes to the destination.
 import { readFileSync } from 'node:fs';
-import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createTopic, testBrokers, testKafka, uniqueName } from '../../../test/support/kafka.ts';
-import { testProducer } from '../../../test/support/producer.ts';
+import { SchemaType } from '@kafkajs/confluent-schema-registry';
+import { describe, expect, it } from 'vitest';
+import {
+  createTopic,
+  createTopicWith,
+  testBrokers,
+  testKafka,
+  uniqueName,
+} from '../../../test/support/kafka.ts';
 import { useSchemaRegistry } from '../../../test/support/registry.ts';
 import { runCli } from '../../../test/support/run-cli.ts';
 
 const kafka = testKafka('dev-schema-cli');
-let url: string;
-
 const registry = useSchemaRegistry();
-beforeAll(() => {
-  url = registry.url;
-});
 
 describe('kafka-lambda dev --schema-registry', () => {
   it('delivers decoded Avro orders that pass --filter, and sends an unknown schema to the destination', async () => {
-    const producer = new SchemaRegistry({ host: url });
     const schema = readFileSync(new URL('../../../test/events/schemas/order.avsc', import.meta.url), 'utf8');
-    const { id } = await producer.register(
-      { type: SchemaType.AVRO, schema },
-      { subject: `${uniqueName('dev-orders')}-value` },
-    );
+    const id = await registry.register(SchemaType.AVRO, schema, `${uniqueName('dev-orders')}-value`);
     const unknown = Buffer.alloc(9);
     unknown.writeInt32BE(2_000_000_001, 1);
     const topic = uniqueName('dev-avro');
-    await createTopic(kafka, topic, 1);
     await createTopic(kafka, `${topic}-dlq`, 1);
-    const kafkaProducer = testProducer(kafka);
-    await kafkaProducer.connect();
     const order = (orderId: string, customerId: string) =>
-      producer.encode(id, { orderId, customerId, total: 1.5 });
-    await kafkaProducer.send({
-      topic,
-      messages: [
-        { value: await order('o-1', 'c-1') },
-        { value: await order('o-2', 'c-2') },
-        { value: unknown },
-        { value: await order('o-3', 'c-1') },
-      ],
-    });
-    await kafkaProducer.disconnect();
+      registry.producer.encode(id, { orderId, customerId, total: 1.5 });
+    await createTopicWith(kafka, topic, [
+      { value: await order('o-1', 'c-1') },
+      { value: await order('o-2', 'c-2') },
+      { value: unknown },
+      { value: await order('o-3', 'c-1') },
+    ]);
 
     const run = await runCli(
       [
@@ -53,7 +42,7 @@ describe('kafka-lambda dev --schema-registry', () => {
         '--brokers',
         testBrokers().join(','),
         '--schema-registry',
-        url,
+        registry.url,
         '--event-record-format',
         'JSON',
         '--filter',
