@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { confluentFrame } from '../../test/support/decoding.ts';
 import { SchemaNotFoundError } from '../schema-registry/errors.ts';
 import { CachingSchemaRegistry, type RegisteredSchema } from '../schema-registry/registry.ts';
 import { type SchemaFormat, schemaEncoder } from '../testing/schema-encode.ts';
@@ -69,13 +70,6 @@ function registryOf(schemas: Record<string, RegisteredSchema>): CachingSchemaReg
       return schema;
     }
   })();
-}
-
-/** `body` after Confluent's framing: the magic byte 0 and the schema id `id` in 4 bytes. */
-function framed(id: number, body: Buffer): Buffer {
-  const header = Buffer.alloc(5);
-  header.writeInt32BE(id, 1);
-  return Buffer.concat([header, body]);
 }
 
 /** The value `resolver` (of the JSON format) delivers for the record value `bytes`, as text; throws if it fails. */
@@ -173,21 +167,21 @@ describe('the emulator schema resolver', () => {
     const jsonOf = (bytes: Buffer) => resolvedJson(resolver, bytes);
     // Avro long: zigzag varint of 2^63 − 1 (9,223,372,036,854,775,807): ten bytes, the last 0x01.
     const maxLong = Buffer.from([0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
-    expect(await jsonOf(framed(21, maxLong))).toBe('{"id":9223372036854775807}');
-    expect(await jsonOf(framed(21, Buffer.from([0x0e])))).toBe('{"id":7}');
-    expect(await jsonOf(framed(25, maxLong))).toBe('{"at":9223372036854775807}');
-    expect(await jsonOf(framed(22, Buffer.from('{"id":12345678901234567890}')))).toBe(
+    expect(await jsonOf(confluentFrame(21, maxLong))).toBe('{"id":9223372036854775807}');
+    expect(await jsonOf(confluentFrame(21, Buffer.from([0x0e])))).toBe('{"id":7}');
+    expect(await jsonOf(confluentFrame(25, maxLong))).toBe('{"at":9223372036854775807}');
+    expect(await jsonOf(confluentFrame(22, Buffer.from('{"id":12345678901234567890}')))).toBe(
       '{"id":12345678901234567890}',
     );
     // order_id "o-1", at { seconds: 5 }, after the message index [0].
     const paid = Buffer.from([0x00, 0x0a, 0x03, 0x6f, 0x2d, 0x31, 0x12, 0x02, 0x08, 0x05]);
-    expect(JSON.parse(await jsonOf(framed(23, paid)))).toEqual({
+    expect(JSON.parse(await jsonOf(confluentFrame(23, paid)))).toEqual({
       order_id: 'o-1',
       at: { seconds: '5', nanos: 0 },
     });
     // A JSON Schema in the 2020-12 dialect, read by that dialect's rules (prefixItems).
-    expect(await jsonOf(framed(24, Buffer.from('{"line":["sku",2]}')))).toBe('{"line":["sku",2]}');
-    const mistyped = await resolver.resolve(pending(framed(24, Buffer.from('{"line":[2,"sku"]}'))));
+    expect(await jsonOf(confluentFrame(24, Buffer.from('{"line":["sku",2]}')))).toBe('{"line":["sku",2]}');
+    const mistyped = await resolver.resolve(pending(confluentFrame(24, Buffer.from('{"line":[2,"sku"]}'))));
     expect(mistyped).toMatchObject({ kind: 'failed', reason: 'DESERIALIZATION_ERROR' });
   });
 
@@ -252,19 +246,22 @@ describe('the emulator schema resolver', () => {
     const jsonOf = async (bytes: Buffer) => JSON.parse(await resolvedJson(resolver, bytes));
     // Avro: the string "Delft" (length 5 as zigzag 10, then the bytes).
     const delft = Buffer.concat([Buffer.from([10]), Buffer.from('Delft')]);
-    expect(await jsonOf(framed(31, delft))).toEqual({ address: { city: 'Delft' } });
-    expect(await jsonOf(framed(32, Buffer.from('{"address":{"city":"Delft"}}')))).toEqual({
+    expect(await jsonOf(confluentFrame(31, delft))).toEqual({ address: { city: 'Delft' } });
+    expect(await jsonOf(confluentFrame(32, Buffer.from('{"address":{"city":"Delft"}}')))).toEqual({
       address: { city: 'Delft' },
     });
-    expect(await outcomeOf(framed(32, Buffer.from('{"address":{}}')))).toEqual({
+    expect(await outcomeOf(confluentFrame(32, Buffer.from('{"address":{}}')))).toEqual({
       kind: 'failed',
       reason: 'DESERIALIZATION_ERROR',
     });
     // Protobuf: message index [0] (Customer), then address { city: "Delft" }.
     const customer = Buffer.concat([Buffer.from([0x00, 0x0a, 0x07, 0x0a, 0x05]), Buffer.from('Delft')]);
-    expect(await jsonOf(framed(33, customer))).toEqual({ address: { city: 'Delft' }, at: null });
+    expect(await jsonOf(confluentFrame(33, customer))).toEqual({ address: { city: 'Delft' }, at: null });
     // A reference of another format: the schema does not compile.
-    expect(await outcomeOf(framed(34, delft))).toEqual({ kind: 'failed', reason: 'DESERIALIZATION_ERROR' });
+    expect(await outcomeOf(confluentFrame(34, delft))).toEqual({
+      kind: 'failed',
+      reason: 'DESERIALIZATION_ERROR',
+    });
   });
 
   it('fails unknown schema ids with SCHEMA_NOT_FOUND and unframed or corrupt bytes with DESERIALIZATION_ERROR', async () => {

@@ -1,18 +1,21 @@
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { create, createFileRegistry, type DescMessage, fromBinary, fromJson } from '@bufbuild/protobuf';
 import { FieldDescriptorProto_Type, FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import middy from '@middy/core';
 import avsc from 'avsc';
 import protobuf from 'protobufjs';
 import * as v from 'valibot';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import {
+  confluentFrame as confluent,
+  decodeValue as decode,
+  valueRecord as recordOf,
+  useLoopbackServers,
+} from '../../test/support/decoding.ts';
 import { avroDecoder } from '../avro/index.ts';
 import { jsonSchemaDecoder } from '../json-schema/index.ts';
 import { KafkaPoisonRecordError, KafkaSchemaError, KafkaSchemaThrewError } from '../middleware/errors.ts';
 import { kafkaBatch } from '../middleware/middleware.ts';
-import type { KafkaBatchOptions, KafkaDecoder } from '../middleware/options.ts';
+import type { KafkaBatchOptions } from '../middleware/options.ts';
 import { KafkaRecord } from '../middleware/record.ts';
 import { protobufDecoder } from '../protobuf/index.ts';
 import { failedOffsets } from '../testing/batch-response.ts';
@@ -31,38 +34,6 @@ const orderSchema = {
 };
 const Order = avsc.Type.forSchema(orderSchema as avsc.Schema);
 
-function confluent(id: number, body: Buffer): Buffer {
-  const header = Buffer.alloc(5);
-  header.writeInt32BE(id, 1);
-  return Buffer.concat([header, body]);
-}
-
-function recordOf(value: Buffer, metadata?: { dataFormat: string; schemaId?: string }) {
-  return new KafkaRecord(
-    {
-      topic: 'orders',
-      partition: 0,
-      offset: 7,
-      timestamp: 0,
-      timestampType: 'CREATE_TIME',
-      value: value.toString('base64'),
-      ...(metadata ? { valueSchemaMetadata: metadata } : {}),
-    },
-    'orders',
-    0,
-    7,
-  ) as KafkaRecord<unknown, unknown>;
-}
-
-function decode<T>(
-  decoder: KafkaDecoder<T>,
-  value: Buffer,
-  metadata?: { dataFormat: string; schemaId?: string },
-) {
-  const record = recordOf(value, metadata);
-  return decoder.decode(record.value ?? null, record, 'value', new AbortController().signal);
-}
-
 function thrownBy(run: () => unknown): unknown {
   try {
     run();
@@ -72,18 +43,12 @@ function thrownBy(run: () => unknown): unknown {
   return undefined;
 }
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    server.close();
-  }
-});
+const serve = useLoopbackServers();
 
 /** A Confluent-compatible registry on loopback: `schemas` by id, everything else 404 (40403). */
 async function fakeRegistry(schemas: Record<string, object>, delayMs = 0) {
   const requests: string[] = [];
-  const server = createServer((request, response) => {
+  const url = await serve((request, response) => {
     requests.push(`${request.url} ${request.headers.authorization ?? ''}`);
     const id = /\/schemas\/ids\/(\d+)$/.exec(request.url ?? '')?.[1];
     const body = id !== undefined ? schemas[id] : undefined;
@@ -92,10 +57,7 @@ async function fakeRegistry(schemas: Record<string, object>, delayMs = 0) {
       response.end(JSON.stringify(body ?? { error_code: 40403, message: 'Schema not found' }));
     }, delayMs);
   });
-  servers.push(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/apis/ccompat/v7`, requests };
+  return { url: `${url}/apis/ccompat/v7`, requests };
 }
 
 describe('avroDecoder', () => {

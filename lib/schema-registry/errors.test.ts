@@ -1,8 +1,8 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { confluentFrame, valueRecord as recordOf } from '../../test/support/decoding.ts';
 import { jsonSchemaDecoder } from '../json-schema/index.ts';
 import { KafkaPoisonRecordError } from '../middleware/errors.ts';
-import { KafkaRecord } from '../middleware/record.ts';
 import {
   KafkaSchemaRegistryDecodeError,
   SchemaNotFoundError,
@@ -10,27 +10,9 @@ import {
   SchemaRegistryRequestError,
 } from './errors.ts';
 
+/** `text` framed as a record of schema 3. */
 function confluentFramed(text: string): Buffer {
-  const header = Buffer.alloc(5);
-  header.writeInt32BE(3, 1);
-  return Buffer.concat([header, Buffer.from(text)]);
-}
-
-function recordOf(value: Buffer, metadata?: { dataFormat: string; schemaId: string }) {
-  return new KafkaRecord(
-    {
-      topic: 'orders',
-      partition: 0,
-      offset: 7,
-      timestamp: 0,
-      timestampType: 'CREATE_TIME',
-      value: value.toString('base64'),
-      ...(metadata ? { valueSchemaMetadata: metadata } : {}),
-    },
-    'orders',
-    0,
-    7,
-  ) as KafkaRecord<unknown, unknown>;
+  return confluentFrame(3, Buffer.from(text));
 }
 
 function thrownBy(run: () => unknown): unknown {

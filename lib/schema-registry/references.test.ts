@@ -1,51 +1,27 @@
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import avsc from 'avsc';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import {
+  confluentFrame as confluent,
+  confluentRoutes,
+  decodeValue,
+  useLoopbackServers,
+} from '../../test/support/decoding.ts';
 import { avroDecoder } from '../avro/index.ts';
 import { jsonSchemaDecoder } from '../json-schema/index.ts';
 import type { KafkaDecoder } from '../middleware/options.ts';
-import { KafkaRecord } from '../middleware/record.ts';
 import { KafkaSchemaRegistryDecodeError, SchemaRegistryRequestError } from './errors.ts';
 import { confluentSchemaRegistry } from './registry.ts';
 
-const servers: Server[] = [];
-afterEach(() => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    server.close();
-  }
-});
+const serve = useLoopbackServers();
 
 /** A Confluent-compatible registry on loopback answering from `routes`, 404 with Confluent's codes otherwise. */
 async function registryAt(routes: Record<string, object>) {
-  const server = createServer((request, response) => {
-    const body = routes[request.url ?? ''];
-    const code = request.url?.startsWith('/subjects/') ? 40401 : 40403;
-    response.writeHead(body ? 200 : 404, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(body ?? { error_code: code, message: 'not found' }));
-  });
-  servers.push(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return confluentSchemaRegistry({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+  return confluentSchemaRegistry({ url: await serve(confluentRoutes(routes)) });
 }
 
-function confluent(id: number, body: Buffer): Buffer {
-  const header = Buffer.alloc(5);
-  header.writeInt32BE(id, 1);
-  return Buffer.concat([header, body]);
-}
-
+/** The decoded value, a throw as a rejection. */
 function decode(decoder: KafkaDecoder<unknown>, value: Buffer): Promise<unknown> {
-  const record = new KafkaRecord(
-    { topic: 'orders', partition: 0, offset: 7, timestamp: 0, timestampType: 'CREATE_TIME', value: '' },
-    'orders',
-    0,
-    7,
-  ) as KafkaRecord<unknown, unknown>;
-  return Promise.resolve().then(() => decoder.decode(value, record, 'value', new AbortController().signal));
+  return Promise.resolve().then(() => decodeValue(decoder, value));
 }
 
 const country = {

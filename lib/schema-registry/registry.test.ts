@@ -1,31 +1,21 @@
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { confluentRoutes, useLoopbackServers } from '../../test/support/decoding.ts';
+import { freePort } from '../maven-server/index.ts';
 import { SchemaNotFoundError, SchemaRegistryRequestError } from './errors.ts';
 import { type ConfluentRegistryAuth, confluentSchemaRegistry } from './registry.ts';
 
-const servers: Server[] = [];
-afterEach(() => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    server.close();
-  }
-});
+const serve = useLoopbackServers();
 
 /** A registry that has schema 7 and records the Authorization header of each request. */
 async function registry() {
   const authorizations: (string | undefined)[] = [];
-  const server = createServer((request, response) => {
+  const url = await serve((request, response) => {
     authorizations.push(request.headers.authorization);
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ schema: '"string"' }));
   });
-  servers.push(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, authorizations };
+  return { url, authorizations };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
@@ -85,8 +75,8 @@ describe('confluentSchemaRegistry credentials', () => {
   });
 
   it("keeps a failed request's error classes and codes as the cause, not fetch's errors", async () => {
-    const { url } = await registry();
-    for (const server of servers.splice(0)) server.close();
+    // Where nothing listens.
+    const url = `http://127.0.0.1:${await freePort()}`;
     const error = await rejection(
       confluentSchemaRegistry({ url: `${url}/?api_key=KEY-XYZ`, auth: { bearerToken: secret } }).getSchema(
         '7',
@@ -102,15 +92,11 @@ describe('confluentSchemaRegistry credentials', () => {
 });
 
 /** A server answering every request with `status` and `body` (text, as given). */
-async function answering(status: number, body: string, contentType = 'application/json') {
-  const server = createServer((_request, response) => {
+function answering(status: number, body: string, contentType = 'application/json') {
+  return serve((_request, response) => {
     response.writeHead(status, { 'content-type': contentType });
     response.end(body);
   });
-  servers.push(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 describe('confluentSchemaRegistry 404s', () => {
@@ -150,18 +136,7 @@ describe('confluentSchemaRegistry 404s', () => {
  */
 async function routed(routes: Record<string, object>) {
   const requests: { path: string; authorization: string | undefined }[] = [];
-  const server = createServer((request, response) => {
-    const path = request.url ?? '';
-    requests.push({ path, authorization: request.headers.authorization });
-    const body = routes[path];
-    response.writeHead(body ? 200 : 404, { 'content-type': 'application/json' });
-    const code = path.startsWith('/subjects/') ? 40401 : 40403;
-    response.end(JSON.stringify(body ?? { error_code: code, message: 'not found' }));
-  });
-  servers.push(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+  return { url: await serve(confluentRoutes(routes, requests)), requests };
 }
 
 const record = (name: string, fields: object[] = []) =>
