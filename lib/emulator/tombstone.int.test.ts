@@ -1,7 +1,6 @@
 import { expect, it } from 'vitest';
 import { eventRecords } from '../../test/support/emulator.ts';
-import { createTopic, testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
-import { testProducer } from '../../test/support/producer.ts';
+import { createTopicWith, testBrokers, testKafka, uniqueName } from '../../test/support/kafka.ts';
 import type { KafkaEvent, KafkaEventRecord } from '../kafka-event/types.ts';
 import { createLocalEventSourceMapping, type TombstoneValue } from './index.ts';
 
@@ -10,17 +9,10 @@ const kafka = testKafka('tombstone-int');
 /** The records a handler is given for a topic holding a record and a tombstone of its key. */
 async function delivered(tombstoneValue: TombstoneValue | undefined): Promise<KafkaEventRecord[]> {
   const topic = uniqueName('tombstone');
-  await createTopic(kafka, topic, 1);
-  const producer = testProducer(kafka);
-  await producer.connect();
-  await producer.send({
-    topic,
-    messages: [
-      { key: 'k', value: 'v' },
-      { key: 'k', value: null },
-    ],
-  });
-  await producer.disconnect();
+  await createTopicWith(kafka, topic, [
+    { key: 'k', value: 'v' },
+    { key: 'k', value: null },
+  ]);
   const records: KafkaEventRecord[] = [];
   const esm = createLocalEventSourceMapping({
     brokers: testBrokers(),
