@@ -1,9 +1,9 @@
 import avsc from 'avsc';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { decodeValue } from '../../test/support/decoding.ts';
 import type { PendingRecord } from '../emulator/batch.ts';
 import { createSchemaResolver } from '../emulator/schema-registry.ts';
-import { KafkaRecord } from '../middleware/record.ts';
 import { KafkaSchemaRegistryDecodeError } from '../schema-registry/errors.ts';
 import { CachingSchemaRegistry, type RegisteredSchema } from '../schema-registry/registry.ts';
 import { avroDecoder } from './index.ts';
@@ -22,28 +22,14 @@ class OneSchema extends CachingSchemaRegistry {
   }
 }
 
-function recordOf(value: Buffer): KafkaRecord<unknown, unknown> {
-  return new KafkaRecord(
-    {
-      topic: 'orders',
-      partition: 0,
-      offset: 7,
-      timestamp: 0,
-      timestampType: 'CREATE_TIME',
-      value: value.toString('base64'),
-      valueSchemaMetadata: { dataFormat: 'AVRO', schemaId: '1' },
-    },
-    'orders',
-    0,
-    7,
-  ) as KafkaRecord<unknown, unknown>;
-}
+/** The schema metadata of a record from a trigger with a registry (writer schema id 1). */
+const AVRO_METADATA = { dataFormat: 'AVRO', schemaId: '1' };
 
 /** An EventRecordFormat JSON record's value read by a decoder whose reader schema is `schema`. */
 function readJson(schema: unknown, json: string | object): unknown {
   const value = Buffer.from(typeof json === 'string' ? json : JSON.stringify(json));
   const decoder = avroDecoder({ schema: schema as object, eventRecordFormat: 'JSON' });
-  return decoder.decode(value, recordOf(value), 'value', new AbortController().signal);
+  return decodeValue(decoder, value, AVRO_METADATA);
 }
 
 /** The same, for a record that must be poison: its error. */
@@ -67,7 +53,7 @@ async function readSource(writer: object, reader: object, bytes: Buffer): Promis
     registry: new OneSchema(writer),
     eventRecordFormat: 'SOURCE',
   });
-  return decoder.decode(bytes, recordOf(bytes), 'value', new AbortController().signal);
+  return decodeValue(decoder, bytes, AVRO_METADATA);
 }
 
 /** The JSON the emulator's schema registry hands over for a record written with `writer` (JSON format). */
@@ -328,7 +314,7 @@ describe('avroDecoder with EventRecordFormat JSON and a reader schema', () => {
   it('hands over the parsed JSON as it is without a schema in code', () => {
     const value = Buffer.from('{"id":"o-1","unknown":true}');
     const decoder = avroDecoder({ registry: new OneSchema(orderV2), eventRecordFormat: 'JSON' });
-    expect(decoder.decode(value, recordOf(value), 'value', new AbortController().signal)).toEqual({
+    expect(decodeValue(decoder, value, AVRO_METADATA)).toEqual({
       id: 'o-1',
       unknown: true,
     });

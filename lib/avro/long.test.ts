@@ -1,6 +1,6 @@
 import avsc from 'avsc';
 import { describe, expect, it } from 'vitest';
-import { KafkaRecord } from '../middleware/record.ts';
+import { confluentFrame, decodeValue } from '../../test/support/decoding.ts';
 import { KafkaSchemaRegistryDecodeError } from '../schema-registry/errors.ts';
 import type { RegisteredSchema, SchemaRegistryClient } from '../schema-registry/registry.ts';
 import { avroDecoder } from './index.ts';
@@ -17,28 +17,9 @@ function avroLong(value: bigint): Buffer {
   return Buffer.from(bytes);
 }
 
-function confluent(id: number, body: Buffer): Buffer {
-  const header = Buffer.alloc(5);
-  header.writeInt32BE(id, 1);
-  return Buffer.concat([header, body]);
-}
-
 function decode(decoder: ReturnType<typeof avroDecoder>, value: Buffer): Promise<unknown> {
-  const record = new KafkaRecord(
-    {
-      topic: 'orders',
-      partition: 0,
-      offset: 7,
-      timestamp: 0,
-      timestampType: 'CREATE_TIME',
-      value: value.toString('base64'),
-    },
-    'orders',
-    0,
-    7,
-  ) as KafkaRecord<unknown, unknown>;
   // A decoder throws at once when it needs no registry request: turned into a rejection.
-  return Promise.resolve().then(() => decoder.decode(value, record, 'value', new AbortController().signal));
+  return Promise.resolve().then(() => decodeValue(decoder, value));
 }
 
 /** A registry holding schema 1. */
@@ -86,7 +67,7 @@ describe('avroDecoder longs', () => {
   it('reads it so from a writer schema of the registry, with and without a reader schema', async () => {
     const registry = registryOf(schema);
     for (const decoder of [avroDecoder({ registry }), avroDecoder({ registry, schema })])
-      expect({ ...((await decode(decoder, confluent(1, bytes))) as object) }).toEqual(expected);
+      expect({ ...((await decode(decoder, confluentFrame(1, bytes))) as object) }).toEqual(expected);
   });
 
   it("uses an avsc Type given as it is: avsc's long refuses the value", async () => {
@@ -105,8 +86,8 @@ describe('avroDecoder longs', () => {
       const read = { big: Number(value), at: Number(value), maybe: Number(value), small: Number(value) };
       for (const [decoder, bytes] of [
         [avroDecoder({ schema, framing: 'none' }), near],
-        [avroDecoder({ registry }), confluent(1, near)],
-        [avroDecoder({ registry, schema }), confluent(1, near)],
+        [avroDecoder({ registry }), confluentFrame(1, near)],
+        [avroDecoder({ registry, schema }), confluentFrame(1, near)],
       ] as const)
         expect({ ...((await decode(decoder, bytes)) as object) }).toEqual(read);
     }
@@ -134,22 +115,7 @@ describe('avroDecoder longs', () => {
 
 describe('Avro longs with EventRecordFormat JSON', () => {
   function decodeJson(text: string, decoder: ReturnType<typeof avroDecoder>): unknown {
-    const value = Buffer.from(text);
-    const record = new KafkaRecord(
-      {
-        topic: 'orders',
-        partition: 0,
-        offset: 7,
-        timestamp: 0,
-        timestampType: 'CREATE_TIME',
-        value: value.toString('base64'),
-        valueSchemaMetadata: { dataFormat: 'AVRO', schemaId: '1' },
-      },
-      'orders',
-      0,
-      7,
-    ) as KafkaRecord<unknown, unknown>;
-    return decoder.decode(value, record, 'value', new AbortController().signal);
+    return decodeValue(decoder, Buffer.from(text), { dataFormat: 'AVRO', schemaId: '1' });
   }
   const reader = {
     type: 'record',
