@@ -26,6 +26,24 @@ function setup(auth: string) {
   return { model, logs, handle };
 }
 
+/** A handler over a modelled mapping esm-1 (topic orders), noting whether it ever connected to Kafka. */
+function handlerWatchingKafka(config: ReturnType<typeof replayConfigFromEnv>) {
+  const model = modelEventSourceMapping({ uuid: 'esm-1', topic: 'orders', groupId: 'orders-consumer' });
+  let connected = false;
+  const handle = createReplayHandler({
+    config: {
+      ...config,
+      connection: async () => {
+        connected = true;
+        return config.connection();
+      },
+    },
+    lambda: model.lambda,
+    log: () => {},
+  });
+  return { model, handle, connected: () => connected };
+}
+
 describe('the replay function and its Kafka secret', () => {
   for (const [what, auth, secret] of [
     ['a SASL secret that is a plain password', 'sasl-scram-512', SECRET],
@@ -61,19 +79,7 @@ describe('the replay function and a mapping that does not exist', () => {
       KAFKA_BOOTSTRAP_SERVERS: 'b-1:9096',
       REPLAY_MAPPING_UUID: 'esm-1,m-404',
     });
-    let connected = false;
-    const model = modelEventSourceMapping({ uuid: 'esm-1', topic: 'orders', groupId: 'orders-consumer' });
-    const handle = createReplayHandler({
-      config: {
-        ...config,
-        connection: async () => {
-          connected = true;
-          return config.connection();
-        },
-      },
-      lambda: model.lambda,
-      log: () => {},
-    });
+    const { model, handle, connected } = handlerWatchingKafka(config);
     for (const execute of [false, true]) {
       expect(await handle({ mapping: 'm-404', toEarliest: true, execute })).toEqual({
         ok: false,
@@ -85,7 +91,7 @@ describe('the replay function and a mapping that does not exist', () => {
         },
       });
     }
-    expect(connected).toBe(false);
+    expect(connected()).toBe(false);
     expect(model.updates).toEqual([]);
   });
 });
@@ -98,19 +104,7 @@ describe('the replay function and a request naming a group without a mapping', (
       REPLAY_CONSUMER_GROUP_ID: 'orders-consumer',
       REPLAY_ALLOWED_TOPICS: 'orders',
     });
-    const model = modelEventSourceMapping({ uuid: 'esm-1', topic: 'orders', groupId: 'orders-consumer' });
-    let connected = false;
-    const handle = createReplayHandler({
-      config: {
-        ...config,
-        connection: async () => {
-          connected = true;
-          return config.connection();
-        },
-      },
-      lambda: model.lambda,
-      log: () => {},
-    });
+    const { model, handle, connected } = handlerWatchingKafka(config);
     expect(await handle({ group: 'orders-consumer', toEarliest: true, execute: true })).toEqual({
       ok: false,
       error: {
@@ -120,7 +114,7 @@ describe('the replay function and a request naming a group without a mapping', (
           'a request with "group" and no "mapping" does not use the default mapping (REPLAY_MAPPING_UUID): give "topic" to replay that group on its own, or "mapping" to replay the group of an event source mapping',
       },
     });
-    expect(connected).toBe(false);
+    expect(connected()).toBe(false);
     expect(model.history).toEqual(['Enabled']);
     expect(model.updates).toEqual([]);
   });
