@@ -25,6 +25,7 @@ describe('appConfigFromContext', () => {
       failureRate: undefined,
       region: undefined,
       pollerGroupName: undefined,
+      vpcEndpoints: false,
     });
   });
 

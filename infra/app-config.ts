@@ -99,6 +99,11 @@ export interface AppConfig {
   readonly region?: string;
   /** Provisioned pollers shared with other mappings of the same group name. @default the mapping's own pollers */
   readonly pollerGroupName?: string;
+  /**
+   * Interface VPC endpoints in an imported network for the AWS APIs the functions call there (no NAT
+   * gateway needed). @default false
+   */
+  readonly vpcEndpoints: boolean;
 }
 
 type Lookup = (key: string) => unknown;
@@ -143,6 +148,14 @@ function fraction(lookup: Lookup, key: string): number | undefined {
   if (!(value >= 0 && value <= 1))
     throw new InvalidContextError(key, `expected a number in 0..1, got "${raw}"`);
   return value;
+}
+
+function flag(lookup: Lookup, key: string): boolean {
+  const value = lookup(key);
+  if (value === undefined || value === null || value === '' || value === false || value === 'false')
+    return false;
+  if (value === true || value === 'true') return true;
+  throw new InvalidContextError(key, `expected true or false, got "${String(value)}"`);
 }
 
 function oneOf<T extends string>(lookup: Lookup, key: string, allowed: readonly T[], fallback: T): T {
@@ -402,7 +415,7 @@ function cluster(lookup: Lookup): ClusterConfig {
 
 /**
  * Reads the app's configuration from CDK context. Keys: `cluster` (serverless | provisioned | existing |
- * self-managed), `prefix`, `topic`, `consumerGroupId`, `failureTopic`, `offsetLagThreshold`, `alarmTopicArn`, `failureRate`, `region`, `pollerGroupName`;
+ * self-managed), `prefix`, `topic`, `consumerGroupId`, `failureTopic`, `offsetLagThreshold`, `alarmTopicArn`, `failureRate`, `region`, `pollerGroupName`, `vpcEndpoints`;
  * new clusters: `natGateways`, `kafkaVersion`, `brokerInstanceType`; existing: `clusterArn`, `auth` (iam |
  * sasl-scram-512 | mtls), `secretArn`, `secretKmsKeyArn`, `vpcId`, `subnetIds`, `securityGroupIds`;
  * self-managed: `bootstrapServers`, `auth`, `secretArn`, `secretKmsKeyArn`, `rootCaSecretArn` and
@@ -412,9 +425,23 @@ function cluster(lookup: Lookup): ClusterConfig {
  * const config = appConfigFromContext((key) => app.node.tryGetContext(key));
  */
 export function appConfigFromContext(lookup: Lookup): AppConfig {
+  const clusterConfig = cluster(lookup);
+  const vpcEndpoints = flag(lookup, 'vpcEndpoints');
+  if (vpcEndpoints && (clusterConfig.kind === 'serverless' || clusterConfig.kind === 'provisioned')) {
+    throw new InvalidContextError(
+      'vpcEndpoints',
+      `the app's own VPC (cluster=${clusterConfig.kind}) reaches AWS APIs through its NAT gateway and has an SQS endpoint: vpcEndpoints is for an imported network (cluster=existing, or self-managed with vpcId)`,
+    );
+  }
+  if (vpcEndpoints && clusterConfig.kind === 'self-managed' && clusterConfig.network === undefined) {
+    throw new InvalidContextError(
+      'vpcEndpoints',
+      'self-managed brokers without vpcId/subnetIds/securityGroupIds put no function in a VPC: there is nowhere to add endpoints',
+    );
+  }
   return {
     prefix: text(lookup, 'prefix') ?? 'KafkaLambda',
-    cluster: cluster(lookup),
+    cluster: clusterConfig,
     topic: text(lookup, 'topic') ?? 'orders',
     consumerGroupId: text(lookup, 'consumerGroupId') ?? 'orders-consumer',
     failureTopic: text(lookup, 'failureTopic'),
@@ -423,5 +450,6 @@ export function appConfigFromContext(lookup: Lookup): AppConfig {
     failureRate: fraction(lookup, 'failureRate'),
     region: text(lookup, 'region'),
     pollerGroupName: text(lookup, 'pollerGroupName'),
+    vpcEndpoints,
   };
 }

@@ -4,10 +4,12 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { KafkaLambdaCdkError } from './errors.ts';
 import { type FailureDestination, KafkaConsumerFunction } from './kafka-consumer-function.ts';
 import type { KafkaSource } from './kafka-source.ts';
 import { acceptsOnlyEventCountMetrics } from './regions.ts';
 import { KafkaReplayFunction } from './replay-function.ts';
+import { KafkaVpcEndpoints } from './vpc-endpoints.ts';
 
 /** The repository root: functions are bundled by path from here, and its lock file pins their dependencies. */
 const ROOT = join(import.meta.dirname, '..');
@@ -39,6 +41,11 @@ export interface KafkaLambdaAppStackProps extends StackProps {
   readonly pollerGroupName?: string;
   /** Environment of the orders consumer (e.g. `RESERVATIONS_FAILURE_RATE` to see retries and the DLQ). */
   readonly consumerEnvironment?: Record<string, string>;
+  /**
+   * Interface VPC endpoints in the source's network for the AWS APIs the consumer's trigger and the replay
+   * function call there, for a VPC without a NAT gateway. @default false
+   */
+  readonly vpcEndpoints?: boolean;
 }
 
 /**
@@ -52,6 +59,8 @@ export interface KafkaLambdaAppStackProps extends StackProps {
 export class KafkaLambdaAppStack extends Stack {
   readonly consumer: KafkaConsumerFunction;
   readonly replay: KafkaReplayFunction;
+  /** The interface endpoints, with `vpcEndpoints`. */
+  readonly vpcEndpoints: KafkaVpcEndpoints | undefined;
 
   constructor(scope: Construct, id: string, props: KafkaLambdaAppStackProps) {
     super(scope, id, props);
@@ -72,6 +81,16 @@ export class KafkaLambdaAppStack extends Stack {
       target: this.consumer,
       functionProps: bundlingRoot,
     });
+    if (props.vpcEndpoints) {
+      if (source.network === undefined)
+        throw new KafkaLambdaCdkError(
+          'vpcEndpoints needs a source with a network (VPC, subnets, security groups)',
+        );
+      this.vpcEndpoints = new KafkaVpcEndpoints(this, 'VpcEndpoints', {
+        network: source.network,
+        services: [...this.consumer.vpcEndpointServices, ...this.replay.vpcEndpointServices],
+      });
+    }
 
     const alarmAction =
       props.alarmTopicArn === undefined

@@ -109,6 +109,7 @@ export function buildApp(app: App, config: AppConfig): BuiltApp {
     offsetLagThreshold: config.offsetLagThreshold,
     alarmTopicArn: config.alarmTopicArn,
     pollerGroupName: config.pollerGroupName,
+    vpcEndpoints: config.vpcEndpoints,
     consumerEnvironment:
       config.failureRate === undefined
         ? undefined

@@ -53,3 +53,8 @@ export {
   type SchemaRegistryLocation,
   type SchemaValidationAttribute,
 } from './schema-registry.ts';
+export {
+  type KafkaVpcEndpointService,
+  KafkaVpcEndpoints,
+  type KafkaVpcEndpointsProps,
+} from './vpc-endpoints.ts';

@@ -56,6 +56,7 @@ import {
   SchemaRegistryConfigError,
   schemaRegistryConfig,
 } from './schema-registry.ts';
+import type { KafkaVpcEndpointService } from './vpc-endpoints.ts';
 
 /** Lambda refuses Kafka triggers on functions whose timeout exceeds 14 minutes. */
 const MAX_KAFKA_FUNCTION_TIMEOUT = Duration.seconds(LAMBDA_LIMITS.kafkaFunctionTimeoutSeconds.max);
@@ -447,6 +448,14 @@ export class KafkaConsumerFunction extends Construct {
   readonly source: KafkaSource;
   /** The on-failure queue, when failed records go to SQS. */
   readonly failureQueue: sqs.IQueue | undefined;
+  /**
+   * The AWS APIs the trigger calls from the cluster's VPC: its on-failure destination (`sqs`, `sns`) and,
+   * in on-demand mode (no provisioned pollers), `lambda` and `sts` (with `secretsmanager` when it reads a
+   * secret). Without a NAT gateway the VPC needs endpoints for them ({@link KafkaVpcEndpoints}). An S3
+   * destination needs a gateway endpoint, which is not listed here.
+   * https://docs.aws.amazon.com/lambda/latest/dg/with-msk-cluster-network.html
+   */
+  readonly vpcEndpointServices: readonly KafkaVpcEndpointService[];
 
   /**
    * @param scope - The construct (usually a stack) to add the function and its trigger to.
@@ -589,6 +598,14 @@ export class KafkaConsumerFunction extends Construct {
       ...props.mappingProps,
     };
     assertMappingNumbers(mapping, props.mappingProps);
+    this.vpcEndpointServices = [
+      ...(onFailure.type === 'sqs' || onFailure.type === 'sns' ? [onFailure.type] : []),
+      ...(mapping.provisionedPollerConfig === undefined ? (['lambda', 'sts'] as const) : []),
+      ...(mapping.provisionedPollerConfig === undefined &&
+      [...sourceSecrets(source), ...(registry?.secrets ?? [])].length > 0
+        ? (['secretsmanager'] as const)
+        : []),
+    ];
     // The construct's own metrics fit the Region's schema; mappingProps' metrics and logLevel may not.
     const metrics = mapping.metricsConfig?.metrics;
     if (metrics !== undefined && !Token.isUnresolved(metrics)) assertMetricsRegion(region, metrics);

@@ -24,6 +24,7 @@ import { type KafkaSource, sourceSecret, sourceSecrets } from './kafka-source.ts
 import { assertClusterInStackEnvironment } from './msk-arns.ts';
 import { acknowledgeNetworkInterfaceWildcards } from './nag.ts';
 import { packagedReplayHandler } from './packaged-replay-handler.ts';
+import type { KafkaVpcEndpointService } from './vpc-endpoints.ts';
 
 /**
  * A replay function that could not reach its cluster, or whose allow-list is empty.
@@ -103,6 +104,12 @@ export class KafkaReplayFunction extends Construct {
   readonly function: NodejsFunction;
   /** The topics it may move the group on (`allowedTopics`, or the target's one topic). */
   readonly allowedTopics: readonly string[];
+  /**
+   * The AWS APIs the function calls: `lambda` (it pauses and resumes the trigger), `secretsmanager` when
+   * the source has a secret, `kafka` for an MSK cluster's brokers. In a VPC without a NAT gateway it needs
+   * endpoints for them ({@link KafkaVpcEndpoints}); without, each call ends in `AwsApiTimeoutError`.
+   */
+  readonly vpcEndpointServices: readonly KafkaVpcEndpointService[];
 
   /**
    * @param scope - The construct (usually a stack) to add the function to.
@@ -202,6 +209,11 @@ export class KafkaReplayFunction extends Construct {
       for (const statement of statements) role.addToPrincipalPolicy(statement);
     }
     grantSecretsRead(role, sourceSecrets(source));
+    this.vpcEndpointServices = [
+      'lambda',
+      ...(sourceSecrets(source).length > 0 ? (['secretsmanager'] as const) : []),
+      ...(source.kind === 'msk' ? (['kafka'] as const) : []),
+    ];
     if (network) {
       for (const statement of networkInterfaceStatements(this, 'function'))
         role.addToPrincipalPolicy(statement);

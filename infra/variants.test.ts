@@ -248,6 +248,69 @@ describe('cluster variants', { timeout: 60_000 }, () => {
   });
 });
 
+describe('vpcEndpoints: interface endpoints in an imported network', { timeout: 60_000 }, () => {
+  const services = (application: Template) =>
+    Object.values(application.findResources('AWS::EC2::VPCEndpoint'))
+      .map((endpoint) => JSON.stringify(endpoint.Properties.ServiceName).match(/\.([a-z]+)"\]\]\}$/)?.[1])
+      .sort();
+
+  it('cluster=existing: lambda and kafka for the replay function, sqs for the dead-letter queue', () => {
+    const { built, application } = synth({
+      cluster: 'existing',
+      clusterArn: CLUSTER_ARN,
+      vpcEndpoints: 'true',
+      ...VPC,
+    });
+    expect(services(application)).toEqual(['kafka', 'lambda', 'sqs']);
+    expect(warnings(built)).toEqual([]);
+  });
+
+  it('self-managed with a SCRAM secret, failed records to Kafka: lambda and secretsmanager', () => {
+    const { application } = synth({
+      cluster: 'self-managed',
+      bootstrapServers: 'k.internal:9096',
+      secretArn: SECRET_ARN,
+      failureTopic: 'orders-failed',
+      vpcEndpoints: 'true',
+      ...VPC,
+    });
+    expect(services(application)).toEqual(['lambda', 'secretsmanager']);
+  });
+
+  it('none unless asked', () => {
+    const { application } = synth({ cluster: 'existing', clusterArn: CLUSTER_ARN, ...VPC });
+    application.resourceCountIs('AWS::EC2::VPCEndpoint', 0);
+  });
+
+  it.each([
+    [
+      { vpcEndpoints: 'true' },
+      /the app's own VPC \(cluster=serverless\) reaches AWS APIs through its NAT gateway/,
+    ],
+    [
+      {
+        cluster: 'self-managed',
+        bootstrapServers: 'k.example.com:9096',
+        secretArn: SECRET_ARN,
+        vpcEndpoints: 'true',
+      },
+      /self-managed brokers without vpcId\/subnetIds\/securityGroupIds put no function in a VPC/,
+    ],
+    [
+      { cluster: 'existing', clusterArn: CLUSTER_ARN, vpcEndpoints: 'yes', ...VPC },
+      /expected true or false, got "yes"/,
+    ],
+  ])('refuses %j at synth', (context, message) => {
+    expect(() => appConfigFromContext((key) => (context as Record<string, string>)[key])).toThrow(
+      expect.objectContaining({
+        name: 'InvalidContextError',
+        key: 'vpcEndpoints',
+        message: expect.stringMatching(message),
+      }),
+    );
+  });
+});
+
 describe('regions known at synth time', { timeout: 60_000 }, () => {
   it.each(['us-west-1', 'me-south-1', 'cn-north-1', 'us-gov-west-1'])(
     'refuses MSK Serverless in %s and names the alternative',
