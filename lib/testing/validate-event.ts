@@ -231,7 +231,14 @@ export function validateKafkaEvent(value: unknown, options: ValidateEventOptions
   const onWarning =
     options.onWarning ??
     ((warning: EventIssue) => console.warn(`warning: ${warning.path || '(event)'}: ${warning.message}`));
-  for (const warning of options.accept === 'middleware' ? [...deviations, ...warnings] : warnings)
+  // A deviation's message says what Lambda sends ("must be …"); as a warning it also says it was accepted.
+  const accepted = (deviation: EventIssue): EventIssue => ({
+    path: deviation.path,
+    message: `${deviation.message}, as Lambda sends it; kafkaBatch reads this one all the same`,
+  });
+  for (const warning of options.accept === 'middleware'
+    ? [...deviations.map(accepted), ...warnings]
+    : warnings)
     onWarning(warning);
   // The input itself, not a copy: callers keep identity and a large event is not duplicated.
   return value as KafkaEvent;
