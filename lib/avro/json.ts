@@ -22,7 +22,7 @@
  * and what was expected, never the value.
  */
 import avsc from 'avsc';
-import { exactLong } from './long.ts';
+import { exactLong, nearestFloat } from './long.ts';
 
 /** Turns the parsed JSON into the reader's data, or says where it does not fit (no value quoted). */
 export type AvroJsonRead = (json: unknown) => { readonly data: unknown } | string;
@@ -308,7 +308,8 @@ class Compiler {
           if (typeof value !== 'number') throw new Mismatch('must be a number (a float)');
           if (Math.abs(value) > FLOAT_MAX && Number.isFinite(value))
             throw new Mismatch('is beyond the range of a float');
-          return Math.fround(value);
+          // An integer beyond 2^53 − 1 rounded once to a float, as the binary reader promotes a long.
+          return typeof json === 'bigint' ? nearestFloat(json) : Math.fround(value);
         });
       case 'double':
         return add(NUMBER, (json) => {

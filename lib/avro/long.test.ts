@@ -1,4 +1,5 @@
 import avsc from 'avsc';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { confluentFrame, decodeValue } from '../../test/support/decoding.ts';
 import { KafkaSchemaRegistryDecodeError } from '../schema-registry/errors.ts';
@@ -178,5 +179,118 @@ describe('Avro longs with EventRecordFormat JSON', () => {
     expect({
       ...(decodeJson('{"id":"a","big":-9223372036854775808,"small":5,"price":1}', decoder) as object),
     }).toEqual({ id: 'a', big: -9223372036854775808n, small: 5n, price: 1 });
+  });
+});
+
+/** The float nearest to `value` (ties to an even significand), found by comparing neighbours exactly. */
+function nearestFloat(value: bigint): number {
+  if (value >= -(2n ** 24n) && value <= 2n ** 24n) return Number(value); // a float holds it exactly
+  const candidate = Math.fround(Number(value));
+  const bits = new Uint32Array(new Float32Array([candidate]).buffer)[0]!;
+  const around = [bits - 1, bits, bits + 1]
+    .map((b) => new Float32Array(new Uint32Array([b >>> 0]).buffer)[0]!)
+    .filter(Number.isFinite);
+  let best = candidate;
+  for (const float of around) {
+    const distance = (f: number) => (value > BigInt(f) ? value - BigInt(f) : BigInt(f) - value);
+    const even = (f: number) => (new Uint32Array(new Float32Array([f]).buffer)[0]! & 1) === 0;
+    if (distance(float) < distance(best) || (distance(float) === distance(best) && even(float))) best = float;
+  }
+  return best;
+}
+
+describe('a writer long promoted to a reader float or double (Avro schema resolution)', () => {
+  const writer = {
+    type: 'record',
+    name: 'Reading',
+    fields: [
+      { name: 'value', type: 'long' },
+      { name: 'maybe', type: ['null', 'long'] },
+    ],
+  };
+  const readerOf = (to: 'float' | 'double') => ({
+    type: 'record',
+    name: 'Reading',
+    fields: [
+      { name: 'value', type: to },
+      { name: 'maybe', type: ['null', to] },
+    ],
+  });
+  const metadata = { dataFormat: 'AVRO', schemaId: '1' };
+  const body = (value: bigint) => Buffer.concat([avroLong(value), avroLong(1n), avroLong(value)]);
+  const decoders = (to: 'float' | 'double') => {
+    const registry = registryOf(writer);
+    const schema = readerOf(to);
+    return {
+      framed: avroDecoder({ registry, schema }),
+      source: avroDecoder({ registry, schema, eventRecordFormat: 'SOURCE' }),
+      json: avroDecoder({ registry, schema, eventRecordFormat: 'JSON' }),
+    };
+  };
+  const double = decoders('double');
+  const float = decoders('float');
+  /** Every way the value reaches the decoder: Confluent-framed, SOURCE, and the trigger's JSON. */
+  async function readAll(
+    ways: ReturnType<typeof decoders>,
+    value: bigint,
+  ): Promise<Array<{ value: unknown; maybe: unknown }>> {
+    const bytes = body(value);
+    const json = Buffer.from(`{"value":${value},"maybe":{"long":${value}}}`);
+    const read = [
+      await decode(ways.framed, confluentFrame(1, bytes)),
+      await decodeValue(ways.source, bytes, metadata),
+      await decodeValue(ways.json, json, metadata),
+    ] as Array<{ value: unknown; maybe: unknown }>;
+    return read.map(({ value, maybe }) => ({ value, maybe }));
+  }
+  const edges = [
+    0n,
+    1n,
+    -1n,
+    2n ** 24n + 1n,
+    -(2n ** 52n),
+    2n ** 52n,
+    -(2n ** 52n) - 1n,
+    2n ** 52n + 1n,
+    -(2n ** 53n),
+    2n ** 53n,
+    -(2n ** 53n) - 1n,
+    2n ** 53n + 1n,
+    2n ** 60n + 2n ** 36n + 1n, // rounded twice (to a double, then a float) it would lose the + 1
+    MAX,
+    -MAX,
+    MIN,
+  ];
+  const longs = fc.oneof(fc.constantFrom(...edges), fc.bigInt({ min: MIN, max: MAX }));
+
+  it('reads the nearest double, whatever the sign or size of the long', async () => {
+    expect(await readAll(double, -4503599627370497n)).toEqual(
+      Array(3).fill({ value: -4503599627370497, maybe: -4503599627370497 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(longs, async (value) => {
+        const expected = { value: Number(value), maybe: Number(value) };
+        expect(await readAll(double, value)).toEqual([expected, expected, expected]);
+      }),
+      { examples: edges.map((edge) => [edge]) },
+    );
+  });
+
+  it('reads the nearest float, whatever the sign or size of the long', async () => {
+    await fc.assert(
+      fc.asyncProperty(longs, async (value) => {
+        const expected = { value: nearestFloat(value), maybe: nearestFloat(value) };
+        expect(await readAll(float, value)).toEqual([expected, expected, expected]);
+      }),
+      { examples: edges.map((edge) => [edge]) },
+    );
+  });
+
+  it('reads an int promoted to a float as the nearest float', async () => {
+    const ints = { type: 'record', name: 'Reading', fields: [{ name: 'value', type: 'int' }] };
+    const floats = { type: 'record', name: 'Reading', fields: [{ name: 'value', type: 'float' }] };
+    const decoder = avroDecoder({ registry: registryOf(ints), schema: floats });
+    const read = (await decode(decoder, confluentFrame(1, avroLong(16777217n)))) as { value: number };
+    expect(read.value).toBe(16777216);
   });
 });

@@ -81,10 +81,105 @@ export function fastLongOptions(library: typeof avsc): {
     fastMade.set(library, long);
   }
   const type = long;
+  const promoting = promotingTypes(library);
   return {
     registry: {},
-    typeHook: (schema) => (schema === 'long' || isLongSchema(schema) ? type : undefined),
+    typeHook: (schema) => (schema === 'long' || isLongSchema(schema) ? type : promoting(schema)),
   };
+}
+
+/** avsc's reading position in a buffer (its `Tap`), as far as the promoted readers use it. */
+interface Tap {
+  pos: number;
+  readLong(): number;
+}
+
+/** What avsc's types do with a resolver (lib/types.js, `Type.prototype.createResolver`). */
+interface Resolvable {
+  readonly typeName: string;
+  _read(tap: Tap): unknown;
+  _update(resolver: { _read(tap: Tap): unknown }, writer: Resolvable, options?: unknown): void;
+}
+
+/** One pair per avsc library. */
+const promotingMade = new WeakMap<object, { float: avsc.Type; double: avsc.Type }>();
+
+/**
+ * The type hook's part for a reader's `float` and `double`: avsc's own, except for the values Avro's
+ * schema resolution promotes to them ("int is promotable to long, float, or double; long is promotable
+ * to float or double", https://avro.apache.org/docs/1.12.0/specification/#schema-resolution), read as
+ * the nearest float or double to the writer's exact value, as Java's `(float)` and `(double)` widening
+ * does (JLS 5.1.2). avsc reads a promoted long through a double (`tap.readLong()`): a negative long
+ * below −2^52 came out with its sign flipped, and a float was not rounded to a float at all (nor an
+ * int promoted to one).
+ */
+function promotingTypes(library: typeof avsc): (schema: avsc.Schema) => avsc.Type | undefined {
+  let made = promotingMade.get(library);
+  if (made === undefined) {
+    const long = exactLong(library) as unknown as Resolvable;
+    /** The writer's long exactly: avsc's double reading while it is exact, else the 64 bits again. */
+    const readLong = (tap: Tap): number | bigint => {
+      const start = tap.pos;
+      const value = tap.readLong();
+      if (value < FAST_LIMIT && value > -FAST_LIMIT) return value;
+      tap.pos = start;
+      return long._read(tap) as number | bigint;
+    };
+    const promote = (
+      base: typeof avsc.types.FloatType,
+      convert: (value: number | bigint) => number,
+      fromInt: ((value: number) => number) | undefined,
+    ): avsc.Type => {
+      class Promoting extends base {}
+      const proto = Promoting.prototype as unknown as Resolvable;
+      const update = proto._update;
+      proto._update = function (this: Resolvable, resolver, writer, options) {
+        if (writer.typeName === 'long' || writer.typeName === 'abstract:long')
+          resolver._read = (tap) => convert(readLong(tap));
+        else if (writer.typeName === 'int' && fromInt !== undefined)
+          resolver._read = (tap) => fromInt(writer._read(tap) as number);
+        else update.call(this, resolver, writer, options);
+      };
+      return new Promoting();
+    };
+    made = {
+      float: promote(library.types.FloatType, nearestFloat, Math.fround),
+      double: promote(library.types.DoubleType as unknown as typeof avsc.types.FloatType, Number, undefined),
+    };
+    promotingMade.set(library, made);
+  }
+  const { float, double } = made;
+  return (schema) => {
+    const name = typeof schema === 'string' ? schema : isObjectSchema(schema) ? schema.type : undefined;
+    return name === 'float' ? float : name === 'double' ? double : undefined;
+  };
+}
+
+/**
+ * The float nearest to an integer (ties to an even significand), as Java's `(float)` of a `long`:
+ * rounded once, where `Math.fround(Number(value))` rounds to a double first and may land on a tie
+ * that was none (2^60 + 2^36 + 1 would come out as 2^60, not 2^60 + 2^37).
+ *
+ * @example
+ * ```ts
+ * nearestFloat(2n ** 60n + 2n ** 36n + 1n); // 1152921642045800448 (2^60 + 2^37)
+ * ```
+ */
+export function nearestFloat(value: number | bigint): number {
+  // A safe integer is exact as a double: rounded once by `fround`.
+  if (typeof value === 'number') return Math.fround(value);
+  const negative = value < 0n;
+  const magnitude = negative ? -value : value;
+  const bits = magnitude.toString(2).length;
+  if (bits <= 53) return Math.fround(Number(value));
+  const shift = BigInt(bits - 24); // a float's significand holds 24 bits
+  let kept = magnitude >> shift;
+  const rest = magnitude - (kept << shift);
+  const half = 1n << (shift - 1n);
+  if (rest > half || (rest === half && (kept & 1n) === 1n)) kept += 1n;
+  // ≤ 2^24 times a power of two: exact, and a float unless beyond a float's range (then infinite).
+  const rounded = Math.fround(Number(kept) * 2 ** Number(shift));
+  return negative ? -rounded : rounded;
 }
 
 /**
@@ -112,10 +207,13 @@ export function exactLongOptions(library: typeof avsc): {
   typeHook: (schema: avsc.Schema, options: avsc.ForSchemaOptions) => avsc.Type | undefined;
 } {
   const long = exactLong(library);
+  const promoting = promotingTypes(library);
   return {
     registry: {},
     typeHook: (schema, options) => {
       if (schema === 'long' || isLongSchema(schema)) return long;
+      const promoted = promoting(schema);
+      if (promoted !== undefined) return promoted;
       if (!Array.isArray(schema) || schema.every((branch) => library.Type.isType(branch))) return undefined;
       // The branches compiled here (named types registered once), the union made of them below.
       const branches = schema.map((branch) => library.Type.forSchema(branch as avsc.Schema, options));
@@ -128,7 +226,11 @@ export function exactLongOptions(library: typeof avsc): {
 }
 
 function isLongSchema(schema: unknown): boolean {
-  return typeof schema === 'object' && schema !== null && (schema as { type?: unknown }).type === 'long';
+  return isObjectSchema(schema) && schema.type === 'long';
+}
+
+function isObjectSchema(schema: unknown): schema is { readonly type?: unknown } {
+  return typeof schema === 'object' && schema !== null && !Array.isArray(schema);
 }
 
 /** avsc's rule for wrapping a union (lib/types.js, `isAmbiguous`), the exact `long` a number. */
