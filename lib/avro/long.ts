@@ -8,13 +8,15 @@ import type avsc from 'avsc';
 
 const MIN_SAFE_LONG = BigInt(Number.MIN_SAFE_INTEGER);
 const MAX_SAFE_LONG = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_LONG = -(2n ** 63n);
+const MAX_LONG = 2n ** 63n - 1n;
 
 /** One per avsc library: the type holds no state. */
 const made = new WeakMap<object, avsc.types.LongType>();
 
 /**
  * Avro's `long` read exactly: a number while it is a safe integer (|n| ≤ 2^53 − 1), a `bigint`
- * beyond. Writes a number or a bigint. avsc's custom long type
+ * beyond. Writes a safe integer or a bigint of 64 bits (its `isValid` refuses any other). avsc's custom long type
  * (https://github.com/mtth/avsc/wiki/Advanced-usage#custom-long-types).
  *
  * @example
@@ -37,7 +39,8 @@ export function exactLong(library: typeof avsc): avsc.types.LongType {
       },
       fromJSON: (value: number | bigint) => value,
       toJSON: (value: number | bigint) => value,
-      isValid: (value: unknown) => typeof value === 'bigint' || Number.isSafeInteger(value),
+      isValid: (value: unknown) =>
+        typeof value === 'bigint' ? value >= MIN_LONG && value <= MAX_LONG : Number.isSafeInteger(value),
       compare: (a: number | bigint, b: number | bigint) => (a < b ? -1 : a > b ? 1 : 0),
     });
     made.set(library, type);

@@ -3,10 +3,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeValue } from '../../test/support/decoding.ts';
+import { avroDecoder } from '../avro/index.ts';
 import type { PendingRecord } from '../emulator/batch.ts';
 import { createSchemaResolver } from '../emulator/schema-registry.ts';
 import { CachingSchemaRegistry, type RegisteredSchema } from '../schema-registry/registry.ts';
-import { protoImports, SchemaEncodeError, schemaEncoder } from './schema-encode.ts';
+import { parseValueJson, protoImports, SchemaEncodeError, schemaEncoder } from './schema-encode.ts';
 
 /** The SchemaEncodeError `run` throws. */
 function thrown(run: () => unknown): SchemaEncodeError {
@@ -619,5 +621,75 @@ describe("schemaEncoder reading the well-known types' proto3 JSON forms", () => 
     const error = thrown(() => encode(value));
     expect(error.message).toContain(`value does not fit shop.Wkt ${message}`);
     expect(error.message).not.toContain('SECRET');
+  });
+});
+
+describe('schemaEncoder with Avro longs beyond 2^53 − 1', () => {
+  const reading = {
+    type: 'record',
+    name: 'Reading',
+    fields: [
+      { name: 'id', type: 'long' },
+      { name: 'maybe', type: ['null', 'long'] },
+      { name: 'price', type: 'double' },
+      { name: 'count', type: 'int' },
+    ],
+  };
+  const schema = JSON.stringify(reading);
+  const text = '{"id":9007199254740993,"maybe":-9223372036854775808,"price":9007199254740993,"count":3}';
+
+  /** What kafka-lambda/avro reads from Confluent-framed bytes written with `reading`. */
+  async function decoded(bytes: Uint8Array): Promise<unknown> {
+    const decoder = avroDecoder({
+      registry: {
+        registry: 'confluent',
+        stats: { requests: 0, cacheHits: 0 },
+        getSchema: async (id) => ({ id, type: 'AVRO', definition: schema }),
+      },
+    });
+    return { ...((await decodeValue(decoder, Buffer.from(bytes))) as object) };
+  }
+
+  it('parses JSON text keeping the exact digits of an integer beyond 2^53 − 1 (Avro only)', () => {
+    expect(parseValueJson(text, 'avro')).toEqual({
+      id: 9007199254740993n,
+      maybe: -9223372036854775808n,
+      price: 9007199254740993n,
+      count: 3,
+    });
+    // A safe integer, a fraction, an exponent stay numbers; so does every number of the other formats.
+    expect(parseValueJson('[9007199254740991, 1.5, 1e30, -0]', 'avro')).toEqual([
+      9007199254740991, 1.5, 1e30, -0,
+    ]);
+    expect(parseValueJson('[9007199254740993]', 'json-schema')).toEqual([9007199254740992]);
+  });
+
+  it('writes a long exactly, and a double given one as the nearest double', async () => {
+    const encode = schemaEncoder({ format: 'avro', schema, wire: 'confluent' });
+    expect(await decoded(encode(parseValueJson(text, 'avro')).bytes)).toEqual({
+      id: 9007199254740993n,
+      maybe: -9223372036854775808n,
+      price: 9007199254740992,
+      count: 3,
+    });
+    // The JSON wire's text keeps the digits too.
+    const json = schemaEncoder({ format: 'avro', schema, wire: 'json' })(parseValueJson(text, 'avro'));
+    expect(Buffer.from(json.bytes).toString()).toBe(
+      '{"id":9007199254740993,"maybe":-9223372036854775808,"price":9007199254740992,"count":3}',
+    );
+  });
+
+  it('refuses a long beyond 64 bits, a rounded one and a fraction, saying what a long is', () => {
+    const encode = schemaEncoder({ format: 'avro', schema, wire: 'source' });
+    for (const id of [2n ** 63n, -(2n ** 63n) - 1n, 2 ** 53, 1.5]) {
+      const fits = { id, maybe: null, price: 1, count: 1 };
+      expect(thrown(() => encode(fits)).message).toBe(
+        'value does not fit the Avro schema at id (expected a long, an integer from −2^63 to 2^63 − 1)',
+      );
+    }
+    // An int is no bigint: one beyond 2^53 − 1 is beyond an int's range anyway.
+    expect(thrown(() => encode({ id: 1, maybe: null, price: 1, count: 2n ** 60n })).message).toBe(
+      'value does not fit the Avro schema at count (expected an int, a 32-bit integer)',
+    );
   });
 });

@@ -9,7 +9,8 @@
  * Used by `kafka-lambda event --value-avro|--value-proto|--value-json-schema` and the sample events.
  *
  * Values are JSON as the emulator prints the records it reads, so that what it prints can be sent again:
- * Avro `bytes`, `fixed` and `decimal` values as base64 text. Protobuf values are read in proto3's JSON
+ * Avro `bytes`, `fixed` and `decimal` values as base64 text, an Avro `long` beyond 2^53 − 1 as a
+ * `bigint` ({@link parseValueJson} reads JSON text so). Protobuf values are read in proto3's JSON
  * mapping, the well-known types' forms included (a Timestamp as RFC 3339 text); a .proto file's imports
  * are read as protoc reads them (`importPaths`). A schema that does not compile is refused saying what
  * and where (line and column), never quoting it: the libraries' own messages quote names or content.
@@ -20,6 +21,7 @@ import { dirname, join } from 'node:path';
 import type { Ajv, AnySchema, ErrorObject } from 'ajv';
 import type * as Avsc from 'avsc';
 import type * as Protobuf from 'protobufjs';
+import { exactLongOptions, nearestFloat } from '../avro/long.ts';
 import type { KafkaSchemaMetadata } from '../kafka-event/types.ts';
 import { jsonSyntaxCause, shownPath } from '../middleware/errors.ts';
 import { ProtoJsonMismatch, protoJsonReader } from '../protobuf/json.ts';
@@ -241,14 +243,17 @@ function compileAvro(options: SchemaEncoderOptions): Codec {
   const avsc = peer<typeof Avsc>('avsc', 'Avro');
   const schema = parseSchemaJson(options.schema, 'a valid Avro schema', options.schemaPath);
   const decimals = new WeakSet<Avsc.Type>();
+  // A long is written with all of its 64 bits (a number or a bigint), as the decoder reads it.
+  const exact = exactLongOptions(avsc);
   let type: Avsc.Type;
   try {
     type = avsc.Type.forSchema(schema as Avsc.Schema, {
+      registry: exact.registry,
       // A decimal is compiled as the bytes or fixed it is written as (as the emulator's reader does,
       // with no logical types), and remembered to say what a value of it must be.
       typeHook: (inner, opts) => {
-        if (!isObject(inner) || inner.logicalType !== 'decimal') return undefined;
-        if (inner.type !== 'bytes' && inner.type !== 'fixed') return undefined;
+        if (!isObject(inner) || inner.logicalType !== 'decimal') return exact.typeHook(inner, opts);
+        if (inner.type !== 'bytes' && inner.type !== 'fixed') return exact.typeHook(inner, opts);
         const { logicalType: _decimal, ...plain } = inner;
         const compiled = avsc.Type.forSchema(plain as Avsc.Schema, opts);
         decimals.add(compiled);
@@ -283,6 +288,13 @@ function compileAvro(options: SchemaEncoderOptions): Codec {
  */
 function avroFromJson(type: Avsc.Type, json: unknown): unknown {
   switch (type.typeName) {
+    // An integer beyond 2^53 − 1 (a bigint, see parseValueJson) is the nearest double or float, and
+    // a number for an int too (beyond its range: refused as any number that does not fit).
+    case 'int':
+    case 'double':
+      return typeof json === 'bigint' ? Number(json) : json;
+    case 'float':
+      return typeof json === 'bigint' ? nearestFloat(json) : json;
     case 'bytes':
     case 'fixed':
       return typeof json === 'string' && BASE64.test(json) ? Buffer.from(json, 'base64') : json;
@@ -345,7 +357,8 @@ function avroExpected(type: Avsc.Type, decimals: WeakSet<Avsc.Type>): string {
     case 'int':
       return 'an int, a 32-bit integer';
     case 'long':
-      return 'a long, an integer';
+    case 'abstract:long':
+      return 'a long, an integer from −2^63 to 2^63 − 1';
     case 'float':
     case 'double':
       return `a number (${type.typeName})`;
@@ -367,12 +380,44 @@ function avroExpected(type: Avsc.Type, decimals: WeakSet<Avsc.Type>): string {
   }
 }
 
-/** JSON of an avsc value: a Buffer (bytes, fixed) as base64 text, as the emulator prints it. */
+/**
+ * JSON of an avsc value: a Buffer (bytes, fixed) as base64 text, a long beyond 2^53 − 1 (a bigint) as
+ * its digits, as the emulator prints them.
+ */
 function bytesAsBase64(_key: string, value: unknown): unknown {
   const buffer = value as { type?: unknown; data?: unknown };
   if (buffer && buffer.type === 'Buffer' && Array.isArray(buffer.data))
     return Buffer.from(buffer.data as number[]).toString('base64');
-  return value;
+  return typeof value === 'bigint' ? (JSON as RawJson).rawJSON(value.toString()) : value;
+}
+
+/** `JSON.rawJSON` (Node ≥ 21), not yet in TypeScript's lib. */
+type RawJson = JSON & { rawJSON(text: string): unknown };
+
+/**
+ * The value of JSON text, for the encoder of `format`. For Avro, an integer written in digits that a
+ * number would round (beyond 2^53 − 1 either way) is a `bigint` of those digits: the encoder writes it
+ * exactly where the schema has a `long` (refusing it beyond 64 bits) and as the nearest number where it
+ * has a `float` or `double`. The digits are the reviver's source text (TC39 "JSON.parse source text
+ * access", https://github.com/tc39/proposal-json-parse-with-source, in Node since 21); a number in
+ * another form (`1e3`, `1.0`) stays a number, which a `long` takes only when it is a safe integer.
+ * Other formats: `JSON.parse`. Throws JSON.parse's `SyntaxError` for text that is not JSON.
+ *
+ * @example
+ * ```ts
+ * parseValueJson('{"id":9007199254740993}', 'avro'); // { id: 9007199254740993n }
+ * ```
+ */
+export function parseValueJson(text: string, format: SchemaFormat): unknown {
+  if (format !== 'avro') return JSON.parse(text);
+  return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
+    typeof value === 'number' &&
+    !Number.isSafeInteger(value) &&
+    context?.source !== undefined &&
+    /^-?\d+$/.test(context.source)
+      ? BigInt(context.source)
+      : value,
+  );
 }
 
 const AVRO_PRIMITIVES = new Set(['null', 'boolean', 'int', 'long', 'float', 'double', 'bytes', 'string']);

@@ -2,7 +2,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeValue } from '../../../test/support/decoding.ts';
 import { runCli } from '../../../test/support/run-cli.ts';
+import { avroDecoder } from '../../avro/index.ts';
 import type { KafkaEvent } from '../../kafka-event/types.ts';
 import { partitionForKey } from '../../testing/partitioner.ts';
 import { validateKafkaEvent } from '../../testing/validate-event.ts';
@@ -317,6 +319,60 @@ describe('kafka-lambda event', () => {
     expect(refused.stderr).toBe(
       "error: value does not fit the Avro schema at amount (expected decimal: base64 text of its unscaled two's-complement integer)\n",
     );
+  });
+
+  it('encodes an Avro long beyond 2^53 − 1 from its exact digits, which the decoder reads back exactly', async () => {
+    const reading = {
+      type: 'record',
+      name: 'Reading',
+      fields: [
+        { name: 'id', type: 'long' },
+        { name: 'maybe', type: ['null', 'long'] },
+        { name: 'price', type: 'double' },
+      ],
+    };
+    const avsc = join(dir, 'reading.avsc');
+    await writeFile(avsc, JSON.stringify(reading));
+    const value = '{"id":9007199254740993,"maybe":-9223372036854775808,"price":9007199254740993}';
+    const expected = { id: 9007199254740993n, maybe: -9223372036854775808n, price: 9007199254740992 };
+    const registry = {
+      registry: 'confluent' as const,
+      stats: { requests: 0, cacheHits: 0 },
+      getSchema: async (id: string) => ({ id, type: 'AVRO' as const, definition: JSON.stringify(reading) }),
+    };
+    const encoded = async (format: string) => {
+      const [record] = records(
+        await event(['--topic', 't', '--value-avro', avsc, '--format', format, '--value', value]),
+      );
+      return { bytes: Buffer.from(record!.value!, 'base64'), metadata: record!.valueSchemaMetadata };
+    };
+    const confluent = await encoded('confluent');
+    const source = await encoded('source');
+    const json = await encoded('json');
+    expect(json.bytes.toString()).toBe(
+      '{"id":9007199254740993,"maybe":-9223372036854775808,"price":9007199254740992}',
+    );
+    for (const [decoder, { bytes, metadata }] of [
+      [avroDecoder({ registry }), confluent],
+      [avroDecoder({ registry, schema: reading, eventRecordFormat: 'SOURCE' }), source],
+      [avroDecoder({ registry, schema: reading, eventRecordFormat: 'JSON' }), json],
+    ] as const)
+      expect({ ...((await decodeValue(decoder, bytes, metadata)) as object) }).toEqual(expected);
+    for (const beyond of ['9223372036854775808', '1.5', '1e20']) {
+      const refused = await runCli([
+        'event',
+        '--topic',
+        't',
+        '--value-avro',
+        avsc,
+        '--value',
+        `{"id":${beyond},"maybe":null,"price":1}`,
+      ]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toBe(
+        'error: value does not fit the Avro schema at id (expected a long, an integer from −2^63 to 2^63 − 1)\n',
+      );
+    }
   });
 
   it('lists its exit codes in --help: 0 printed, 2 invalid flags or input', async () => {

@@ -91,7 +91,7 @@ async function valueEncoder(options: EventOptions): Promise<((text: string) => E
   ] as const;
   const chosen = given.filter(([, schema]) => schema !== undefined);
   if (chosen.length === 0) return undefined;
-  const { SchemaEncodeError, schemaEncoder } = await import('../../testing/schema-encode.ts');
+  const { SchemaEncodeError, parseValueJson, schemaEncoder } = await import('../../testing/schema-encode.ts');
   if (chosen.length > 1)
     throw new SchemaEncodeError('give one of --value-avro, --value-proto, --value-json-schema');
   const [format, schema] = chosen[0]!;
@@ -107,7 +107,8 @@ async function valueEncoder(options: EventOptions): Promise<((text: string) => E
   return (text) => {
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      // An Avro long beyond 2^53 − 1 keeps its digits (a bigint), which JSON.parse would round.
+      value = parseValueJson(text, format);
     } catch (error) {
       throw new SchemaEncodeError('with a schema, --value must be JSON (the value to encode)', {
         cause: error,

@@ -96,6 +96,11 @@ async function versionsOf(subject: string): Promise<number[]> {
 
 /** The JSON the emulator's registry (EventRecordFormat JSON) hands a function for a record's value. */
 async function emulatorJson(value: Buffer): Promise<unknown> {
+  return JSON.parse(await emulatorText(value));
+}
+
+/** The same, as the text it is. */
+async function emulatorText(value: Buffer): Promise<string> {
   const resolver = createSchemaResolver({
     SchemaRegistryURI: url,
     EventRecordFormat: 'JSON',
@@ -123,7 +128,7 @@ async function emulatorJson(value: Buffer): Promise<unknown> {
   };
   const outcome = await resolver.resolve(record);
   if (outcome.kind !== 'resolved') throw new Error(`the emulator failed the record: ${outcome.reason}`);
-  return JSON.parse(Buffer.from(outcome.record.encoded.value!, 'base64').toString());
+  return Buffer.from(outcome.record.encoded.value!, 'base64').toString();
 }
 
 describe('kafka-lambda produce with a schema registry', () => {
@@ -194,6 +199,55 @@ describe('kafka-lambda produce with a schema registry', () => {
       { orderId: 'o-0', customerId: 'c-0', total: 0.5 },
       { orderId: 'o-1', customerId: 'c-1', total: 1.5 },
     ]);
+  }, 120_000);
+
+  it('Avro: keeps the digits of a long beyond 2^53 − 1, which the decoder and the emulator read back exactly', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-produce-long-'));
+    try {
+      const avsc = join(dir, 'reading.avsc');
+      const reading = {
+        type: 'record',
+        name: 'Reading',
+        namespace: uniqueName('longs').replaceAll('-', '_'),
+        fields: [
+          { name: 'id', type: 'long' },
+          { name: 'maybe', type: ['null', 'long'] },
+        ],
+      };
+      await writeFile(avsc, JSON.stringify(reading));
+      const topic = uniqueName('produce-long');
+      const run = await produce(
+        topic,
+        ['--value-avro', avsc],
+        '{"id":9007199254740993,"maybe":-9223372036854775808}\n{"id":9223372036854775808,"maybe":null}\n',
+      );
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(
+        'line 2: value does not fit the Avro schema at id (expected a long, an integer from −2^63 to 2^63 − 1)',
+      );
+      const [message] = await readAll(topic, 1);
+      const decoder = avroDecoder({ registry: confluentSchemaRegistry({ url }) });
+      const record = new KafkaRecord(
+        {
+          topic,
+          partition: 0,
+          offset: 0,
+          timestamp: 0,
+          timestampType: 'CREATE_TIME',
+          value: message!.value!.toString('base64'),
+        },
+        topic,
+        0,
+        0,
+      ) as KafkaRecord<unknown, unknown>;
+      const decoded = await decoder.decode(record.value!, record, 'value', new AbortController().signal);
+      expect({ ...(decoded as object) }).toEqual({ id: 9007199254740993n, maybe: -9223372036854775808n });
+      expect(await emulatorText(message!.value!)).toBe(
+        '{"id":9007199254740993,"maybe":-9223372036854775808}',
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 
   it('stops at a value that does not fit the schema (exit 2, naming the line, not the value), after sending what came before', async () => {

@@ -32,16 +32,22 @@ interface ProduceOptions extends ClusterOptions {
   subject?: string;
 }
 
-/** Encodes one JSON value into a Confluent-framed record value; throws naming the problem, not the value. */
-type ValueEncoder = (value: unknown) => Buffer;
+/**
+ * A schema option's reading of a record's JSON text (`parse`, which keeps the digits of an Avro long
+ * beyond 2^53 − 1), and its encoding of the value into a Confluent-framed record value (`encode`,
+ * throwing naming the problem, not the value).
+ */
+interface ValueEncoder {
+  parse(text: string): unknown;
+  encode(value: unknown): Buffer;
+}
 
 /**
  * A schema option's values: encoded and framed with the schema's id, which the registry gives when
  * `register` is called (the schema is registered once the first record fits it). A value encoded
  * before then carries id 0 in its framing until {@link stampSchemaId} writes the id in.
  */
-interface SchemaValues {
-  encode: ValueEncoder;
+interface SchemaValues extends ValueEncoder {
   register(): Promise<number>;
 }
 
@@ -364,7 +370,7 @@ async function produceRecords(
     const input = preparedRecords(
       generated ? generatedValues(options) : inputLines(options.file, stop.signal),
       options,
-      schema?.encode,
+      schema,
     );
     let first: IteratorResult<PreparedRecord>;
     try {
@@ -712,12 +718,12 @@ async function* placedRecords(
 function encodeValue(encoder: ValueEncoder, value: Buffer, position: string): Buffer {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(value.toString());
+    parsed = encoder.parse(value.toString());
   } catch {
     throw new ProduceInputError(`${position}: not JSON, so it cannot be encoded with the schema`);
   }
   try {
-    return encoder(parsed);
+    return encoder.encode(parsed);
   } catch (error) {
     // The encoder's message names the schema paths that do not fit, never the value.
     throw new ProduceInputError(`${position}: ${(error as Error).message}`, { cause: error });
@@ -779,7 +785,9 @@ async function schemaValueEncoder(options: ProduceOptions): Promise<SchemaValues
   } catch (error) {
     throw new ProduceInputError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
   }
-  const { SchemaEncodeError, protoImports, schemaEncoder } = await import('../../testing/schema-encode.ts');
+  const { SchemaEncodeError, parseValueJson, protoImports, schemaEncoder } = await import(
+    '../../testing/schema-encode.ts'
+  );
   const encoderOptions = {
     format,
     schema,
@@ -803,6 +811,8 @@ async function schemaValueEncoder(options: ProduceOptions): Promise<SchemaValues
   const subject = options.subject ?? `${options.topic}-value`;
   let schemaId = 0;
   return {
+    // An Avro long beyond 2^53 − 1 keeps its digits (a bigint), which JSON.parse would round.
+    parse: (text) => parseValueJson(text, format),
     encode: (value) => {
       const header = Buffer.alloc(5);
       header.writeUInt32BE(schemaId, 1);
