@@ -559,6 +559,55 @@ describe('schemaEncoder with a .proto that imports', () => {
   });
 });
 
+describe("protoImports and the files Confluent's registry knows by name", () => {
+  // Stand-ins written for these tests (the fields a test needs), not copies of Google's or Confluent's.
+  const googleMoney =
+    'syntax = "proto3";\npackage google.type;\nmessage Money {\n  string currency_code = 1;\n  int64 units = 2;\n  int32 nanos = 3;\n}\n';
+  const confluentDecimal =
+    'syntax = "proto3";\npackage confluent.type;\nmessage Decimal {\n  bytes value = 1;\n  uint32 precision = 2;\n  int32 scale = 3;\n}\n';
+  const priced =
+    'syntax = "proto3";\npackage shop;\nimport "google/type/money.proto";\nimport "confluent/type/decimal.proto";\nimport "google/protobuf/timestamp.proto";\nimport "google/protobuf/compiler/plugin.proto";\nimport "rate.proto";\nmessage Priced {\n  google.type.Money price = 1;\n  confluent.type.Decimal rate = 2;\n  Rate kind = 3;\n}\n';
+
+  it("leaves out exactly the imports Confluent's serializer does not register (google/type, confluent/, its google/protobuf files)", async () => {
+    const root = await files({
+      'vendor/google/type/money.proto': googleMoney,
+      'vendor/confluent/type/decimal.proto': confluentDecimal,
+      'schemas/rate.proto': 'syntax = "proto3";\npackage shop;\nenum Rate { FIXED = 0; }\n',
+      'schemas/priced.proto': priced,
+    });
+    const path = join(root, 'schemas/priced.proto');
+    const options = {
+      schema: readFileSync(path, 'utf8'),
+      schemaPath: path,
+      importPaths: [join(root, 'vendor')],
+    };
+    const listed = protoImports(options);
+    // google/protobuf/compiler/plugin.proto is protobufjs's but not one of Confluent's known files: a reference,
+    // registered with the text protobufjs ships; its own import (descriptor.proto) is a known one.
+    expect(listed.references).toEqual(['google/protobuf/compiler/plugin.proto', 'rate.proto']);
+    expect(listed.imports.map(({ name, references }) => ({ name, references }))).toEqual([
+      { name: 'google/protobuf/compiler/plugin.proto', references: [] },
+      { name: 'rate.proto', references: [] },
+    ]);
+    expect(listed.imports[0]!.schema).toMatch(/message CodeGeneratorRequest/);
+    // The known files found in the folders are read all the same, to encode.
+    const encode = schemaEncoder({ format: 'protobuf', ...options, type: 'shop.Priced', wire: 'source' });
+    const { bytes } = encode({ price: { currency_code: 'EUR', units: '3' } });
+    expect(Buffer.from(bytes)).toEqual(Buffer.from([0, 0x0a, 7, 0x0a, 3, ...Buffer.from('EUR'), 0x10, 3]));
+  });
+
+  it('names a known import that is in no folder, protobufjs shipping none, and says where to get it', async () => {
+    const root = await files({
+      'priced.proto': priced,
+      'rate.proto': 'syntax = "proto3";\npackage shop;\nenum Rate { FIXED = 0; }\n',
+    });
+    const path = join(root, 'priced.proto');
+    expect(thrown(() => protoImports({ schema: readFileSync(path, 'utf8'), schemaPath: path })).message).toBe(
+      `${path}: the import at line 3 column 1 of google/type/money.proto, one of the files Confluent's registry knows by name (not registered as a schema reference), is in none of: ${root}, the working directory; protobufjs does not ship it: give the folder holding a copy (google/type/money.proto under it, as in Google's googleapis repository) with --proto-path, as protoc's -I`,
+    );
+  });
+});
+
 describe("schemaEncoder reading the well-known types' proto3 JSON forms", () => {
   const proto = `syntax = "proto3"; package shop;
     import "google/protobuf/timestamp.proto"; import "google/protobuf/duration.proto";

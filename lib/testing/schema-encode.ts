@@ -89,7 +89,8 @@ export interface SchemaEncoderOptions {
    * Protobuf only: the folders an import (`import "shop/money.proto";`) is looked for in after the
    * importing file's own folder, in order, as protoc's `--proto_path` (`-I`) folders; default: the
    * working directory, as protoc's. The well-known types (`google/protobuf/timestamp.proto`…) are
-   * protobufjs's own.
+   * protobufjs's own; Google's common types (`google/type/money.proto`…), which Confluent's registry
+   * knows without a schema reference but protobufjs does not ship, are looked for here too.
    */
   importPaths?: readonly string[];
   /** Protobuf only: the message type, fully qualified (`shop.Order`). */
@@ -762,6 +763,62 @@ function protoRefusal(path: string | undefined, problem: string): SchemaEncodeEr
 const WELL_KNOWN_FILE = /^google\/protobuf\/[A-Za-z0-9_/]+\.proto$/;
 
 /**
+ * The imports Confluent's Protobuf serializer does not register as schema references: the files its
+ * registry knows by name (`ProtobufSchema.knownTypes()`, the `KNOWN_DEPENDENCIES` of
+ * protobuf-provider/src/main/java/io/confluent/kafka/schemaregistry/protobuf/ProtobufSchema.java in
+ * https://github.com/confluentinc/schema-registry), which `resolveDependencies` of
+ * `AbstractKafkaProtobufSerializer` skips while `skip.known.types` is true (its default,
+ * `KafkaProtobufSerializerConfig`). Every other import is registered, google/protobuf files not in the
+ * list among them (compiler/plugin.proto). protobufjs ships the google/protobuf ones; the google/type and
+ * confluent ones are read from the import folders like any other import.
+ */
+const CONFLUENT_KNOWN_FILES: ReadonlySet<string> = new Set([
+  'confluent/meta.proto',
+  'confluent/type/decimal.proto',
+  ...[
+    'calendar_period',
+    'color',
+    'date',
+    'datetime',
+    'dayofweek',
+    'decimal',
+    'expr',
+    'fraction',
+    'interval',
+    'latlng',
+    'money',
+    'month',
+    'phone_number',
+    'postal_address',
+    'quaternion',
+    'timeofday',
+  ].map((name) => `google/type/${name}.proto`),
+  ...[
+    'any',
+    'api',
+    'descriptor',
+    'duration',
+    'empty',
+    'field_mask',
+    'source_context',
+    'struct',
+    'timestamp',
+    'type',
+    'wrappers',
+  ].map((name) => `google/protobuf/${name}.proto`),
+]);
+
+/** Where protobufjs ships a .proto file (`google/protobuf/compiler/plugin.proto`…), or `undefined`. */
+function shippedByProtobufjs(name: string): string | undefined {
+  if (!WELL_KNOWN_FILE.test(name)) return undefined;
+  try {
+    return require.resolve(`protobufjs/${name}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The schema's .proto file and every file it imports, parsed into one root and resolved, as protoc
  * reads them: an import is looked for in the importing file's folder, then in each of `importPaths`
  * (default: the working directory); `google/protobuf/*.proto` are protobufjs's well-known types.
@@ -811,9 +868,19 @@ function loadProto(
     const real = path === undefined ? undefined : realpathSync(path);
     if (real !== undefined) loading.add(real);
     for (const name of [...(own.imports ?? []), ...(own.weakImports ?? [])]) {
-      if (addWellKnown(name)) continue;
+      const known = CONFLUENT_KNOWN_FILES.has(name);
+      // A file Confluent knows and protobufjs has: no file of the user's, no reference.
+      if (known && addWellKnown(name)) continue;
       const folders = [...(path === undefined ? [] : [dirname(path)]), ...importPaths];
-      const found = folders.map((folder) => join(folder, name)).find(isFile);
+      // One protobufjs ships but Confluent does not know is registered as a reference, as the user's are.
+      const found =
+        (known ? undefined : shippedByProtobufjs(name)) ??
+        folders.map((folder) => join(folder, name)).find(isFile);
+      if (found === undefined && known)
+        // Named: one of Confluent's fixed list, not the user's text.
+        throw new SchemaEncodeError(
+          `${about(path)}the import${protoImportWhere(text, name)} of ${name}, one of the files Confluent's registry knows by name (not registered as a schema reference), is in none of: ${folders.map(shownFolder).join(', ')}; protobufjs does not ship it: give the folder holding a copy (${name} under it, as in ${name.startsWith('confluent/') ? "Confluent's schema-registry repository" : "Google's googleapis repository"}) with --proto-path, as protoc's -I`,
+        );
       if (found === undefined)
         throw new SchemaEncodeError(
           `${about(path)}an import${protoImportWhere(text, name)} names a file that is in none of: ${folders.map(shownFolder).join(', ')} (give the folder its path starts from with --proto-path, as protoc's -I)`,
@@ -836,7 +903,8 @@ function loadProto(
         imported = load(importedText, found);
         loaded.set(foundReal, imported);
       }
-      file.imports.push({ name, file: imported });
+      // Read to encode, but not a reference: Confluent's registry has it (CONFLUENT_KNOWN_FILES).
+      if (!known) file.imports.push({ name, file: imported });
     }
     if (real !== undefined) loading.delete(real);
     try {
@@ -947,8 +1015,10 @@ function protoUnresolved(
 /**
  * A .proto file the schema imports, as Confluent's serializer registers it: under a subject named as
  * the import (Confluent's default reference subject name strategy), with its own imports as its
- * references. The well-known types are left out, as Confluent's serializer leaves them
- * (`skip.known.types`) and as every deserializer knows them.
+ * references. The files Confluent's registry knows by name are left out (google/protobuf's well-known
+ * types, google/type's common types, confluent/meta.proto and confluent/type/decimal.proto), as
+ * Confluent's serializer leaves them (`skip.known.types`, its default); a google/type or confluent file
+ * is still read from the import folders to encode.
  *
  * @example
  * ```ts
@@ -963,13 +1033,14 @@ export interface ProtoImport {
   readonly path: string;
   /** The file's text. */
   readonly schema: string;
-  /** The names of its own imports, well-known types left out. */
+  /** The names of its own imports, the files Confluent's registry knows by name left out. */
   readonly references: readonly string[];
 }
 
 /**
  * The files a .proto schema imports (directly or not), each after the ones it imports itself, and the
- * names of the schema's own imports (its references), well-known types left out; see
+ * names of the schema's own imports (its references), the files Confluent's registry knows by name
+ * left out; see
  * {@link ProtoImport}. The files are compiled as `schemaEncoder` compiles them.
  *
  * @example

@@ -298,6 +298,32 @@ describe('kafka-lambda event', () => {
     expect(Buffer.from(found[0]!.value!, 'base64').subarray(6)).toEqual(Buffer.from([0x0a, 2, 0x08, 1]));
   });
 
+  it("reads Google's common types (google/type/*.proto), which protobufjs does not ship, from --proto-path, and names one found nowhere", async () => {
+    const protos = join(dir, 'known');
+    await mkdir(join(protos, 'vendor', 'google', 'type'), { recursive: true });
+    // A stand-in written for this test (the fields it needs), not Google's file.
+    await writeFile(
+      join(protos, 'vendor', 'google', 'type', 'date.proto'),
+      'syntax = "proto3"; package google.type; message Date { int32 year = 1; int32 month = 2; int32 day = 3; }',
+    );
+    const proto = join(protos, 'due.proto');
+    await writeFile(
+      proto,
+      'syntax = "proto3";\nimport "google/type/date.proto";\nmessage Due { google.type.Date on = 1; }\n',
+    );
+    const base = ['--topic', 't', '--value-proto', proto, '--type', 'Due', '--value', '{"on":{"year":2024}}'];
+    const missing = await runCli(['event', ...base]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(
+      `error: ${proto}: the import at line 2 column 1 of google/type/date.proto, one of the files Confluent's registry knows by name (not registered as a schema reference), is in none of: ${protos}, the working directory; protobufjs does not ship it: give the folder holding a copy (google/type/date.proto under it, as in Google's googleapis repository) with --proto-path, as protoc's -I\n`,
+    );
+    const [record] = records(await event([...base, '--proto-path', join(protos, 'vendor')]));
+    // Confluent's framing, message index [0], then on (1: Date { year: 2024 }).
+    expect(Buffer.from(record!.value!, 'base64').subarray(5)).toEqual(
+      Buffer.from([0, 0x0a, 3, 0x08, 0xe8, 0x0f]),
+    );
+  });
+
   it('encodes Avro bytes, fixed and decimal values given as base64 text, and says so when one is not', async () => {
     const avsc = join(dir, 'payment.avsc');
     await writeFile(

@@ -318,7 +318,9 @@ two's-complement integer), as the emulator prints them; Protobuf in proto3's JSO
 in the .proto or lowerCamelCase, 64-bit integers as numbers or strings, bytes as base64, a Timestamp as
 RFC 3339 text or {"seconds","nanos"}, a Duration as "1.5s"). A .proto file's imports are read from its own
 folder, then from the --proto-path folders (as protoc's -I; without one, the working directory);
-google/protobuf/*.proto are the well-known types protobufjs ships.
+google/protobuf/*.proto are the well-known types protobufjs ships; Google's common types
+(google/type/*.proto), which protobufjs does not ship, come from a --proto-path folder. An Avro long beyond
+2^53 - 1 keeps the digits written in the JSON.
 
 Exit codes:
   0  the event is printed (above Lambda's 6 MB payload limit: with a warning on stderr)

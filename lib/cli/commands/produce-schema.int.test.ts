@@ -308,6 +308,51 @@ describe('kafka-lambda produce with a schema registry', () => {
     }
   }, 120_000);
 
+  it("does not register the files Confluent's registry knows by name (google/type), as Confluent's serializer, and says where to get one missing", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kafka-lambda-produce-known-'));
+    try {
+      // A stand-in for google/type/money.proto written for this test (the fields it needs), in a vendored folder.
+      await mkdir(join(dir, 'vendor', 'google', 'type'), { recursive: true });
+      await writeFile(
+        join(dir, 'vendor', 'google', 'type', 'money.proto'),
+        'syntax = "proto3";\npackage google.type;\nmessage Money { string currency_code = 1; int64 units = 2; int32 nanos = 3; }\n',
+      );
+      const pkg = uniqueName('priced').replaceAll('-', '_');
+      const priced = join(dir, 'priced.proto');
+      await writeFile(
+        priced,
+        `syntax = "proto3";\npackage ${pkg};\nimport "google/type/money.proto";\nmessage Priced { google.type.Money price = 1; }\n`,
+      );
+      const topic = uniqueName('produce-known');
+      const args = ['--value-proto', priced, '--type', `${pkg}.Priced`];
+      const missing = await produce(topic, args, '{"price":{"currency_code":"EUR","units":"3"}}\n');
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain(
+        "the import at line 3 column 1 of google/type/money.proto, one of the files Confluent's registry knows by name (not registered as a schema reference), is in none of: ",
+      );
+      expect(await topicExists(topic)).toBe(false);
+      const run = await produce(
+        topic,
+        [...args, '--proto-path', join(dir, 'vendor')],
+        '{"price":{"currency_code":"EUR","units":"3"}}\n',
+      );
+      expect(run.stderr).not.toContain('imported by the schema');
+      expect(run.code).toBe(0);
+      expect(await versionsOf('google/type/money.proto')).toEqual([]);
+      const latest = (await (await fetch(`${url}/subjects/${topic}-value/versions/latest`)).json()) as {
+        references?: unknown;
+      };
+      expect(latest.references ?? []).toEqual([]);
+      const [message] = await readAll(topic, 1);
+      // Confluent's framing, the message index [0], then price (1: Money { currency_code, units }).
+      expect(message!.value!.subarray(5)).toEqual(
+        Buffer.from([0, 0x0a, 7, 0x0a, 3, ...Buffer.from('EUR'), 0x10, 3]),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('refuses a first value that does not fit the schema before registering it and creating the topic (exit 2)', async () => {
     const topic = uniqueName('produce-bad-first');
     const run = await produce(

@@ -270,8 +270,9 @@ With --value-avro, --value-proto (and --type) or --value-json-schema, each value
 schema and framed as Confluent's serializers frame it (magic byte, schema id, Protobuf message indexes); the
 schema is registered under --subject once the first record fits it, before the topic is created (an
 existing identical schema keeps its id). The files a .proto imports are registered first, each under a
-subject named as the import (Confluent's default), and referenced by the schema; google/protobuf/*.proto
-are well-known types, not registered. Values are JSON as event --help says (Avro bytes as base64…).
+subject named as the import (Confluent's default), and referenced by the schema, except the files
+Confluent's registry knows by name, as its serializer: google/protobuf's well-known types, google/type/*.proto
+and confluent/*.proto (read from --proto-path). Values are JSON as event --help says (Avro bytes as base64…).
 Exit codes: 0 sent, 1 the cluster failed, 2 invalid flags or input (records before a bad line were sent);
 with --json, stdout holds one object either way: {"ok":false,"error":{"message":…},…} on a failure
 (a usage error too: an unknown flag or a bad value, without "topic")`,
