@@ -73,9 +73,11 @@ describe('kafka-lambda produce → consume', () => {
       '{ "amount": 2, "id": "o-2" }',
       '{"id":"o-3","note":"café ☕","amount":3e2}',
       '{"id":7,"amount":4}',
+      // A key field beyond 2^53: the key is the digits the line gives, not the double nearest them.
+      '{"id":9007199254740993,"amount":5}',
     ];
     const file = join(dir, 'orders.jsonl');
-    await writeFile(file, `${lines[0]}\n${lines[1]}\r\n\n${lines[2]}\n${lines[3]}\n`);
+    await writeFile(file, `${lines[0]}\n${lines[1]}\r\n\n${lines[2]}\n${lines[3]}\n${lines[4]}\n`);
     const produced = await cli([
       'produce',
       '--topic',
@@ -101,18 +103,18 @@ describe('kafka-lambda produce → consume', () => {
       ok: true,
       topic,
       created: true,
-      records: 4,
-      batches: [{ partition: 1, firstOffset: 0, lastOffset: 3, records: 4 }],
-      partitions: [{ partition: 1, firstOffset: 0, lastOffset: 3, records: 4 }],
+      records: 5,
+      batches: [{ partition: 1, firstOffset: 0, lastOffset: 4, records: 5 }],
+      partitions: [{ partition: 1, firstOffset: 0, lastOffset: 4, records: 5 }],
     });
 
-    const keys = ['o-1', 'o-2', 'o-3', '7'];
+    const keys = ['o-1', 'o-2', 'o-3', '7', '9007199254740993'];
     const consumed = await cli(['consume', '--topic', topic]);
     expect(consumed.code).toBe(0);
     expect(consumed.stdout).toBe(
       lines.map((line, i) => `${topic}-1@${i} key=${keys[i]} [source=cli trace=t-${i}] ${line}\n`).join(''),
     );
-    expect(consumed.stderr).toBe(`4 record(s) from ${topic}\n`);
+    expect(consumed.stderr).toBe(`5 record(s) from ${topic}\n`);
 
     const json = await cli(['consume', '--topic', topic, '--json']);
     const records = json.stdout
@@ -132,7 +134,7 @@ describe('kafka-lambda produce → consume', () => {
       ]),
     );
 
-    const messages = await readAll(topic, 4);
+    const messages = await readAll(topic, 5);
     expect(messages.map((m) => [m.partition, m.key?.toString('hex'), m.value?.toString('hex')])).toEqual(
       lines.map((line, i) => [1, Buffer.from(keys[i]!).toString('hex'), Buffer.from(line).toString('hex')]),
     );
@@ -435,7 +437,7 @@ describe('kafka-lambda produce --tombstone → consume', () => {
     });
     expect((await produce(['--key', 'k3', '--value', ''])).code).toBe(0);
 
-    const messages = await readAll(topic, 4);
+    const messages = await readAll(topic, 5);
     expect(
       messages.map((m) => [m.key?.toString(), m.value === null ? null : m.value.toString('hex')]),
     ).toEqual([

@@ -934,18 +934,31 @@ async function registerSchema(
   return { id, version };
 }
 
+/** `JSON.rawJSON` and `JSON.isRawJSON`: in Node since 21, not yet in TypeScript's es2024 lib. */
+const { rawJSON, isRawJSON } = JSON as unknown as {
+  rawJSON(text: string): object;
+  isRawJSON(value: unknown): boolean;
+};
+
 function keyFromField(value: Buffer | null, field: string, position: string): Buffer | null {
   if (value === null)
     throw new ProduceInputError(`${position}: a tombstone has no "${field}" field for the key (--key-field)`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(value.toString());
+    // Every number keeps the text the line gives it ("id": 9007199254740993 keys as those digits, not as
+    // the double nearest them): the reviver's source text, re-emitted as is by JSON.stringify through
+    // JSON.rawJSON (TC39 "JSON.parse source text access", in Node since 21).
+    parsed = JSON.parse(value.toString(), (_key, parsedValue: unknown, context?: { source?: string }) =>
+      typeof parsedValue === 'number' && context?.source !== undefined
+        ? rawJSON(context.source)
+        : parsedValue,
+    );
   } catch {
     throw new ProduceInputError(
       `${position}: not JSON, so it has no "${field}" field for the key (--key-field)`,
     );
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || isRawJSON(parsed)) {
     throw new ProduceInputError(
       `${position}: not a JSON object, so it has no "${field}" field for the key (--key-field)`,
     );
