@@ -11,6 +11,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { KafkaLambdaCdkError } from './errors.ts';
 import {
   type FailureDestination,
   KafkaConsumerConfigError,
@@ -1192,6 +1193,147 @@ describe('configurations refused at synth time', () => {
     const build = () => new KafkaConsumerFunction(newStack(), 'C', { ...base, ...overrides });
     expect(build).toThrow(KafkaConsumerConfigError);
     expect(build).toThrow(new KafkaConsumerConfigError(message));
+  });
+
+  // aws-cdk-lib's EventSourceMapping refuses these too, but with errors outside KafkaLambdaCdkError, and only
+  // once NodejsFunction has bundled the handler: refused first, by prop, with the API's range
+  // (MaximumBatchingWindowInSeconds 0–300, MaximumRecordAgeInSeconds -1 or 60–604800:
+  // https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html).
+  it.each([
+    [
+      { maxBatchingWindow: Duration.seconds(301) },
+      'maxBatchingWindow Duration.seconds(301) (301 seconds) is not a batching window Lambda accepts: 0–300 seconds (MaximumBatchingWindowInSeconds)',
+    ],
+    [
+      { mappingProps: { maxBatchingWindow: Duration.minutes(6) } },
+      'mappingProps.maxBatchingWindow Duration.minutes(6) (360 seconds) is not a batching window Lambda accepts: 0–300 seconds (MaximumBatchingWindowInSeconds)',
+    ],
+    [
+      { maxRecordAge: Duration.days(8) },
+      'maxRecordAge Duration.days(8) (691200 seconds) is not a record age Lambda accepts: 60–604800 seconds, 1 minute to 7 days (MaximumRecordAgeInSeconds; for no limit, -1, take it out with mappingProps: { maxRecordAge: undefined })',
+    ],
+    [
+      { maxRecordAge: Duration.seconds(30) },
+      'maxRecordAge Duration.seconds(30) (30 seconds) is not a record age Lambda accepts: 60–604800 seconds, 1 minute to 7 days (MaximumRecordAgeInSeconds; for no limit, -1, take it out with mappingProps: { maxRecordAge: undefined })',
+    ],
+    [
+      { startingPosition: lambda.StartingPosition.AT_TIMESTAMP },
+      'startingPosition AT_TIMESTAMP needs startingPositionTimestamp (Unix seconds): the time a new consumer group starts reading at',
+    ],
+    [
+      { startingPositionTimestamp: 1_700_000_000 },
+      'startingPositionTimestamp 1700000000 is given with startingPosition TRIM_HORIZON (the default): Lambda takes a timestamp only with AT_TIMESTAMP (set startingPosition: StartingPosition.AT_TIMESTAMP, or leave the timestamp out)',
+    ],
+    [
+      {
+        startingPosition: lambda.StartingPosition.LATEST,
+        mappingProps: { startingPositionTimestamp: 1_700_000_000 },
+      },
+      'mappingProps.startingPositionTimestamp 1700000000 is given with startingPosition LATEST: Lambda takes a timestamp only with AT_TIMESTAMP (set startingPosition: StartingPosition.AT_TIMESTAMP, or leave the timestamp out)',
+    ],
+    [{ batchSize: 0 }, 'batchSize 0 is not a value Lambda accepts: an integer 1–10000'],
+  ])('consumer refused before its handler is bundled %#', (overrides, message) => {
+    const stack = newStack();
+    let id = 0;
+    const build = () => new KafkaConsumerFunction(stack, `C${id++}`, { ...base, ...overrides });
+    expect(build).toThrow(KafkaConsumerConfigError);
+    expect(build).toThrow(KafkaLambdaCdkError);
+    expect(build).toThrow(new KafkaConsumerConfigError(message));
+    // NodejsFunction bundles in its constructor: no function, no bundling.
+    expect(stack.node.findAll().filter((construct) => construct instanceof lambda.Function)).toEqual([]);
+  });
+
+  it('passes a batching window of 300 seconds and a record age of 60 seconds and of 7 days', () => {
+    const stack = newStack();
+    new KafkaConsumerFunction(stack, 'Short', {
+      ...base,
+      maxBatchingWindow: Duration.minutes(5),
+      maxRecordAge: Duration.minutes(1),
+    });
+    new KafkaConsumerFunction(stack, 'Long', {
+      ...base,
+      consumerGroupId: 'g2',
+      maxBatchingWindow: Duration.seconds(0),
+      maxRecordAge: Duration.days(7),
+    });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      MaximumBatchingWindowInSeconds: 300,
+      MaximumRecordAgeInSeconds: 60,
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      MaximumRecordAgeInSeconds: 604_800,
+    });
+  });
+
+  // CreateEventSourceMapping takes at most 22 SourceAccessConfigurations, each URI 1–200 characters
+  // (https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html,
+  // https://docs.aws.amazon.com/lambda/latest/api/API_SourceAccessConfiguration.html); CloudFormation's
+  // schema says the same (maxItems 22, URI maxLength 200).
+  describe('source access configurations', () => {
+    const ids = (prefix: string, count: number) =>
+      Array.from({ length: count }, (_, i) => `${prefix}-0a1b2c3d4e5f6${String(i).padStart(4, '0')}`);
+    const selfManaged = (stack: Stack, subnets: number, groups: number, secretArn = SECRET_ARN) => {
+      const source: KafkaSource = {
+        kind: 'self-managed',
+        bootstrapServers: ['k1.internal:9096'],
+        auth: { type: 'basic', secret: secretsmanager.Secret.fromSecretCompleteArn(stack, 'S', secretArn) },
+        rootCaCertificate: secretsmanager.Secret.fromSecretCompleteArn(stack, 'Ca', CA_ARN),
+        network: importKafkaNetwork(stack, {
+          vpcId: 'vpc-0a1b2c3d4e5f60000',
+          subnetIds: ids('subnet', subnets),
+          securityGroupIds: ids('sg', groups),
+        }),
+      };
+      return source;
+    };
+    const LONG_SECRET_ARN = `arn:aws:secretsmanager:eu-west-1:111122223333:secret:${'k'.repeat(150)}-AbCdEf`;
+
+    it('refuses more than 22, naming what they are and what to cut', () => {
+      const stack = newStack();
+      const build = () =>
+        new KafkaConsumerFunction(stack, 'C', { ...base, source: selfManaged(stack, 16, 5) });
+      expect(build).toThrow(
+        new KafkaConsumerConfigError(
+          'source gives the trigger 23 SourceAccessConfigurations (16 subnets of source.network.subnets, 5 source.network.securityGroups, source.auth.secret, source.rootCaCertificate): Lambda takes at most 22. Select 1 fewer subnet or security group',
+        ),
+      );
+      expect(stack.node.findAll().filter((construct) => construct instanceof lambda.Function)).toEqual([]);
+    });
+
+    it('passes 22', () => {
+      const stack = newStack();
+      new KafkaConsumerFunction(stack, 'C', { ...base, source: selfManaged(stack, 15, 5) });
+      const mapping = Template.fromStack(stack).findResources('AWS::Lambda::EventSourceMapping');
+      expect(Object.values(mapping)[0]!.Properties.SourceAccessConfigurations).toHaveLength(22);
+    });
+
+    it.each([
+      [
+        'self-managed',
+        (stack: Stack): KafkaSource => selfManaged(stack, 1, 1, LONG_SECRET_ARN),
+        'source.auth.secret',
+      ],
+      [
+        'MSK',
+        (stack: Stack): KafkaSource => ({
+          ...msk,
+          auth: {
+            type: 'sasl-scram-512',
+            secret: secretsmanager.Secret.fromSecretCompleteArn(stack, 'S', LONG_SECRET_ARN),
+          },
+        }),
+        'source.auth.secret',
+      ],
+    ])('refuses a %s secret ARN longer than 200 characters', (_kind, sourceOf, prop) => {
+      const stack = newStack();
+      const build = () => new KafkaConsumerFunction(stack, 'C', { ...base, source: sourceOf(stack) });
+      expect(build).toThrow(
+        new KafkaConsumerConfigError(
+          `${prop} has an ARN of ${LONG_SECRET_ARN.length} characters: Lambda takes a SourceAccessConfiguration URI of at most 200 (give a secret with a shorter name)`,
+        ),
+      );
+    });
   });
 
   // Lambda places a self-managed trigger's pollers in the given subnets: a selection of none is refused

@@ -35,6 +35,7 @@ import {
   type MskSource,
   type SelfManagedAuth,
   type SelfManagedSource,
+  sourceSecret,
   sourceSecrets,
 } from './kafka-source.ts';
 import { assertClusterInStackEnvironment } from './msk-arns.ts';
@@ -520,6 +521,44 @@ export class KafkaConsumerFunction extends Construct {
     this.topic = topic;
     this.consumerGroupId = consumerGroupId;
 
+    // The mapping as it will be, but for its function and on-failure destination (made below): checked
+    // whole before any resource is made, so that a refused setting fails fast and before NodejsFunction
+    // bundles the handler, as this construct's own error rather than aws-cdk-lib's.
+    const eventCountOnly = acceptsOnlyEventCountMetrics(region);
+    const options: Omit<lambda.EventSourceMappingProps, 'target' | 'onFailure'> = {
+      ...this.sourceOptions(subnetIds),
+      kafkaTopic: topic,
+      kafkaConsumerGroupId: consumerGroupId,
+      startingPosition: props.startingPosition ?? lambda.StartingPosition.TRIM_HORIZON,
+      startingPositionTimestamp: props.startingPositionTimestamp,
+      batchSize: props.batchSize ?? 100,
+      maxBatchingWindow: props.maxBatchingWindow,
+      retryAttempts: props.retryAttempts ?? 3,
+      maxRecordAge: props.maxRecordAge ?? Duration.days(1),
+      bisectBatchOnError: props.bisectBatchOnError ?? true,
+      reportBatchItemFailures: props.reportBatchItemFailures ?? true,
+      provisionedPollerConfig: pollers,
+      enabled: props.enabled ?? true,
+      filters,
+      schemaRegistryConfig: registry?.config,
+      // Every metric group a Kafka mapping offers: event counts (polled, filtered, dropped…), error counts
+      // (OnFailureDestinationDeliveryErrorCount among them) and Kafka consumer metrics; event counts only
+      // where the Region's CloudFormation schema accepts nothing else.
+      // https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-properties-lambda-eventsourcemapping-metricsconfig.html
+      metricsConfig: {
+        metrics: eventCountOnly
+          ? [lambda.MetricType.EVENT_COUNT]
+          : [lambda.MetricType.EVENT_COUNT, lambda.MetricType.ERROR_COUNT, lambda.MetricType.KAFKA_METRICS],
+      },
+      ...props.mappingProps,
+    };
+    assertMappingNumbers(options, props);
+    assertSourceAccess(source, options.sourceAccessConfigurations ?? []);
+    // The construct's own metrics fit the Region's schema; mappingProps' metrics and logLevel may not.
+    const metrics = options.metricsConfig?.metrics;
+    if (metrics !== undefined && !Token.isUnresolved(metrics)) assertMetricsRegion(region, metrics);
+    if (options.logLevel !== undefined) assertLoggingConfigRegion(region);
+
     const role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `Kafka consumer of ${topic} (group ${consumerGroupId})`,
@@ -559,45 +598,19 @@ export class KafkaConsumerFunction extends Construct {
       this.failureQueue = onFailure.type === 'sqs' ? onFailure.queue : undefined;
     }
 
-    const eventCountOnly = acceptsOnlyEventCountMetrics(region);
     if (eventCountOnly && props.mappingProps?.metricsConfig === undefined) {
       Annotations.of(this).addWarningV2(
         'kafka-lambda:eventCountOnlyMetrics',
         `CloudFormation's schema in ${region} accepts only EventCount metrics on the mapping: ErrorCount and ` +
-          'KafkaMetrics are off, so metricOnFailureDeliveryErrors() gets no data (the app makes no alarm on it there): ' +
+          'KafkaMetrics are off, so metricOnFailureDeliveryErrors() gets no data (an alarm on it would never fire): ' +
           'a failed delivery to the on-failure destination goes unnoticed',
       );
     }
     const mapping: lambda.EventSourceMappingProps = {
+      ...options,
       target: this.function,
-      ...this.sourceOptions(subnetIds),
-      kafkaTopic: topic,
-      kafkaConsumerGroupId: consumerGroupId,
-      startingPosition: props.startingPosition ?? lambda.StartingPosition.TRIM_HORIZON,
-      startingPositionTimestamp: props.startingPositionTimestamp,
-      batchSize: props.batchSize ?? 100,
-      maxBatchingWindow: props.maxBatchingWindow,
-      retryAttempts: props.retryAttempts ?? 3,
-      maxRecordAge: props.maxRecordAge ?? Duration.days(1),
-      bisectBatchOnError: props.bisectBatchOnError ?? true,
-      reportBatchItemFailures: props.reportBatchItemFailures ?? true,
-      provisionedPollerConfig: pollers,
       onFailure: failureDestination(onFailure, this.failureQueue),
-      enabled: props.enabled ?? true,
-      filters,
-      schemaRegistryConfig: registry?.config,
-      // Every metric group a Kafka mapping offers: event counts (polled, filtered, dropped…), error counts
-      // (OnFailureDestinationDeliveryErrorCount among them) and Kafka consumer metrics; event counts only
-      // where the Region's CloudFormation schema accepts nothing else.
-      // https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-properties-lambda-eventsourcemapping-metricsconfig.html
-      metricsConfig: {
-        metrics: eventCountOnly
-          ? [lambda.MetricType.EVENT_COUNT]
-          : [lambda.MetricType.EVENT_COUNT, lambda.MetricType.ERROR_COUNT, lambda.MetricType.KAFKA_METRICS],
-      },
-      ...props.mappingProps,
     };
-    assertMappingNumbers(mapping, props.mappingProps);
     this.vpcEndpointServices = [
       ...(onFailure.type === 'sqs' || onFailure.type === 'sns' ? [onFailure.type] : []),
       ...(mapping.provisionedPollerConfig === undefined ? (['lambda', 'sts'] as const) : []),
@@ -606,10 +619,6 @@ export class KafkaConsumerFunction extends Construct {
         ? (['secretsmanager'] as const)
         : []),
     ];
-    // The construct's own metrics fit the Region's schema; mappingProps' metrics and logLevel may not.
-    const metrics = mapping.metricsConfig?.metrics;
-    if (metrics !== undefined && !Token.isUnresolved(metrics)) assertMetricsRegion(region, metrics);
-    if (mapping.logLevel !== undefined) assertLoggingConfigRegion(region);
     const provisionedOnly = provisionedOnlyProperties(mapping);
     if (provisionedOnly.length > 0)
       Annotations.of(this).addWarningV2(
@@ -756,6 +765,45 @@ export class KafkaConsumerFunction extends Construct {
       acknowledgeNetworkInterfaceWildcards(role);
     }
   }
+}
+
+// CreateEventSourceMapping takes at most 22 SourceAccessConfigurations, each URI of 1–200 characters
+// (https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html,
+// https://docs.aws.amazon.com/lambda/latest/api/API_SourceAccessConfiguration.html); CloudFormation's schema
+// for AWS::Lambda::EventSourceMapping has the same maxItems and maxLength (cfn-lint v1.51.0, see regions.ts).
+const MAX_SOURCE_ACCESS_CONFIGURATIONS = 22;
+const MAX_SOURCE_ACCESS_URI_LENGTH = 200;
+
+/**
+ * The trigger's source access configurations as Lambda takes them: a secret ARN (the URI) of 200
+ * characters at most, and 22 entries at most, or the message names what they are and how many to leave
+ * out (only subnets and security groups can go). Tokens pass.
+ */
+function assertSourceAccess(source: KafkaSource, access: readonly lambda.SourceAccessConfiguration[]): void {
+  const secrets: [string, secretsmanager.ISecret | undefined][] = [
+    ['source.auth.secret', sourceSecret(source)],
+    ['source.rootCaCertificate', source.kind === 'self-managed' ? source.rootCaCertificate : undefined],
+  ];
+  for (const [prop, secret] of secrets) {
+    const arn = secret?.secretArn;
+    if (arn === undefined || Token.isUnresolved(arn) || arn.length <= MAX_SOURCE_ACCESS_URI_LENGTH) continue;
+    throw new KafkaConsumerConfigError(
+      `${prop} has an ARN of ${arn.length} characters: Lambda takes a SourceAccessConfiguration URI of at most ${MAX_SOURCE_ACCESS_URI_LENGTH} (give a secret with a shorter name)`,
+    );
+  }
+  if (Token.isUnresolved(access) || access.length <= MAX_SOURCE_ACCESS_CONFIGURATIONS) return;
+  const count = (type: lambda.SourceAccessConfigurationType) =>
+    access.filter((entry) => entry.type === type).length;
+  const parts = [
+    `${count(lambda.SourceAccessConfigurationType.VPC_SUBNET)} subnets of source.network.subnets`,
+    `${count(lambda.SourceAccessConfigurationType.VPC_SECURITY_GROUP)} source.network.securityGroups`,
+    ...secrets.filter(([, secret]) => secret !== undefined).map(([prop]) => prop),
+  ];
+  const excess = access.length - MAX_SOURCE_ACCESS_CONFIGURATIONS;
+  throw new KafkaConsumerConfigError(
+    `source gives the trigger ${access.length} SourceAccessConfigurations (${parts.join(', ')}): Lambda takes at most ${MAX_SOURCE_ACCESS_CONFIGURATIONS}. ` +
+      `Select ${excess} fewer ${excess === 1 ? 'subnet or security group' : 'subnets or security groups'}`,
+  );
 }
 
 /** The mapping's on-failure destination, granting the role what Lambda needs of it. */
@@ -971,21 +1019,47 @@ const YEAR_3000_SECONDS = Date.UTC(3000, 0, 1) / 1000;
 /**
  * The mapping's numbers, once `mappingProps` is applied over the construct's props (the message names
  * whichever prop the value came from): batch size and retries as whole numbers in the API's ranges,
- * the batching window and record age in whole seconds, the starting timestamp in Unix seconds and not
- * in the future, metrics each named once. Tokens pass.
+ * the batching window and record age in whole seconds within theirs, the starting timestamp in Unix
+ * seconds, not in the future, and given exactly with `AT_TIMESTAMP`, metrics each named once. Tokens pass.
+ * aws-cdk-lib's EventSourceMapping checks some of these too, but only once the function exists (bundled),
+ * and with errors outside {@link KafkaLambdaCdkError}.
  */
 function assertMappingNumbers(
-  mapping: lambda.EventSourceMappingProps,
-  overrides: KafkaConsumerFunctionProps['mappingProps'],
+  mapping: Omit<lambda.EventSourceMappingProps, 'target'>,
+  props: Pick<KafkaConsumerFunctionProps, 'mappingProps' | 'startingPosition'>,
 ): void {
+  const overrides = props.mappingProps;
   const named = (key: keyof lambda.EventSourceMappingOptions): string =>
     overrides !== undefined && key in overrides ? `mappingProps.${key}` : key;
   assertIntegerIn(named('batchSize'), mapping.batchSize, LAMBDA_LIMITS.batchSize);
   assertIntegerIn(named('retryAttempts'), mapping.retryAttempts, LAMBDA_LIMITS.maximumRetryAttempts);
   assertStartingPosition(named('startingPosition'), mapping.startingPosition);
   assertStartingTimestamp(named('startingPositionTimestamp'), mapping.startingPositionTimestamp);
+  const positionIsDefault =
+    props.startingPosition === undefined && named('startingPosition') === 'startingPosition';
+  assertTimestampWithPosition(
+    named('startingPositionTimestamp'),
+    mapping.startingPositionTimestamp,
+    `${named('startingPosition')} ${String(mapping.startingPosition)}${positionIsDefault ? ' (the default)' : ''}`,
+    mapping.startingPosition,
+  );
   assertWholeSeconds(named('maxBatchingWindow'), mapping.maxBatchingWindow, 'MaximumBatchingWindowInSeconds');
   assertWholeSeconds(named('maxRecordAge'), mapping.maxRecordAge, 'MaximumRecordAgeInSeconds');
+  const window = LAMBDA_LIMITS.batchingWindowSeconds;
+  assertSecondsIn(
+    named('maxBatchingWindow'),
+    mapping.maxBatchingWindow,
+    window,
+    `a batching window Lambda accepts: ${window.min}–${window.max} seconds (MaximumBatchingWindowInSeconds)`,
+  );
+  const age = LAMBDA_LIMITS.maximumRecordAgeSeconds;
+  // A Duration cannot be -1 (no limit): the mapping has no limit when the property is left out.
+  assertSecondsIn(
+    named('maxRecordAge'),
+    mapping.maxRecordAge,
+    age,
+    `a record age Lambda accepts: ${age.min}–${age.max} seconds, 1 minute to 7 days (MaximumRecordAgeInSeconds; for no limit, ${age.infinite}, take it out with mappingProps: { maxRecordAge: undefined })`,
+  );
   const metrics = mapping.metricsConfig?.metrics;
   if (metrics === undefined || Token.isUnresolved(metrics)) return;
   const prop = 'mappingProps.metricsConfig.metrics';
@@ -1004,11 +1078,53 @@ function assertMappingNumbers(
 }
 
 /**
+ * A Duration (already whole seconds) within Lambda's `range` of seconds; `accepted` says what Lambda takes.
+ * Tokens pass.
+ */
+function assertSecondsIn(
+  prop: string,
+  duration: Duration | undefined,
+  range: { readonly min: number; readonly max: number },
+  accepted: string,
+): void {
+  if (duration === undefined || duration.isUnresolved()) return;
+  const seconds = duration.toSeconds();
+  if (seconds >= range.min && seconds <= range.max) return;
+  throw new KafkaConsumerConfigError(
+    `${prop} ${duration.toString()} (${seconds} seconds) is not ${accepted}`,
+  );
+}
+
+/**
+ * `StartingPositionTimestamp` is given exactly when `StartingPosition` is `AT_TIMESTAMP`: Lambda reads it
+ * only then (https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html), and
+ * aws-cdk-lib refuses either without the other. `position` names the position and where it came from.
+ * Tokens pass.
+ */
+function assertTimestampWithPosition(
+  prop: string,
+  timestamp: number | undefined,
+  position: string,
+  value: lambda.StartingPosition | undefined,
+): void {
+  if (Token.isUnresolved(value)) return;
+  const atTimestamp = value === lambda.StartingPosition.AT_TIMESTAMP;
+  if (atTimestamp && timestamp === undefined)
+    throw new KafkaConsumerConfigError(
+      `${position} needs startingPositionTimestamp (Unix seconds): the time a new consumer group starts reading at`,
+    );
+  if (!atTimestamp && timestamp !== undefined)
+    throw new KafkaConsumerConfigError(
+      `${prop} ${String(timestamp)} is given with ${position}: Lambda takes a timestamp only with AT_TIMESTAMP (set startingPosition: StartingPosition.AT_TIMESTAMP, or leave the timestamp out)`,
+    );
+}
+
+/**
  * A Duration the mapping sends as an integer number of seconds (`property`; both are integers in
  * https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html). Checked before
  * CDK converts it, whose own error ("cannot be converted into a whole number of seconds") names neither
  * the prop nor where the value came from. The same conversion as CDK's, so what passes here passes
- * there; the ranges are CDK's to check. Tokens pass.
+ * there. Tokens pass.
  */
 function assertWholeSeconds(prop: string, duration: Duration | undefined, property: string): void {
   if (duration === undefined) return;
