@@ -1690,6 +1690,13 @@ describe('configurations refused at synth time', () => {
       `arn:aws:kafka:eu-west-1:${ACCOUNT}:vpc-connection/111122223333/shop/51jn98b4-7`,
       `source.clusterArn "arn:aws:kafka:eu-west-1:${ACCOUNT}:vpc-connection/111122223333/shop/51jn98b4-7" is an MSK managed VPC connection, for a cluster of another account: these constructs do not support cross-account clusters (Lambda needs kafka:DescribeVpcConnection on the connection and the cluster owner's policy, https://docs.aws.amazon.com/lambda/latest/dg/msk-cross-account.html). Deploy the stack to account 111122223333 and give the cluster ARN`,
     ],
+    // A Region's partition is the ARN's second field: a cluster in cn-north-1 is arn:aws-cn:kafka:….
+    [
+      'the commercial partition while the stack deploys to China',
+      { account: '111122223333', region: 'cn-north-1' },
+      'arn:aws:kafka:cn-north-1:111122223333:cluster/shop/0f3c-uuid-1',
+      'source.clusterArn "arn:aws:kafka:cn-north-1:111122223333:cluster/shop/0f3c-uuid-1" names partition aws, but cn-north-1 is in partition aws-cn: an MSK cluster there is "arn:aws-cn:kafka:cn-north-1:111122223333:cluster/shop/0f3c-uuid-1"',
+    ],
   ])('MSK cluster in %s', (_label, env, clusterArn, message) => {
     const build = (consumer: boolean) => {
       const stack = unbundledStack('S', env);

@@ -24,8 +24,9 @@ export class InvalidClusterArnError extends KafkaLambdaCdkError {
 
 /**
  * An MSK `source.clusterArn` the stack's trigger cannot read: a cluster of another account or Region than
- * the stack's (when both are known at synth), or an MSK managed VPC connection ARN (a cluster of another
- * account). Lambda reads a cluster of its own Region, and another account's only through a managed VPC
+ * the stack's (when both are known at synth), an ARN whose partition is not its Region's (such as
+ * `arn:aws:kafka:cn-north-1:…` for `arn:aws-cn:…`), or an MSK managed VPC connection ARN (a cluster of
+ * another account). Lambda reads a cluster of its own Region, and another account's only through a managed VPC
  * connection with `kafka:DescribeVpcConnection` and the owner's cluster policy
  * (https://docs.aws.amazon.com/lambda/latest/dg/msk-cross-account.html), which these constructs do not
  * support.
@@ -80,7 +81,8 @@ export function assertMskClusterArn(clusterArn: string): void {
 
 /**
  * Refuses a literal MSK cluster ARN of another account or Region than `scope`'s stack, where the stack
- * names them (a Token on either side passes: CloudFormation only knows at deploy time). An event source
+ * names them (a Token on either side passes: CloudFormation only knows at deploy time), and one whose
+ * partition is not its Region's (`arn:aws:kafka:cn-north-1:…`; see {@link partitionOfRegion}). An event source
  * mapping reads a cluster of its own Region, and a cluster of its own account by cluster ARN; another
  * account's takes a managed VPC connection ARN and `kafka:DescribeVpcConnection`, which these constructs
  * do not grant (https://docs.aws.amazon.com/lambda/latest/dg/msk-cross-account.html). Without this
@@ -88,12 +90,13 @@ export function assertMskClusterArn(clusterArn: string): void {
  *
  * @example
  * if (source.kind === 'msk') assertClusterInStackEnvironment(this, source.clusterArn);
- * @throws ClusterOutsideStackEnvironmentError saying where the cluster and the stack are.
+ * @throws ClusterOutsideStackEnvironmentError saying where the cluster and the stack are, or the ARN the
+ *   cluster has in its Region's partition.
  */
 export function assertClusterInStackEnvironment(scope: IConstruct, clusterArn: string): void {
   if (Token.isUnresolved(clusterArn)) return;
   assertMskClusterArn(clusterArn);
-  const [, , , region, account] = clusterArn.split(':');
+  const [, partition, , region, account] = clusterArn.split(':');
   const stack = Stack.of(scope);
   if (!Token.isUnresolved(stack.account) && stack.account !== account)
     throw new ClusterOutsideStackEnvironmentError(
@@ -109,6 +112,44 @@ export function assertClusterInStackEnvironment(scope: IConstruct, clusterArn: s
       `source.clusterArn "${clusterArn}" is a cluster in ${region}, but the stack deploys to ${stack.region}: ` +
         `a Kafka trigger reads an MSK cluster of its own Region only. Deploy the stack to ${region}`,
     );
+  // The Region is now the stack's, where the stack names one; the partition follows from it.
+  const expected = region === undefined ? undefined : partitionOfRegion(region);
+  if (expected !== undefined && partition !== expected)
+    throw new ClusterOutsideStackEnvironmentError(
+      clusterArn,
+      `source.clusterArn "${clusterArn}" names partition ${partition}, but ${region} is in partition ${expected}: ` +
+        `an MSK cluster there is "${clusterArn.replace(/^arn:[^:]+:/, `arn:${expected}:`)}"`,
+    );
+}
+
+/**
+ * Each Region's partition, by its name, as the AWS SDKs' partition metadata matches them (each partition's
+ * `regionRegex`, e.g. packages/util-endpoints/src/lib/aws/partitions.json of aws-sdk-js-v3): the partition
+ * is an ARN's second field (https://docs.aws.amazon.com/general/latest/gr/aws-arns-and-namespaces.html),
+ * so that a cluster in cn-north-1 is `arn:aws-cn:kafka:cn-north-1:…` and one in us-gov-west-1
+ * `arn:aws-us-gov:kafka:…`. The patterns are exclusive: `us-gov-west-1` has one more dash than the
+ * commercial `us-west-1`.
+ */
+const PARTITIONS: readonly (readonly [partition: string, regions: RegExp])[] = [
+  ['aws', /^(us|eu|ap|sa|ca|me|af|il|mx)-\w+-\d+$/],
+  ['aws-cn', /^cn-\w+-\d+$/],
+  ['aws-us-gov', /^us-gov-\w+-\d+$/],
+  ['aws-iso', /^us-iso-\w+-\d+$/],
+  ['aws-iso-b', /^us-isob-\w+-\d+$/],
+  ['aws-iso-e', /^eu-isoe-\w+-\d+$/],
+  ['aws-iso-f', /^us-isof-\w+-\d+$/],
+  ['aws-eusc', /^eusc-de-\w+-\d+$/],
+];
+
+/**
+ * The partition of `region`, or `undefined` for a name none of AWS's partitions matches (a Region newer
+ * than this list's patterns), which is then not checked.
+ *
+ * @example
+ * partitionOfRegion('cn-north-1'); // 'aws-cn'
+ */
+export function partitionOfRegion(region: string): string | undefined {
+  return PARTITIONS.find(([, regions]) => regions.test(region))?.[0];
 }
 
 /**
