@@ -1724,6 +1724,103 @@ describe('configurations refused at synth time', () => {
     expect(() => new KafkaReplayFunction(stack, 'R', { entry: ENTRY, source, target })).not.toThrow();
   });
 
+  // The role is granted, and the function connects to, the replay's own source: given a consumer as its
+  // target, a replay of another cluster could never move the group the consumer's trigger commits to.
+  describe('replay of a KafkaConsumerFunction', () => {
+    const servers = ['b-1.example.com:9096', 'b-2.example.com:9096'];
+    const selfManagedOn = (stack: Stack, bootstrapServers: readonly string[]): KafkaSource => ({
+      kind: 'self-managed',
+      bootstrapServers,
+      auth: { type: 'basic', secret: secretsmanager.Secret.fromSecretCompleteArn(stack, 'S', SECRET_ARN) },
+      network: importedNetwork(stack),
+    });
+    const OTHER_ARN = 'arn:aws:kafka:eu-west-1:111122223333:cluster/other/0f3c-uuid-2';
+
+    it.each([
+      [
+        'another MSK cluster',
+        (stack: Stack): KafkaSource => ({ ...msk, network: importedNetwork(stack) }),
+        (consumer: KafkaSource): KafkaSource => ({ ...consumer, clusterArn: OTHER_ARN }) as KafkaSource,
+        `source.clusterArn "${OTHER_ARN}" is not the cluster of target, a KafkaConsumerFunction reading "${CLUSTER_ARN}": the replay function would be granted, and connect to, a cluster its target's trigger does not read. Give it the consumer's source (source: consumer.source)`,
+      ],
+      [
+        'other self-managed brokers',
+        (stack: Stack): KafkaSource => selfManagedOn(stack, servers),
+        (consumer: KafkaSource): KafkaSource =>
+          ({
+            ...consumer,
+            bootstrapServers: ['b-1.example.com:9096', 'b-9.example.com:9096'],
+          }) as KafkaSource,
+        "source.bootstrapServers (b-1.example.com:9096, b-9.example.com:9096) are not the brokers of target, a KafkaConsumerFunction reading b-1.example.com:9096, b-2.example.com:9096: the replay function would be granted, and connect to, a cluster its target's trigger does not read. Give it the consumer's source (source: consumer.source)",
+      ],
+      [
+        'self-managed brokers for an MSK consumer',
+        (stack: Stack): KafkaSource => ({ ...msk, network: importedNetwork(stack) }),
+        (consumer: KafkaSource): KafkaSource => ({
+          kind: 'self-managed',
+          bootstrapServers: servers,
+          auth: { type: 'none' },
+          network: consumer.network,
+        }),
+        `source is self-managed brokers, but target, a KafkaConsumerFunction, reads MSK cluster "${CLUSTER_ARN}": the replay function would be granted, and connect to, a cluster its target's trigger does not read. Give it the consumer's source (source: consumer.source)`,
+      ],
+    ])('refuses %s', (_label, consumerSource, replaySource, message) => {
+      const stack = newStack();
+      const consumer = new KafkaConsumerFunction(stack, 'C', { ...base, source: consumerSource(stack) });
+      let id = 0;
+      const build = () =>
+        new KafkaReplayFunction(stack, `R${id++}`, {
+          entry: ENTRY,
+          source: replaySource(consumer.source),
+          target: consumer,
+        });
+      expect(build).toThrow(KafkaReplayConfigError);
+      expect(build).toThrow(new KafkaReplayConfigError(message));
+    });
+
+    it("accepts the consumer's cluster with another network or authentication, and its brokers in another order", () => {
+      const stack = newStack();
+      const consumer = new KafkaConsumerFunction(stack, 'C', { ...base, source: msk });
+      const secret = secretsmanager.Secret.fromSecretCompleteArn(stack, 'Scram', SECRET_ARN);
+      new KafkaReplayFunction(stack, 'R', {
+        entry: ENTRY,
+        source: { ...msk, auth: { type: 'sasl-scram-512', secret }, network: importedNetwork(stack) },
+        target: consumer,
+      });
+      const other = newStack();
+      const brokers = new KafkaConsumerFunction(other, 'C', {
+        ...base,
+        source: selfManagedOn(other, servers),
+      });
+      new KafkaReplayFunction(other, 'R', {
+        entry: ENTRY,
+        source: { ...brokers.source, bootstrapServers: [...servers].reverse() } as KafkaSource,
+        target: brokers,
+      });
+    });
+
+    it("refuses allowedTopics that leave out the target's topic", () => {
+      const stack = newStack();
+      const consumer = new KafkaConsumerFunction(stack, 'C', {
+        ...base,
+        source: { ...msk, network: importedNetwork(stack) },
+      });
+      const build = (allowedTopics: string[]) => () =>
+        new KafkaReplayFunction(stack, `R${allowedTopics.length}`, {
+          entry: ENTRY,
+          source: consumer.source,
+          target: consumer,
+          allowedTopics,
+        });
+      expect(build(['payments'])).toThrow(
+        new KafkaReplayConfigError(
+          'allowedTopics leaves out target.topic "orders": a replay of the target\'s mapping moves its group on "orders", which the function would be neither allowed (REPLAY_ALLOWED_TOPICS) nor granted. Add "orders" to allowedTopics',
+        ),
+      );
+      expect(build(['payments', 'orders'])).not.toThrow();
+    });
+  });
+
   it('replay with an empty allow-list', () => {
     const source = { ...msk, network: importedNetwork(newStack()) };
     expect(

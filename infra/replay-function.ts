@@ -15,6 +15,7 @@ import {
 import {
   consumerGroupIdProblem,
   functionLogGroup,
+  KafkaConsumerFunction,
   kafkaSourceOptions,
   logRetentionProblem,
   networkSubnetIds,
@@ -27,7 +28,8 @@ import { packagedReplayHandler } from './packaged-replay-handler.ts';
 import type { KafkaVpcEndpointService } from './vpc-endpoints.ts';
 
 /**
- * A replay function that could not reach its cluster, or whose allow-list is empty.
+ * A replay function that could not reach its cluster, whose cluster is not its target's, or whose
+ * allow-list is empty or leaves out its target's topic.
  *
  * @example
  * try { new KafkaReplayFunction(stack, 'Replay', props); } catch (e) { if (e instanceof KafkaReplayConfigError) console.error(e.message); }
@@ -68,7 +70,9 @@ export interface KafkaReplayFunctionProps {
   readonly target: ReplayTarget;
   /**
    * Topics whose offsets the function may move: names a Kafka trigger accepts (`a-z A-Z 0-9 . _ -`, so no
-   * `*` or `?`, which IAM would read as wildcards in the granted topic ARNs). @default [target.topic]
+   * `*` or `?`, which IAM would read as wildcards in the granted topic ARNs), `target.topic` among them (a
+   * replay of the target's mapping moves its group on that topic; a list without it is refused).
+   * @default [target.topic]
    */
   readonly allowedTopics?: readonly string[];
   /** Overrides for the function; applied over this construct's defaults. */
@@ -115,7 +119,9 @@ export class KafkaReplayFunction extends Construct {
    * @param scope - The construct (usually a stack) to add the function to.
    * @param id - The construct's id.
    * @param props - The cluster, the trigger whose group it moves, and the function's settings.
-   * @throws KafkaReplayConfigError when a prop is unknown or cannot work with the others.
+   * @throws KafkaReplayConfigError when a prop is unknown or cannot work with the others: among them a
+   *   `source` other than the cluster of a `target` that is a {@link KafkaConsumerFunction} (another MSK
+   *   cluster ARN or other brokers), and `allowedTopics` without `target.topic`.
    * @throws InvalidClusterArnError when an MSK `source.clusterArn` is not an MSK cluster ARN.
    * @throws ClusterOutsideStackEnvironmentError when it is a cluster of another account or Region than
    *   the stack's, or an MSK managed VPC connection (cross-account clusters are not supported).
@@ -143,6 +149,20 @@ export class KafkaReplayFunction extends Construct {
     ];
     const problem = problems.find((found) => found !== undefined);
     if (problem !== undefined) throw new KafkaReplayConfigError(problem);
+    const clusterProblem =
+      target instanceof KafkaConsumerFunction ? otherClusterProblem(source, target.source) : undefined;
+    if (clusterProblem !== undefined) throw new KafkaReplayConfigError(clusterProblem);
+    // The default request replays the target's mapping, on its one topic: the handler refuses a topic off
+    // the allow-list, and the role is granted only the allowed topics.
+    if (
+      props.allowedTopics !== undefined &&
+      !Token.isUnresolved(props.allowedTopics) &&
+      !Token.isUnresolved(target.topic) &&
+      !props.allowedTopics.includes(target.topic)
+    )
+      throw new KafkaReplayConfigError(
+        `allowedTopics leaves out target.topic "${target.topic}": a replay of the target's mapping moves its group on "${target.topic}", which the function would be neither allowed (REPLAY_ALLOWED_TOPICS) nor granted. Add "${target.topic}" to allowedTopics`,
+      );
     if (source.kind === 'msk' && source.network === undefined) {
       throw new KafkaReplayConfigError(
         'an MSK source needs `network` (VPC, subnets, security groups) for the replay function: MSK brokers are reachable only from their VPC',
@@ -220,6 +240,41 @@ export class KafkaReplayFunction extends Construct {
       acknowledgeNetworkInterfaceWildcards(role);
     }
   }
+}
+
+/**
+ * Why the replay's `source` is not the cluster its target, a {@link KafkaConsumerFunction}, reads, or
+ * `undefined`: another kind of source, another MSK cluster ARN, or other self-managed brokers (the same
+ * ones in any order pass). Only values known at synth are compared: a Token on either side passes. The
+ * network and authentication may differ (another subnet, or SCRAM where the trigger uses IAM).
+ */
+function otherClusterProblem(source: KafkaSource, consumer: KafkaSource): string | undefined {
+  const fix =
+    "the replay function would be granted, and connect to, a cluster its target's trigger does not read. " +
+    "Give it the consumer's source (source: consumer.source)";
+  const describe = (of: KafkaSource): string =>
+    of.kind === 'msk'
+      ? `MSK cluster "${of.clusterArn}"`
+      : `self-managed brokers ${of.bootstrapServers.join(', ')}`;
+  if (source.kind !== consumer.kind)
+    return `source is ${source.kind === 'msk' ? 'an MSK cluster' : 'self-managed brokers'}, but target, a KafkaConsumerFunction, reads ${describe(consumer)}: ${fix}`;
+  if (source.kind === 'msk' && consumer.kind === 'msk') {
+    const [mine, theirs] = [source.clusterArn, consumer.clusterArn];
+    if (Token.isUnresolved(mine) || Token.isUnresolved(theirs) || mine === theirs) return undefined;
+    return `source.clusterArn "${mine}" is not the cluster of target, a KafkaConsumerFunction reading "${theirs}": ${fix}`;
+  }
+  if (source.kind === 'self-managed' && consumer.kind === 'self-managed') {
+    const [mine, theirs] = [source.bootstrapServers, consumer.bootstrapServers];
+    const known = (servers: readonly string[]) =>
+      !Token.isUnresolved(servers) && servers.every((server) => !Token.isUnresolved(server));
+    if (!known(mine) || !known(theirs)) return undefined;
+    // Host names are case-insensitive.
+    const set = (servers: readonly string[]) =>
+      [...new Set(servers.map((server) => server.toLowerCase()))].sort();
+    if (set(mine).join(',') === set(theirs).join(',')) return undefined;
+    return `source.bootstrapServers (${mine.join(', ')}) are not the brokers of target, a KafkaConsumerFunction reading ${theirs.join(', ')}: ${fix}`;
+  }
+  return undefined;
 }
 
 /**
