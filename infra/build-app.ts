@@ -7,6 +7,7 @@ import type { AppConfig } from './app-config.ts';
 import { KafkaLambdaAppStack } from './application-stack.ts';
 import { KafkaClusterStack } from './cluster-stack.ts';
 import { importKafkaNetwork, type KafkaSource } from './kafka-source.ts';
+import { assertKafkaDestinationRegion, assertPollerGroupRegion, UnsupportedRegionError } from './regions.ts';
 
 /**
  * The stacks {@link buildApp} created: the cluster stack only when the app creates the cluster.
@@ -33,6 +34,21 @@ function secret(scope: Construct, id: string, arn: string, kmsKeyArn?: string): 
 }
 
 /**
+ * Runs a construct's Region check on the app's configuration, so that its refusal (in the construct's
+ * props) also says what to change in this app's context.
+ */
+function checkRegion(check: () => void, inThisApp: string): void {
+  try {
+    check();
+  } catch (error) {
+    if (!(error instanceof UnsupportedRegionError)) throw error;
+    throw new UnsupportedRegionError(error.region, `${error.message}. In this app, ${inThisApp}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
  * Builds the app's stacks from a configuration and checks every stack with cdk-nag's AwsSolutions rules.
  * Env-agnostic stacks: synth needs no account, region or credentials.
  *
@@ -42,8 +58,15 @@ function secret(scope: Construct, id: string, arn: string, kmsKeyArn?: string): 
  */
 export function buildApp(app: App, config: AppConfig): BuiltApp {
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  const { cluster } = config;
-  const env = config.region === undefined ? undefined : { region: config.region };
+  const { cluster, region } = config;
+  if (region !== undefined && config.failureTopic !== undefined)
+    checkRegion(
+      () => assertKafkaDestinationRegion(region),
+      'leave out -c failureTopic: failed records then go to an SQS queue',
+    );
+  if (region !== undefined && config.pollerGroupName !== undefined)
+    checkRegion(() => assertPollerGroupRegion(region), 'leave out -c pollerGroupName');
+  const env = region === undefined ? undefined : { region };
   let clusterStack: KafkaClusterStack | undefined;
   let sourceFor: (scope: Construct) => KafkaSource;
   switch (cluster.kind) {

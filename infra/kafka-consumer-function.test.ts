@@ -1516,8 +1516,12 @@ describe('configurations refused at synth time', () => {
         source: mskIn('cn-northwest-1'),
       });
     expect(build).toThrow(UnsupportedRegionError);
+    // In the construct's props: a stack of the user's own has no -c context of this repository's app.
     expect(build).toThrow(
-      /cannot be deployed in cn-northwest-1: .*onFailure: \{ type: 'sqs' \} on KafkaConsumerFunction/,
+      new UnsupportedRegionError(
+        'cn-northwest-1',
+        "a kafka:// on-failure destination cannot be deployed in cn-northwest-1: there (as in cn-north-1, cn-northwest-1, il-central-1) CloudFormation's schema for AWS::Lambda::EventSourceMapping accepts only ARNs as DestinationConfig.OnFailure.Destination. Send failed records to SQS instead: onFailure: { type: 'sqs' }",
+      ),
     );
     expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).not.toThrow();
     expect(
@@ -1534,10 +1538,25 @@ describe('configurations refused at synth time', () => {
       ...base,
       provisionedPollers: { minimumPollers: 1, maximumPollers: 2, pollerGroupName: 'shop' },
     };
-    expect(
-      () => new KafkaConsumerFunction(newStack('cn-north-1'), 'C', { ...props, source: mskIn('cn-north-1') }),
-    ).toThrow(UnsupportedRegionError);
+    const build = () =>
+      new KafkaConsumerFunction(newStack('cn-north-1'), 'C', { ...props, source: mskIn('cn-north-1') });
+    expect(build).toThrow(UnsupportedRegionError);
+    expect(build).toThrow(
+      new UnsupportedRegionError(
+        'cn-north-1',
+        "a provisioned-poller group cannot be deployed in cn-north-1: there (as in cn-north-1, cn-northwest-1, il-central-1) CloudFormation's schema for AWS::Lambda::EventSourceMapping has no ProvisionedPollerConfig.PollerGroupName. Leave out provisionedPollers.pollerGroupName: the trigger then has pollers of its own",
+      ),
+    );
     expect(() => new KafkaConsumerFunction(newStack(), 'C', props)).not.toThrow();
+  });
+
+  it('warns, in its own terms, that on-failure delivery errors go unmeasured where only EventCount is', () => {
+    const stack = newStack('il-central-1');
+    new KafkaConsumerFunction(stack, 'C', { ...base, source: mskIn('il-central-1') });
+    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('EventCount'));
+    expect(warnings.map((warning) => warning.entry.data)).toEqual([
+      "CloudFormation's schema in il-central-1 accepts only EventCount metrics on the mapping: ErrorCount and KafkaMetrics are off, so metricOnFailureDeliveryErrors() gets no data (an alarm on it would never fire): a failed delivery to the on-failure destination goes unnoticed [ack: kafka-lambda:eventCountOnlyMetrics]",
+    ]);
   });
 
   it('warns when provisioned pollers are turned off under settings AWS offers only with them', () => {

@@ -32,10 +32,12 @@ export const MSK_SERVERLESS_REGIONS: readonly string[] = [
 ];
 
 /**
- * The stack's Region cannot host what the app was asked to create. The message names the alternative.
+ * The stack's Region cannot host what a construct was given: its CloudFormation schema for the mapping
+ * lacks a property the props need (a `kafka://` destination, a poller group, metrics beyond `EventCount`,
+ * `logLevel`), or the service does not exist there. The message names the prop and the alternative.
  *
  * @example
- * try { buildApp(app, config); } catch (e) { if (e instanceof UnsupportedRegionError) console.error(e.message); }
+ * try { new KafkaConsumerFunction(stack, 'Orders', props); } catch (e) { if (e instanceof UnsupportedRegionError) console.error(e.region, e.message); }
  */
 export class UnsupportedRegionError extends KafkaLambdaCdkError {
   /** Always `'UnsupportedRegionError'`. */
@@ -45,9 +47,10 @@ export class UnsupportedRegionError extends KafkaLambdaCdkError {
   /**
    * @param region - The stack's Region, as synth resolved it.
    * @param message - What the Region cannot host, and the alternative.
+   * @param options - `cause`: the error this one restates, if any (the app adds its own wording).
    */
-  constructor(region: string, message: string) {
-    super(message);
+  constructor(region: string, message: string, options?: ErrorOptions) {
+    super(message, options);
     this.region = region;
   }
 }
@@ -149,8 +152,7 @@ export function assertKafkaDestinationRegion(region: string): void {
     KAFKA_DESTINATION_REFUSED_REGIONS,
     'a kafka:// on-failure destination',
     'accepts only ARNs as DestinationConfig.OnFailure.Destination',
-    'Send failed records to SQS instead: ' +
-      "onFailure: { type: 'sqs' } on KafkaConsumerFunction, or leave out -c failureTopic in the app",
+    "Send failed records to SQS instead: onFailure: { type: 'sqs' }",
   );
 }
 
@@ -188,7 +190,7 @@ export function assertPollerGroupRegion(region: string): void {
     POLLER_GROUP_REFUSED_REGIONS,
     'a provisioned-poller group',
     'has no ProvisionedPollerConfig.PollerGroupName',
-    'Leave out pollerGroupName (-c pollerGroupName in the app): the trigger then has pollers of its own',
+    'Leave out provisionedPollers.pollerGroupName: the trigger then has pollers of its own',
   );
 }
 

@@ -342,7 +342,10 @@ describe('regions known at synth time', { timeout: 60_000 }, () => {
       const build = () => synth({ region, cluster: 'provisioned', failureTopic: 'orders-failed' });
       expect(build).toThrow(UnsupportedRegionError);
       expect(build).toThrow(`a kafka:// on-failure destination cannot be deployed in ${region}`);
-      expect(build).toThrow(/Send failed records to SQS instead: .*leave out -c failureTopic in the app/);
+      // The construct's message, in its props, and what to change in this app's context.
+      expect(build).toThrow(
+        /Send failed records to SQS instead: onFailure: \{ type: 'sqs' \}\. In this app, leave out -c failureTopic: failed records then go to an SQS queue$/,
+      );
     },
   );
 
@@ -372,7 +375,9 @@ describe('regions known at synth time', { timeout: 60_000 }, () => {
   it('refuses a poller group name where the schema has none, and names the alternative', () => {
     const build = () => synth({ region: 'il-central-1', cluster: 'provisioned', pollerGroupName: 'shop' });
     expect(build).toThrow(UnsupportedRegionError);
-    expect(build).toThrow(/no ProvisionedPollerConfig.PollerGroupName\. Leave out pollerGroupName/);
+    expect(build).toThrow(
+      /no ProvisionedPollerConfig.PollerGroupName\. Leave out provisionedPollers\.pollerGroupName: the trigger then has pollers of its own\. In this app, leave out -c pollerGroupName$/,
+    );
   });
 
   it('keeps kafka://, a poller group and every metric group in a Region whose schema accepts them', () => {
