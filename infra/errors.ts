@@ -13,6 +13,9 @@
  * ```
  */
 export class KafkaLambdaCdkError extends Error {
+  /** The concrete class's name (`new.target.name`), such as `'KafkaConsumerConfigError'`. */
+  override name: string;
+
   /**
    * `name` becomes the constructed class's name (`new.target.name`).
    *

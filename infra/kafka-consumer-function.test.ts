@@ -16,6 +16,7 @@ import {
   type FailureDestination,
   KafkaConsumerConfigError,
   KafkaConsumerFunction,
+  type KafkaConsumerFunctionProps,
 } from './kafka-consumer-function.ts';
 import { importKafkaNetwork, type KafkaNetwork, type KafkaSource } from './kafka-source.ts';
 import { ClusterOutsideStackEnvironmentError, InvalidClusterArnError } from './msk-arns.ts';
@@ -1559,8 +1560,59 @@ describe('configurations refused at synth time', () => {
     ]);
   });
 
+  // A project with exactOptionalPropertyTypes writes them so (infra/exact-optional.test-d.ts); they
+  // mean what leaving them out means.
+  it('takes an optional prop given as undefined for one left out', () => {
+    const build = (explicit: boolean) => {
+      const stack = newStack();
+      const network = importedNetwork(stack);
+      const unset = <T extends object>(props: T): T =>
+        explicit
+          ? props
+          : (Object.fromEntries(Object.entries(props).filter(([, v]) => v !== undefined)) as T);
+      const consumer = new KafkaConsumerFunction(
+        stack,
+        'C',
+        unset({
+          ...base,
+          source: unset({ ...msk, network }),
+          handler: undefined,
+          startingPosition: undefined,
+          startingPositionTimestamp: undefined,
+          batchSize: undefined,
+          maxBatchingWindow: undefined,
+          retryAttempts: undefined,
+          maxRecordAge: undefined,
+          bisectBatchOnError: undefined,
+          reportBatchItemFailures: undefined,
+          provisionedPollers: unset({ minimumPollers: 2, maximumPollers: 4, pollerGroupName: undefined }),
+          onFailure: unset({ type: 'sqs', queue: undefined } as const),
+          enabled: undefined,
+          filterCriteria: undefined,
+          schemaRegistry: undefined,
+          functionProps: undefined,
+          mappingProps: undefined,
+        }),
+      );
+      new KafkaReplayFunction(
+        stack,
+        'R',
+        unset({
+          entry: ENTRY,
+          handler: undefined,
+          source: consumer.source,
+          target: consumer,
+          allowedTopics: undefined,
+          functionProps: undefined,
+        }),
+      );
+      return Template.fromStack(stack).toJSON();
+    };
+    expect(build(true)).toEqual(build(false));
+  });
+
   it('warns when provisioned pollers are turned off under settings AWS offers only with them', () => {
-    const warningOf = (mappingProps: Partial<lambda.EventSourceMappingProps>) => {
+    const warningOf = (mappingProps: KafkaConsumerFunctionProps['mappingProps']) => {
       const stack = newStack();
       new KafkaConsumerFunction(stack, 'C', { ...base, mappingProps });
       return Annotations.fromStack(stack).findWarning(

@@ -97,7 +97,7 @@ export class KafkaConsumerConfigError extends KafkaLambdaCdkError {
  * const toBucket: FailureDestination = { type: 's3', bucket: failedBatches };
  */
 export type FailureDestination =
-  | { readonly type: 'sqs'; readonly queue?: sqs.IQueue }
+  | { readonly type: 'sqs'; readonly queue?: sqs.IQueue | undefined }
   | { readonly type: 'sns'; readonly topic: sns.ITopic }
   | { readonly type: 's3'; readonly bucket: s3.IBucket }
   | { readonly type: 'kafka'; readonly topic: string };
@@ -114,8 +114,17 @@ export interface KafkaConsumerFunctionProps {
   /** The handler's source file, bundled with esbuild (e.g. `functions/orders/handler.ts`). */
   readonly entry: string;
   /** The exported handler. @default 'handler' */
-  readonly handler?: string;
+  readonly handler?: string | undefined;
+  /**
+   * The cluster the trigger reads: an MSK cluster by ARN (`{ kind: 'msk', clusterArn, auth }`) or
+   * self-managed brokers (`{ kind: 'self-managed', bootstrapServers, auth }`). The role is granted this
+   * cluster only; give the same object to {@link KafkaReplayFunction} (`source: consumer.source`).
+   */
   readonly source: KafkaSource;
+  /**
+   * The one topic the trigger reads: 2–249 of `a-z A-Z 0-9 . _ -`, not starting with a dot (the trigger's
+   * API; no `*` or `?`, which IAM would read as wildcards in the granted topic ARN).
+   */
   readonly topic: string;
   /**
    * The consumer group the trigger commits to: explicit, because IAM policies and the replay tool name it.
@@ -125,54 +134,63 @@ export interface KafkaConsumerFunctionProps {
    */
   readonly consumerGroupId: string;
   /** Used only while the group has no committed offsets. @default TRIM_HORIZON (no record is skipped) */
-  readonly startingPosition?: lambda.StartingPosition;
+  readonly startingPosition?: lambda.StartingPosition | undefined;
   /** Unix seconds (not milliseconds), with `startingPosition: AT_TIMESTAMP`; not in the future. */
-  readonly startingPositionTimestamp?: number;
+  readonly startingPositionTimestamp?: number | undefined;
   /** Records per invocation at most, 1–10,000. @default 100 */
-  readonly batchSize?: number;
+  readonly batchSize?: number | undefined;
   /**
    * Whole seconds, at most 5 minutes.
    * @default the platform's 500 ms (once set, 500 ms cannot be restored without recreating the mapping)
    */
-  readonly maxBatchingWindow?: Duration;
+  readonly maxBatchingWindow?: Duration | undefined;
   /**
    * Retries of a failed batch, after the first attempt: 0–10,000, or -1. -1 is "infinite" in Lambda's API,
    * but with an on-failure destination, which this construct always sets, Lambda caps it at 10 retries
    * (https://docs.aws.amazon.com/lambda/latest/dg/kafka-on-failure-destination.html); records older than
    * `maxRecordAge` go to the destination sooner. @default 3
    */
-  readonly retryAttempts?: number;
+  readonly retryAttempts?: number | undefined;
   /**
    * Records older than this go to the failure destination unprocessed; whole seconds, 1 minute to 7 days.
    * @default 1 day — well inside the usual 7-day retention, so that a replay from the destination's
    * offsets still finds the records.
    */
-  readonly maxRecordAge?: Duration;
+  readonly maxRecordAge?: Duration | undefined;
   /** Split a failing batch in two and retry the halves, isolating a poison record. @default true */
-  readonly bisectBatchOnError?: boolean;
+  readonly bisectBatchOnError?: boolean | undefined;
   /** Retry only what the handler reports failed (`batchItemFailures`). @default true */
-  readonly reportBatchItemFailures?: boolean;
+  readonly reportBatchItemFailures?: boolean | undefined;
   /**
    * Provisioned pollers: required by partial batch responses, retry and age limits and Kafka destinations.
    * A `pollerGroupName` is refused at synth time where the Region's schema lacks it (`POLLER_GROUP_REFUSED_REGIONS`).
    * @default { minimumPollers: 1, maximumPollers: 3 }
    */
-  readonly provisionedPollers?: lambda.ProvisionedPollerConfig;
+  readonly provisionedPollers?:
+    | {
+        readonly [Key in keyof lambda.ProvisionedPollerConfig]?:
+          | lambda.ProvisionedPollerConfig[Key]
+          | undefined;
+      }
+    | undefined;
   /**
    * An SQS queue, SNS topic, S3 bucket or Kafka topic (see {@link FailureDestination}). `kafka` is refused
    * at synth time (`UnsupportedRegionError`) in a stack whose Region's CloudFormation schema accepts only
    * ARNs as the destination (`KAFKA_DESTINATION_REFUSED_REGIONS`).
    * @default { type: 'sqs' } — a new encrypted queue that keeps messages 14 days
    */
-  readonly onFailure?: FailureDestination;
-  /** @default true */
-  readonly enabled?: boolean;
+  readonly onFailure?: FailureDestination | undefined;
+  /**
+   * Whether the trigger polls: `false` creates it paused, reading nothing (its group's committed offsets
+   * kept) until it is enabled. @default true
+   */
+  readonly enabled?: boolean | undefined;
   /**
    * Lambda's `FilterCriteria`, the same object the emulator's `filterCriteria` takes (patterns on the
    * record's `value`; checked at synth time with the emulator's rules). Records matching no filter are
    * never delivered and are committed past. @default no filter
    */
-  readonly filterCriteria?: FilterCriteria;
+  readonly filterCriteria?: FilterCriteria | undefined;
   /**
    * The trigger's schema registry (Glue, or Confluent with a basic-auth or mTLS secret): Lambda resolves
    * and validates each record's key and/or value, delivers it as JSON or SOURCE, and sends records it
@@ -180,12 +198,12 @@ export interface KafkaConsumerFunctionProps {
    * Provisioned mode only (refused at synth time otherwise). The role gets exactly the registry's read
    * permissions. @default none
    */
-  readonly schemaRegistry?: SchemaRegistry;
+  readonly schemaRegistry?: SchemaRegistry | undefined;
   /**
    * Overrides for the function (memory, timeout, environment, VPC…); applied over this construct's defaults.
    * Not the role: its least-privilege policy is what this construct is for (add to `function.role` instead).
    */
-  readonly functionProps?: Omit<NodejsFunctionProps, 'entry' | 'handler' | 'role'>;
+  readonly functionProps?: Omit<NodejsFunctionProps, 'entry' | 'handler' | 'role'> | undefined;
   /**
    * Overrides for the mapping (metrics, logging…); applied last, and held to the same checks as this
    * construct's own props. Not the source, topic, group, destination or schema registry, which the IAM
@@ -194,21 +212,32 @@ export interface KafkaConsumerFunctionProps {
    * as `undefined`, to turn provisioned mode off (set pollers with `provisionedPollers`). Each of these
    * is refused at synth time by name, the function, source, topic, group, destination, registry and
    * `filters` even as `undefined` (which would take the construct's own value out of the mapping).
+   * A key given as `undefined` takes the construct's value out (Lambda's default applies): each key
+   * says `| undefined`, so that a project with `exactOptionalPropertyTypes` may write
+   * `mappingProps: { provisionedPollerConfig: undefined }`.
    */
-  readonly mappingProps?: Omit<
-    Partial<lambda.EventSourceMappingOptions>,
-    | 'eventSourceArn'
-    | 'kafkaBootstrapServers'
-    | 'kafkaTopic'
-    | 'kafkaConsumerGroupId'
-    | 'sourceAccessConfigurations'
-    | 'onFailure'
-    | 'schemaRegistryConfig'
-    | 'filters'
-    | 'parallelizationFactor'
-    | 'tumblingWindow'
-    | 'maxConcurrency'
-  >;
+  readonly mappingProps?:
+    | ({
+        readonly [Key in Exclude<
+          keyof lambda.EventSourceMappingOptions,
+          | 'eventSourceArn'
+          | 'kafkaBootstrapServers'
+          | 'kafkaTopic'
+          | 'kafkaConsumerGroupId'
+          | 'sourceAccessConfigurations'
+          | 'onFailure'
+          | 'schemaRegistryConfig'
+          | 'filters'
+          | 'parallelizationFactor'
+          | 'tumblingWindow'
+          | 'maxConcurrency'
+          | 'provisionedPollerConfig'
+        >]?: lambda.EventSourceMappingOptions[Key] | undefined;
+      } & {
+        /** Only `undefined`: turns provisioned mode off (pollers are set with `provisionedPollers`). */
+        readonly provisionedPollerConfig?: undefined;
+      })
+    | undefined;
 }
 
 // The props of the constructs, declared once (lib/options): a misspelled key is refused at synth time with
@@ -688,6 +717,10 @@ export class KafkaConsumerFunction extends Construct {
     });
   }
 
+  /**
+   * The mapping's cluster and its SourceAccessConfigurations: the MSK cluster ARN with its secret, or the
+   * self-managed brokers with their secrets, subnets and security groups.
+   */
   private sourceOptions(
     subnetIds: readonly string[],
   ): Pick<

@@ -10,8 +10,14 @@ import type { Construct } from 'constructs';
  * const network: KafkaNetwork = { vpc, subnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS }, securityGroups: [clientSg] };
  */
 export interface KafkaNetwork {
+  /** The VPC the brokers are in (or one routed to them). */
   readonly vpc: ec2.IVpc;
+  /**
+   * Subnets of `vpc` with a route to the brokers: where the replay function runs, and a self-managed
+   * trigger's pollers (one per subnet in Lambda's SourceAccessConfigurations, which take 22 entries at most).
+   */
   readonly subnets: ec2.SubnetSelection;
+  /** Security groups the brokers admit (at least one for a self-managed trigger in a VPC). */
   readonly securityGroups: readonly ec2.ISecurityGroup[];
 }
 
@@ -23,7 +29,13 @@ export interface KafkaNetwork {
  * const source: MskSource = { kind: 'msk', clusterArn, auth: { type: 'iam' }, network };
  */
 export interface MskSource {
+  /** Always `'msk'`. */
   readonly kind: 'msk';
+  /**
+   * The cluster's ARN (`arn:<partition>:kafka:<region>:<account>:cluster/<name>/<uuid>`), or a Token such
+   * as `new msk.CfnServerlessCluster(…).attrArn`. A literal ARN must be of the stack's account, Region and
+   * the Region's partition (cross-account clusters are not supported).
+   */
   readonly clusterArn: string;
   /**
    * IAM (port 9098); SASL/SCRAM-SHA-512 with an `AmazonMSK_`-prefixed secret under a customer managed key
@@ -36,7 +48,7 @@ export interface MskSource {
     | { readonly type: 'iam' }
     | { readonly type: 'sasl-scram-512' | 'mtls'; readonly secret: secretsmanager.ISecret };
   /** Required by the replay function; the trigger itself does not need it. */
-  readonly network?: KafkaNetwork;
+  readonly network?: KafkaNetwork | undefined;
 }
 
 /**
@@ -63,12 +75,19 @@ export type SelfManagedAuth =
  * };
  */
 export interface SelfManagedSource {
+  /** Always `'self-managed'`. */
   readonly kind: 'self-managed';
+  /** 1–10 brokers as `host:port` (no scheme such as `SASL_SSL://`), each once; Lambda finds the others. */
   readonly bootstrapServers: readonly string[];
+  /** How the trigger and the replay function authenticate (see {@link SelfManagedAuth}). */
   readonly auth: SelfManagedAuth;
   /** Root CA of brokers whose certificates a private CA signed. */
-  readonly rootCaCertificate?: secretsmanager.ISecret;
-  readonly network?: KafkaNetwork;
+  readonly rootCaCertificate?: secretsmanager.ISecret | undefined;
+  /**
+   * Brokers inside a VPC: the trigger's pollers run in these subnets with these security groups.
+   * @default none: public brokers, reached over the internet (with an authentication secret)
+   */
+  readonly network?: KafkaNetwork | undefined;
 }
 
 /**

@@ -46,9 +46,13 @@ export class KafkaReplayConfigError extends KafkaLambdaCdkError {
  * const target: ReplayTarget = consumer; // or { mappingUuid, mappingArn, consumerGroupId, topic }
  */
 export interface ReplayTarget {
+  /** The event source mapping's UUID: the function's default mapping (`REPLAY_MAPPING_UUID`). */
   readonly mappingUuid: string;
+  /** The mapping's ARN: the one mapping the role may get and update (pause, resume). */
   readonly mappingArn: string;
+  /** The mapping's consumer group: the only group the function may move (and, with MSK IAM, is granted). */
   readonly consumerGroupId: string;
+  /** The mapping's topic: what `allowedTopics` defaults to, and must include. */
   readonly topic: string;
 }
 
@@ -63,10 +67,19 @@ export interface KafkaReplayFunctionProps {
    * The replay handler's source file, bundled with esbuild.
    * @default the replay handler shipped in this package, already bundled (no esbuild or Docker needed)
    */
-  readonly entry?: string;
+  readonly entry?: string | undefined;
   /** The export of `entry` Lambda calls. @default 'handler' */
-  readonly handler?: string;
+  readonly handler?: string | undefined;
+  /**
+   * The cluster the function connects to, with a `network` for an MSK cluster (its brokers are reachable
+   * only from their VPC). The target's own cluster: with a {@link KafkaConsumerFunction} as `target`,
+   * another cluster ARN or other brokers are refused; `consumer.source` is the usual value.
+   */
   readonly source: KafkaSource;
+  /**
+   * The trigger whose consumer group the function moves: a {@link KafkaConsumerFunction}, or the
+   * mapping's UUID, ARN, group and topic of a trigger made elsewhere.
+   */
   readonly target: ReplayTarget;
   /**
    * Topics whose offsets the function may move: names a Kafka trigger accepts (`a-z A-Z 0-9 . _ -`, so no
@@ -74,9 +87,9 @@ export interface KafkaReplayFunctionProps {
    * replay of the target's mapping moves its group on that topic; a list without it is refused).
    * @default [target.topic]
    */
-  readonly allowedTopics?: readonly string[];
+  readonly allowedTopics?: readonly string[] | undefined;
   /** Overrides for the function; applied over this construct's defaults. */
-  readonly functionProps?: Omit<NodejsFunctionProps, 'entry' | 'handler' | 'role'>;
+  readonly functionProps?: Omit<NodejsFunctionProps, 'entry' | 'handler' | 'role'> | undefined;
 }
 
 // Declared once (lib/options): a misspelled prop is refused at synth time with the nearest valid name.

@@ -39,7 +39,7 @@ export type SchemaRegistry = SchemaRegistryLocation & {
   /** `JSON`: Lambda delivers the validated parts as JSON text; `SOURCE`: the original bytes without framing. */
   readonly eventRecordFormat: 'JSON' | 'SOURCE';
   /** The record parts Lambda validates (and, with `JSON`, deserializes). Each at most once. @default ['VALUE'] */
-  readonly validate?: readonly SchemaValidationAttribute[];
+  readonly validate?: readonly SchemaValidationAttribute[] | undefined;
 };
 
 /**
@@ -66,9 +66,11 @@ export type SchemaRegistryLocation =
        */
       readonly url: string;
       /** @default no authentication */
-      readonly auth?: { readonly type: 'basic' | 'mtls'; readonly secret: secretsmanager.ISecret };
+      readonly auth?:
+        | { readonly type: 'basic' | 'mtls'; readonly secret: secretsmanager.ISecret }
+        | undefined;
       /** A root CA (X.509 PEM) secret, for a registry whose certificate a private CA signed. @default none */
-      readonly rootCaCertificate?: secretsmanager.ISecret;
+      readonly rootCaCertificate?: secretsmanager.ISecret | undefined;
     };
 
 /**
