@@ -23,6 +23,13 @@ export interface PendingRecord {
   readonly json: string;
   /** The UTF-8 size of `json`. */
   readonly bytes: number;
+  /**
+   * The offset of the record fetched just before this one in its partition, whatever became of it
+   * (queued, matched no filter, done before); `undefined` when not known (the first record of a fetch
+   * that does not continue the previous one). Records with nothing fetched between them are neighbours:
+   * only neighbours may share an on-failure message's offset range (see failure-outbox.ts).
+   */
+  readonly previousOffset?: number | undefined;
 }
 
 /**
@@ -90,6 +97,7 @@ class FetchedRecord implements PendingRecord {
   readonly offset: number;
   readonly timestamp: number;
   readonly bytes: number;
+  readonly previousOffset: number | undefined;
   readonly #topic: string;
   readonly #timestampType: string;
   /** `undefined` when the message has no key field. */
@@ -108,8 +116,10 @@ class FetchedRecord implements PendingRecord {
     key: Buffer | null | undefined,
     value: Buffer | null | undefined,
     headers: readonly (readonly [string, HeaderValue])[],
+    previousOffset: number | undefined,
   ) {
     this.#topic = topic;
+    this.previousOffset = previousOffset;
     this.partition = partition;
     this.offset = offset;
     this.timestamp = timestamp;
@@ -205,10 +215,11 @@ export type TombstoneValue = 'null' | 'absent';
  * Wraps a kafkajs message as a {@link PendingRecord}. Only its size is computed now (exactly the
  * UTF-8 length of `JSON.stringify(encodeEventRecord(…))`, without writing it: this is the emulator's
  * hottest per-record path); the JSON or the event object is written when an invocation needs it.
+ * `previousOffset` is the offset of the record fetched just before it in the partition, when known.
  *
  * @example
  * ```ts
- * const pending = toPendingRecord('orders', batch.partition, message);
+ * const pending = toPendingRecord('orders', batch.partition, message, 'null', previous);
  * ```
  */
 export function toPendingRecord(
@@ -216,6 +227,7 @@ export function toPendingRecord(
   partition: number,
   message: KafkaMessage,
   tombstoneValue: TombstoneValue = 'null',
+  previousOffset?: number,
 ): PendingRecord {
   const context = (message as { batchContext?: { timestampType?: number } }).batchContext;
   const headers: (readonly [string, HeaderValue])[] = [];
@@ -240,6 +252,7 @@ export function toPendingRecord(
     message.key,
     message.value ?? (tombstoneValue === 'absent' ? undefined : null),
     headers,
+    previousOffset,
   );
 }
 

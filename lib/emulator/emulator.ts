@@ -338,6 +338,11 @@ interface PartitionState {
   /** One past the last record that matched no filter, since the (re)join. */
   filteredEnd: number | undefined;
   /**
+   * The last record fetched since the (re)join and where the next fetch continues from (one past the
+   * fetch's last offset): a fetch starting there gives its first record this one as `previousOffset`.
+   */
+  lastFetched: { offset: number | undefined; next: number } | undefined;
+  /**
    * Where the group stood when the partition was assigned (looked up by `start()`, or after a rejoin):
    * the lag of a partition nothing has been fetched from (an idle one). `undefined` while a lookup after a
    * rejoin is under way.
@@ -744,6 +749,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
         revoked: false,
         lastQueued: undefined,
         filteredEnd: undefined,
+        lastFetched: undefined,
         start: undefined,
         highWatermark: undefined,
       };
@@ -773,6 +779,7 @@ class TriggerEmulator implements LocalEventSourceMapping {
       state.base = undefined;
       state.lastQueued = undefined;
       state.filteredEnd = undefined;
+      state.lastFetched = undefined;
     }
     if (paused.length > 0) this.#consumer?.resume([{ topic: this.topic, partitions: paused }]);
     // Where the group stands on each partition: as start() found it at the first join; a partition that is
@@ -807,8 +814,15 @@ class TriggerEmulator implements LocalEventSourceMapping {
     // refused here, so kafkajs moved past only records it never hands out (aborted transactions,
     // control records) or records no longer in the topic (an offset reset).
     const from = Math.max(state.expected ?? 0, (state.queue.records.at(-1)?.offset ?? -1) + 1);
+    // Each record's neighbour below it, filtered out or not: kafkajs leaves out control records and
+    // aborted transactions, which are no records to a reader. A fetch that does not start where the last
+    // one ended (a refetch after a rejoin or a seek) knows no neighbour for its first record.
+    let previous = state.lastFetched?.next === fetchedOffset ? state.lastFetched.offset : undefined;
     for (const message of batch.messages) {
-      if (Number(message.offset) < from) continue;
+      const offset = Number(message.offset);
+      const before = previous;
+      previous = offset;
+      if (offset < from) continue;
       // Filters apply before batching: a record that matches none is never queued (Lambda fills
       // batches with matching records only) and is committed past once everything before it is done.
       // With a schema registry, filters see the deserialized value: they apply after resolution (#invokeUntilSettled).
@@ -817,12 +831,19 @@ class TriggerEmulator implements LocalEventSourceMapping {
         this.#stats.recordsFiltered++;
         continue;
       }
-      const record = toPendingRecord(this.topic, batch.partition, message, this.#options.tombstoneValue);
+      const record = toPendingRecord(
+        this.topic,
+        batch.partition,
+        message,
+        this.#options.tombstoneValue,
+        before,
+      );
       state.lastQueued = record.offset;
       state.queue.records.push(record);
       state.bytes += record.bytes;
     }
     state.expected = Math.max(from, Number(batch.lastOffset()) + 1);
+    state.lastFetched = { offset: previous, next: Number(batch.lastOffset()) + 1 };
     if (
       !state.paused &&
       (state.bytes > MAX_BUFFERED_BYTES ||

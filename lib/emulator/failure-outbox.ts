@@ -114,9 +114,13 @@ function merged(a: readonly HeldFailure[], b: readonly HeldFailure[]): HeldFailu
  * them. A destination that takes one message per record (`kafka://`, a callback) gets them all at once,
  * each with its own reason. One that takes one message per delivery (SQS, SNS, S3: a single
  * `requestContext` and, per partition, one first-to-last offset range) gets a delivery per run of
- * records that failed together: a partition's records that failed for another reason in between start
- * a new one, so that no message's range covers a record another message reports. Records of several
- * partitions that failed together stay in one message.
+ * records that failed together and are neighbours in their partition (nothing was fetched between them,
+ * see {@link PendingRecord.previousOffset}). A record of the partition that is not in the run starts a
+ * new one, whatever became of it: it failed for another reason, it succeeded (records too old on both
+ * sides of one that was invoked), it matched no filter, or it was not listed in a partial response
+ * (`redelivery: 'listed'`). So no message's range covers a record another message reports, or one that
+ * was not given up on; a record whose neighbour below it is not known starts a run too. Records of
+ * several partitions that failed together stay in one message.
  *
  * @example
  * ```ts
@@ -138,7 +142,16 @@ export function deliveries(due: readonly HeldFailure[], perRecord: boolean): Hel
     if (!first) return runs;
     const run: HeldFailure[] = [];
     for (const queue of queues.values()) {
-      while (queue.length > 0 && queue[0]!.failure === first.failure) run.push(queue.shift()!);
+      let last: PendingRecord | undefined;
+      while (
+        queue.length > 0 &&
+        queue[0]!.failure === first.failure &&
+        (last === undefined || queue[0]!.record.previousOffset === last.offset)
+      ) {
+        const held = queue.shift()!;
+        run.push(held);
+        last = held.record;
+      }
     }
     runs.push(run);
   }

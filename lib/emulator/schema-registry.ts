@@ -236,10 +236,12 @@ class ResolvedRecord implements PendingRecord {
   readonly timestamp: number;
   readonly json: string;
   readonly bytes: number;
+  readonly previousOffset: number | undefined;
 
   constructor(original: PendingRecord, json: string) {
     this.partition = original.partition;
     this.offset = original.offset;
+    this.previousOffset = original.previousOffset;
     this.timestamp = original.timestamp;
     this.json = json;
     this.bytes = Buffer.byteLength(json);

@@ -20,6 +20,8 @@ const queues = {
   partial: uniqueName('dlq-partial'),
   whole: uniqueName('dlq-whole'),
   mixed: uniqueName('dlq-mixed'),
+  aged: uniqueName('dlq-aged'),
+  filtered: uniqueName('dlq-filtered'),
 };
 let sqs: ElasticMq;
 let client: SQSClient;
@@ -223,6 +225,100 @@ it("records too old and records whose retries ran out: the SQS messages follow e
   expect(await committedOffsetsByKafkaTool(group)).toEqual([
     { topic, partition: 0, currentOffset: 3, logEndOffset: 3 },
     { topic, partition: 1, currentOffset: 1, logEndOffset: 1 },
+  ]);
+});
+
+/** Each message as condition, batch size and per-partition `first-last` range (partition number as key). */
+function summary(topic: string, envelope: BatchFailureEnvelope) {
+  return {
+    condition: envelope.requestContext.condition,
+    batchSize: envelope.KafkaBatchInfo.batchSize,
+    ranges: Object.fromEntries(
+      Object.entries(envelope.KafkaBatchInfo.recordsInfo).map(([key, info]) => [
+        key.slice(topic.length + 1),
+        `${info.firstRecordOffset}-${info.lastRecordOffset}`,
+      ]),
+    ),
+  };
+}
+
+it('records too old on both sides of one that succeeded: two SQS messages, neither range covering the record that succeeded', async () => {
+  const topic = uniqueName('sqs-aged');
+  const group = uniqueName('sqs-aged-group');
+  const old = String(Date.now() - 3_600_000);
+  await createTopicWith(kafka, topic, [
+    { value: '{"n":0}', timestamp: old },
+    { value: '{"n":1}', timestamp: old },
+    { value: '{"n":2}' },
+    { value: '{"n":3}', timestamp: old },
+  ]);
+  const invoked: number[][] = [];
+  const esm = mapping({
+    topic,
+    consumerGroupId: group,
+    batchSize: 4,
+    maximumBatchingWindowInSeconds: 1,
+    maximumRecordAgeInSeconds: 60,
+    maximumRetryAttempts: 1,
+    onFailure: sqs.queueArn(queues.aged),
+    destinations: { sqsEndpoint: sqs.endpoint },
+    function: {
+      handler: async (event: KafkaEvent) => {
+        invoked.push(eventRecords(event).map((r) => r.offset));
+      },
+    },
+  });
+  await esm.start();
+  await esm.idle();
+  await esm.stop();
+
+  expect(invoked).toEqual([[2]]);
+  expect((await drain(queues.aged)).map((envelope) => summary(topic, envelope))).toEqual([
+    { condition: 'RecordAgeExceeded', batchSize: 2, ranges: { 0: '0-1' } },
+    { condition: 'RecordAgeExceeded', batchSize: 1, ranges: { 0: '3-3' } },
+  ]);
+  expect(await committedOffsetsByKafkaTool(group)).toEqual([
+    { topic, partition: 0, currentOffset: 4, logEndOffset: 4 },
+  ]);
+});
+
+it('a record that matched no filter between records whose retries ran out: no SQS message range covers it', async () => {
+  const topic = uniqueName('sqs-filtered');
+  const group = uniqueName('sqs-filtered-group');
+  await createTopicWith(kafka, topic, [
+    { value: '{"keep":true,"n":0}' },
+    { value: '{"keep":true,"n":1}' },
+    { value: '{"keep":false,"n":2}' },
+    { value: '{"keep":true,"n":3}' },
+  ]);
+  const invoked: number[][] = [];
+  const esm = mapping({
+    topic,
+    consumerGroupId: group,
+    batchSize: 4,
+    maximumBatchingWindowInSeconds: 1,
+    maximumRetryAttempts: 0,
+    filterCriteria: { Filters: [{ Pattern: JSON.stringify({ value: { keep: [true] } }) }] },
+    onFailure: sqs.queueArn(queues.filtered),
+    destinations: { sqsEndpoint: sqs.endpoint },
+    function: {
+      handler: async (event: KafkaEvent) => {
+        invoked.push(eventRecords(event).map((r) => r.offset));
+        throw new Error('downstream unavailable');
+      },
+    },
+  });
+  await esm.start();
+  await esm.idle();
+  await esm.stop();
+
+  expect(invoked).toEqual([[0, 1, 3]]);
+  expect((await drain(queues.filtered)).map((envelope) => summary(topic, envelope))).toEqual([
+    { condition: 'RetryAttemptsExhausted', batchSize: 2, ranges: { 0: '0-1' } },
+    { condition: 'RetryAttemptsExhausted', batchSize: 1, ranges: { 0: '3-3' } },
+  ]);
+  expect(await committedOffsetsByKafkaTool(group)).toEqual([
+    { topic, partition: 0, currentOffset: 4, logEndOffset: 4 },
   ]);
 });
 
