@@ -166,7 +166,24 @@ export type MappingEvent =
       records: number;
       /** Where each partition resumes. */
       fromOffsets: Record<string, number>;
-      reason: 'function-error' | 'invalid-response' | 'partial' | 'bisect';
+      reason: 'function-error' | 'invalid-response' | 'partial';
+    }
+  | {
+      /**
+       * A batch (or a piece of one) that failed as a whole is split in two, each half invoked in turn
+       * (`bisectBatchOnFunctionError`). Not a retry: the halves keep the retries the batch had used.
+       */
+      type: 'bisect';
+      /** Records of the batch split. */
+      records: number;
+      /** Records of the first half (the lower offsets), then of the second. */
+      halves: [number, number];
+      /** Where each partition of the batch starts. */
+      fromOffsets: Record<string, number>;
+      /** Retries the batch had used; each half starts with as many. */
+      retriesUsed: number;
+      /** `maximumRetryAttempts` as applied (`Infinity` for -1 without a destination). */
+      retryLimit: number;
     }
   | {
       /**
@@ -219,7 +236,7 @@ export interface PartitionStats {
  *
  * @example
  * ```ts
- * const { invocations, retries, destinationRecords } = emulator.stats();
+ * const { invocations, retries, splits, destinationRecords } = emulator.stats();
  * ```
  */
 export interface MappingStats {
@@ -231,7 +248,13 @@ export interface MappingStats {
   functionErrors: number;
   invalidResponses: number;
   partialFailures: number;
+  /** Invocations again of a batch that failed (or of what is left of it). A bisect split is not one. */
   retries: number;
+  /**
+   * Batches split in two after a function error (`bisectBatchOnFunctionError`): a split uses none of
+   * the retries, so it is counted here and not in `retries`.
+   */
+  splits: number;
   destinationRecords: number;
   /**
    * Records Lambda's `DroppedEventCount` would count: given up on with no destination configured, or
@@ -1083,10 +1106,9 @@ class TriggerEmulator implements LocalEventSourceMapping {
       const decision = decideAfterFailure({ parts, attempts }, outcome, this.#retryPolicy);
       if (!(await this.#settle(outbox, decision.commit))) return { kind: 'stopped' };
       if (decision.kind === 'bisect') {
-        this.#retried(
-          decision.halves.flatMap((half) => half.parts),
+        this.#bisected(
+          decision.halves.map((half) => half.parts),
           attempts,
-          'bisect',
         );
         await this.#sleep(this.#backoff(attempts));
         return { kind: 'bisect', halves: decision.halves };
@@ -1298,9 +1320,34 @@ class TriggerEmulator implements LocalEventSourceMapping {
   #retried(parts: BatchPart[], attempt: number, reason: RetryReason): void {
     this.#stats.retries++;
     if (!this.#onEvent) return;
+    this.#emit({
+      type: 'retry',
+      attempt,
+      records: recordCount(parts),
+      fromOffsets: this.#fromOffsets(parts),
+      reason,
+    });
+  }
+
+  #bisected(halves: BatchPart[][], retriesUsed: number): void {
+    this.#stats.splits++;
+    if (!this.#onEvent) return;
+    const [first = [], second = []] = halves;
+    this.#emit({
+      type: 'bisect',
+      records: recordCount(first) + recordCount(second),
+      halves: [recordCount(first), recordCount(second)],
+      fromOffsets: this.#fromOffsets([...first, ...second]),
+      retriesUsed,
+      retryLimit: this.#retryPolicy.retryLimit,
+    });
+  }
+
+  /** Where each partition of these parts starts (the first part of a partition holds its lowest offset). */
+  #fromOffsets(parts: readonly BatchPart[]): Record<string, number> {
     const fromOffsets: Record<string, number> = {};
     for (const part of parts) fromOffsets[`${this.topic}-${part.partition}`] ??= part.records[0]!.offset;
-    this.#emit({ type: 'retry', attempt, records: recordCount(parts), fromOffsets, reason });
+    return fromOffsets;
   }
 
   #backoff(attempt: number): number {

@@ -150,3 +150,34 @@ it('a destination that keeps failing: the record is dropped after three deliveri
     { topic, partition: 0, currentOffset: 3, logEndOffset: 3 },
   ]);
 });
+
+it('bisect with no retries: the splits are counted as splits, not retries, and each reads as a split', async () => {
+  const { topic, group } = await seededTopic(kafka, 'exhaust-splits', 1, 8);
+  const lines: string[] = [];
+  const { esm, invoked, envelopes } = await runToIdle(
+    {
+      topic,
+      consumerGroupId: group,
+      batchSize: 8,
+      maximumBatchingWindowInSeconds: 5,
+      maximumRetryAttempts: 0,
+      bisectBatchOnFunctionError: true,
+      reportBatchItemFailures: false,
+      onEvent: (event) => {
+        const line = describeEvent(event);
+        if (line && (event.type === 'retry' || event.type === 'bisect')) lines.push(line);
+      },
+    },
+    async (_event, offsets) => {
+      if (offsets.includes(2)) throw new Error('cannot process the batch');
+    },
+  );
+  expect(invoked).toEqual([[0, 1, 2, 3, 4, 5, 6, 7], [0, 1, 2, 3], [0, 1], [2, 3], [2], [3], [4, 5, 6, 7]]);
+  expect(envelopeOffsets(envelopes)).toEqual(['2']);
+  expect(esm.stats()).toMatchObject({ invocations: 7, functionErrors: 4, retries: 0, splits: 3 });
+  expect(lines).toEqual([
+    `bisect: 8 records from ${topic}-0@0 split into 4 + 4; retries used 0 of 0`,
+    `bisect: 4 records from ${topic}-0@0 split into 2 + 2; retries used 0 of 0`,
+    `bisect: 2 records from ${topic}-0@2 split into 1 + 1; retries used 0 of 0`,
+  ]);
+});

@@ -42,6 +42,16 @@ describe('formatProgress', () => {
     );
   });
 
+  it('counts bisect splits apart from retries, once there are some', () => {
+    const line = formatProgress(undefined, {
+      at: 0,
+      stats: stats({ functionErrors: 3, retries: 0, splits: 3, destinationRecords: 1 }),
+    });
+    expect(line).toBe(
+      '0 rec/s · committed 0 · lag 0 · failed batches 3 · retries 0 · splits 3 · to destination 1',
+    );
+  });
+
   it('fits the terminal width', () => {
     const line = formatProgress(undefined, { at: 0, stats: stats({}) }, 20);
     expect(line).toBe('0 rec/s · committed…');
@@ -200,6 +210,27 @@ describe('describeEvent', () => {
         reason: 'partial',
       }),
     ).toBe('retry 1 (partial) of 3 records from orders-1@47');
+    // A split is not a retry: it says how the batch was split and how many of its retries are used.
+    expect(
+      describeEvent({
+        type: 'bisect',
+        records: 9,
+        halves: [5, 4],
+        fromOffsets: { 'orders-0': 10, 'orders-1': 3 },
+        retriesUsed: 1,
+        retryLimit: 3,
+      }),
+    ).toBe('bisect: 9 records from orders-0@10 orders-1@3 split into 5 + 4; retries used 1 of 3');
+    expect(
+      describeEvent({
+        type: 'bisect',
+        records: 2,
+        halves: [1, 1],
+        fromOffsets: { 'orders-0': 4 },
+        retriesUsed: 0,
+        retryLimit: Number.POSITIVE_INFINITY,
+      }),
+    ).toBe('bisect: 2 records from orders-0@4 split into 1 + 1; retries used 0 (no limit)');
     expect(
       describeEvent({
         type: 'destination',

@@ -18,7 +18,8 @@ const number = new Intl.NumberFormat('en-US');
 
 /**
  * One progress line: records/s committed since the previous sample, total lag with the lagging
- * partitions, failures, retries and records sent to the destination. Cut to `width` when given.
+ * partitions, failures, retries, bisect splits (once there are some: a split is not a retry) and
+ * records sent to the destination. Cut to `width` when given.
  *
  * @example
  * ```ts
@@ -52,6 +53,7 @@ export function formatProgress(
     lagText,
     `failed batches ${number.format(failedBatches)}`,
     `retries ${number.format(stats.retries)}`,
+    ...(stats.splits > 0 ? [`splits ${number.format(stats.splits)}`] : []),
     `to destination ${number.format(stats.destinationRecords)}`,
     // Only when some were: a dropped record is lost unless replayed from Kafka, worth its own word.
     ...(stats.droppedRecords > 0 ? [`dropped ${number.format(stats.droppedRecords)}`] : []),
@@ -98,7 +100,7 @@ function traceLines(trace: readonly string[], errorType: string, message: string
 
 /**
  * A log line for the events worth a line of their own (failed invocations with the function's error
- * message, retries, destination records, errors); `undefined` for routine ones. Never includes record
+ * message, retries, bisect splits, destination records, errors); `undefined` for routine ones. Never includes record
  * contents of the toolkit's own.
  *
  * With `trace: true`, a function error's line is followed by the frames of its stack trace (when the
@@ -135,6 +137,12 @@ export function describeEvent(event: MappingEvent, options: { trace?: boolean } 
       )
         .map(([key, offset]) => `${key}@${offset}`)
         .join(' ')}`;
+    case 'bisect':
+      return `bisect: ${event.records} records from ${Object.entries(event.fromOffsets)
+        .map(([key, offset]) => `${key}@${offset}`)
+        .join(' ')} split into ${event.halves[0]} + ${event.halves[1]}; retries used ${event.retriesUsed}${
+        Number.isFinite(event.retryLimit) ? ` of ${event.retryLimit}` : ' (no limit)'
+      }`;
     case 'destination':
       if (!event.dropped)
         return `${event.partition}@${event.offset} → on-failure destination (${event.condition})`;

@@ -33,8 +33,8 @@ export interface Work {
   attempts: number;
 }
 
-/** Why a piece of work is invoked again. */
-export type RetryReason = 'function-error' | 'invalid-response' | 'partial' | 'bisect';
+/** Why a piece of work is invoked again (a bisect split is no retry: see {@link RetryDecision}). */
+export type RetryReason = 'function-error' | 'invalid-response' | 'partial';
 
 /**
  * What follows a failed invocation. Every decision first commits `commit` (what succeeded).
@@ -44,7 +44,7 @@ export type RetryReason = 'function-error' | 'invalid-response' | 'partial' | 'b
  *   after a partition's failed one, `from-lowest` only) are left for a fresh batch.
  */
 export type RetryDecision =
-  | { kind: 'retry'; commit: PartitionOffset[]; next: Work; reason: Exclude<RetryReason, 'bisect'> }
+  | { kind: 'retry'; commit: PartitionOffset[]; next: Work; reason: RetryReason }
   | { kind: 'bisect'; commit: PartitionOffset[]; halves: Work[] }
   | {
       kind: 'exhausted';

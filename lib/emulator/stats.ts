@@ -24,6 +24,7 @@ export function newCounters(): EmulatorCounters {
     invalidResponses: 0,
     partialFailures: 0,
     retries: 0,
+    splits: 0,
     destinationRecords: 0,
     droppedRecords: 0,
     recordsFiltered: 0,
